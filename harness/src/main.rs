@@ -1,0 +1,2 @@
+//! harness binary.
+fn main() {}

@@ -1,0 +1,1 @@
+//! wiremock stand-ins for the clouds the optimizer talks to.

@@ -1,0 +1,2 @@
+//! The `sky` command-line interface.
+fn main() {}

@@ -1,0 +1,2 @@
+//! SkyPilot-compatible catalogs (`<dir>/<cloud>/vms.csv`), parsed from `impl Read`.
+pub mod kubernetes;

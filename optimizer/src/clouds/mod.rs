@@ -1,0 +1,250 @@
+//! Cloud identities and the per-cloud adapters.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Every cloud this optimizer knows about.
+///
+/// The declaration order is the default enumeration order (see
+/// `ARCHITECTURE.md`, "Determinism"): SkyPilot keeps the enabled set in a
+/// Python set whose order is arbitrary but fixed, we pin it to this order
+/// unless the user lists the clouds explicitly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CloudId {
+    /// Amazon Web Services.
+    Aws,
+    /// Google Cloud Platform.
+    Gcp,
+    /// Microsoft Azure.
+    Azure,
+    /// Lambda Cloud.
+    Lambda,
+    /// RunPod.
+    Runpod,
+    /// Paperspace.
+    Paperspace,
+    /// Cudo Compute.
+    Cudo,
+    /// Kubernetes (a virtual catalog: one region per kubeconfig context).
+    Kubernetes,
+}
+
+impl CloudId {
+    /// All clouds, in default enumeration order.
+    pub const ALL: [CloudId; 8] = [
+        CloudId::Aws,
+        CloudId::Gcp,
+        CloudId::Azure,
+        CloudId::Lambda,
+        CloudId::Runpod,
+        CloudId::Paperspace,
+        CloudId::Cudo,
+        CloudId::Kubernetes,
+    ];
+
+    /// Lower-case name, as used in `--infra`, catalog folders and `SKY_ENABLED_CLOUDS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CloudId::Aws => "aws",
+            CloudId::Gcp => "gcp",
+            CloudId::Azure => "azure",
+            CloudId::Lambda => "lambda",
+            CloudId::Runpod => "runpod",
+            CloudId::Paperspace => "paperspace",
+            CloudId::Cudo => "cudo",
+            CloudId::Kubernetes => "kubernetes",
+        }
+    }
+
+    /// Display form used by SkyPilot in tables and messages (the class `_REPR`).
+    pub fn repr(self) -> &'static str {
+        match self {
+            CloudId::Aws => "AWS",
+            CloudId::Gcp => "GCP",
+            CloudId::Azure => "Azure",
+            CloudId::Lambda => "Lambda",
+            CloudId::Runpod => "RunPod",
+            CloudId::Paperspace => "Paperspace",
+            CloudId::Cudo => "Cudo",
+            CloudId::Kubernetes => "Kubernetes",
+        }
+    }
+
+    /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).
+    pub fn has_csv_catalog(self) -> bool {
+        self != CloudId::Kubernetes
+    }
+}
+
+impl fmt::Display for CloudId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.repr())
+    }
+}
+
+/// An unknown cloud name, with the closest known names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Unknown cloud {name:?}.{}", did_you_mean_suffix(.suggestions))]
+pub struct UnknownCloud {
+    /// The name as the user wrote it.
+    pub name: String,
+    /// Close matches among the known cloud names.
+    pub suggestions: Vec<String>,
+}
+
+fn did_you_mean_suffix(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        format!(
+            " Known clouds: {}.",
+            CloudId::ALL.map(|c| c.name()).join(", ")
+        )
+    } else {
+        format!(" Did you mean: {}?", suggestions.join(", "))
+    }
+}
+
+impl FromStr for CloudId {
+    type Err = UnknownCloud;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        if lower == "k8s" {
+            return Ok(CloudId::Kubernetes);
+        }
+        if let Some(id) = CloudId::ALL.into_iter().find(|c| c.name() == lower) {
+            return Ok(id);
+        }
+        let names: Vec<&str> = CloudId::ALL.iter().map(|c| c.name()).collect();
+        let suggestions = difflib::get_close_matches(&lower, names, 3, 0.6)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        Err(UnknownCloud { name: s.to_string(), suggestions })
+    }
+}
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+/// A snapshot of the process environment, injected so that tests and the
+/// harness never reach mocks through hidden globals.
+pub type EnvMap = BTreeMap<String, String>;
+
+/// Everything a cloud adapter may consult while checking access.
+///
+/// Built once per invocation by the binary (or the harness) and shared by all
+/// concurrent checks.
+#[derive(Debug, Clone)]
+pub struct CheckContext {
+    /// Environment variables visible to the adapters (`AWS_*`, `KUBECONFIG`, ...).
+    pub env: EnvMap,
+    /// The user's home directory (credential files are looked up below it).
+    pub home: PathBuf,
+    /// The state directory (`~/.sky` or `SKY_STATE_DIR`) holding the caches.
+    pub state_dir: PathBuf,
+    /// Bypass every cache (`--refresh`).
+    pub refresh: bool,
+    /// Deadline for one cloud's whole check (`--cloud-timeout`).
+    pub cloud_timeout: Duration,
+    /// Kubernetes contexts allowed by `~/.sky/config.yaml` (`None` = current context only;
+    /// `Some(["all"])` = every context).
+    pub kubernetes_allowed_contexts: Option<Vec<String>>,
+}
+
+/// Whether a cloud's credentials are present on this machine (cheap, local files only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// Credentials were found; the text says where (`"environment"`, `"~/.aws/credentials"`, ...).
+    Present(String),
+    /// No credentials; the text says how to set them up.
+    Missing(String),
+}
+
+/// What a successful check learnt about a cloud, consumed by the pure core.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CloudFacts {
+    /// Nothing beyond "credentials are present" (catalog-only clouds).
+    Catalog,
+    /// AWS: the caller identity when it could be fetched.
+    Aws(AwsFacts),
+    /// Kubernetes: the allowed contexts and their nodes.
+    Kubernetes(Vec<crate::catalog::kubernetes::KubeContext>),
+}
+
+/// AWS identity as SkyPilot uses it (`UserId`, `Account`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AwsIdentity {
+    /// The STS `UserId` (e.g. `AIDA...`).
+    pub user_id: String,
+    /// The 12-digit account number.
+    pub account: String,
+    /// The caller ARN.
+    pub arn: String,
+}
+
+/// The AWS part of [`CloudFacts`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AwsFacts {
+    /// The identity, when credentials could be resolved and STS (or the cache) answered.
+    pub identity: Option<AwsIdentity>,
+}
+
+/// Whether a check was answered from the on-disk cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheUse {
+    /// No cache is involved for this cloud.
+    None,
+    /// Answered from the cache; the entry was this old.
+    Hit {
+        /// Age of the cache entry.
+        age: Duration,
+    },
+    /// Fetched from the network (and written to the cache when successful).
+    Miss,
+}
+
+/// Why a cloud check failed. A failed cloud is data in the result, never an abort.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CloudError {
+    /// The check did not finish before its deadline.
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    /// The credentials were rejected (401/403, expired or invalid token).
+    #[error("credentials rejected: {0}")]
+    Auth(String),
+    /// The service answered with an error or could not be reached.
+    #[error("{0}")]
+    Service(String),
+    /// Local configuration is unusable (malformed kubeconfig, unreadable file, ...).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The outcome of one cloud's check, with what the cache did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutcome {
+    /// What was learnt.
+    pub facts: CloudFacts,
+    /// Whether the answer came from the on-disk cache.
+    pub cache: CacheUse,
+}
+
+/// One cloud adapter: the only place that talks to a cloud.
+pub trait Cloud: Send + Sync {
+    /// Which cloud this adapter speaks for.
+    fn id(&self) -> CloudId;
+
+    /// Looks for credentials on this machine without any network call.
+    fn credentials(&self, ctx: &CheckContext) -> Credentials;
+
+    /// Performs the network part of the check (identity, node listing, ...).
+    ///
+    /// Implementations set explicit timeouts on their SDK clients; the fan-out
+    /// additionally wraps the call in `ctx.cloud_timeout`.
+    fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
+}

@@ -4,9 +4,9 @@
 //!
 //! * core (no network, no file system beyond `impl Read`): [`catalog`] (CSV
 //!   catalogs and queries), [`resources`] and [`task`] (requests as SkyPilot
-//!   parses them), [`feasibility`] (per-cloud candidate rules), [`optimize`]
-//!   (enumeration, cost, chain DP) and [`render`] (the "Considered resources"
-//!   table and messages);
+//!   parses them), [`validate`], [`feasibility`] (per-cloud candidate rules),
+//!   [`optimize`] (enumeration, cost, chain DP) and [`render`] (the
+//!   "Considered resources" table and messages);
 //! * edges: [`clouds`] (one adapter per cloud behind the [`clouds::Cloud`]
 //!   trait and the concurrent fan-out), [`state`] (the on-disk identity and
 //!   node caches) and [`config`] (resolving `~/.sky/config.yaml`, catalog
@@ -15,4 +15,12 @@
 
 pub mod catalog;
 pub mod clouds;
+pub mod config;
+pub mod feasibility;
+pub mod launch;
+pub mod optimize;
+pub mod render;
+pub mod resources;
 pub mod state;
+pub mod task;
+pub mod validate;

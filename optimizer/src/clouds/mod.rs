@@ -1,5 +1,17 @@
 //! Cloud identities and the per-cloud adapters.
 
+pub mod aws;
+pub mod azure;
+pub mod cudo;
+mod fanout;
+pub mod gcp;
+pub mod kubernetes;
+pub mod lambda;
+pub mod paperspace;
+pub mod runpod;
+
+pub use fanout::{CloudReport, FanOut, FanOutOptions, Outcome, fan_out};
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -247,4 +259,34 @@ pub trait Cloud: Send + Sync {
     /// Implementations set explicit timeouts on their SDK clients; the fan-out
     /// additionally wraps the call in `ctx.cloud_timeout`.
     fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
+}
+
+/// Looks for the first existing credential file. An entry in upper case names
+/// an environment variable holding a path; other entries are relative to home.
+pub(crate) fn credentials_from_files(ctx: &CheckContext, candidates: &[&str], hint: &str) -> Credentials {
+    for c in candidates {
+        let path = if c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_') {
+            match ctx.env.get(*c) {
+                Some(p) if !p.is_empty() => PathBuf::from(p),
+                _ => continue,
+            }
+        } else {
+            ctx.home.join(c)
+        };
+        if path.is_file() {
+            return Credentials::Present(path.display().to_string());
+        }
+    }
+    Credentials::Missing(hint.to_string())
+}
+
+/// The check of a catalog-only cloud: nothing to fetch once credentials exist.
+pub(crate) fn catalog_only_check<'a>(
+    cloud: &'a dyn Cloud,
+    ctx: &'a CheckContext,
+) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
+    Box::pin(async move {
+        let _ = (cloud, ctx);
+        Ok(CheckOutcome { facts: CloudFacts::Catalog, cache: CacheUse::None })
+    })
 }

@@ -1,0 +1,469 @@
+//! Catalog queries with SkyPilot's semantics (spec §2.3).
+//!
+//! SkyPilot sorts with pandas' default (unstable) quicksort; we sort stably,
+//! so among equal prices the row that comes first in the file wins. This is
+//! the documented deterministic tie rule.
+
+use std::cmp::Ordering;
+
+use super::{CloudCatalog, VmRow};
+use crate::clouds::CloudId;
+
+/// A region with its zones (empty when the catalog has no zone column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionZones {
+    /// Region name as written in the catalog.
+    pub region: String,
+    /// Zones in price order.
+    pub zones: Vec<String>,
+}
+
+/// A `cpus`/`memory` filter as SkyPilot writes it: `N`, `N+`, or (memory) `Nx`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Amount {
+    /// Exactly this many.
+    Exactly(f64),
+    /// At least this many.
+    AtLeast(f64),
+    /// Memory at least this multiple of the vCPUs.
+    PerCpu(f64),
+}
+
+impl Amount {
+    /// Parses `N`, `N+`, `Nx`. Returns `None` for anything else.
+    pub fn parse(text: &str) -> Option<Amount> {
+        let t = text.trim();
+        if let Some(n) = t.strip_suffix('+') {
+            n.parse().ok().map(Amount::AtLeast)
+        } else if let Some(n) = t.strip_suffix('x') {
+            n.parse().ok().map(Amount::PerCpu)
+        } else {
+            t.parse().ok().map(Amount::Exactly)
+        }
+    }
+
+    fn matches(self, value: Option<f64>, vcpus: Option<f64>) -> bool {
+        let Some(v) = value else { return false };
+        match self {
+            Amount::Exactly(n) => v == n,
+            Amount::AtLeast(n) => v >= n,
+            Amount::PerCpu(r) => vcpus.is_some_and(|c| v >= c * r),
+        }
+    }
+}
+
+/// Filters shared by the instance queries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+    /// vCPU requirement.
+    pub cpus: Option<Amount>,
+    /// Memory requirement.
+    pub memory: Option<Amount>,
+    /// Region (case-insensitive).
+    pub region: Option<&'a str>,
+    /// Zone (case-insensitive).
+    pub zone: Option<&'a str>,
+    /// Local disk requirement (AWS), e.g. `nvme:500+`.
+    pub local_disk: Option<LocalDisk>,
+    /// Price ceiling.
+    pub max_hourly_cost: Option<f64>,
+}
+
+/// A parsed `local_disk` request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LocalDisk {
+    /// NVMe required (else any SSD).
+    pub nvme: bool,
+    /// Size in GB.
+    pub size_gb: f64,
+    /// `+`: at least the size.
+    pub at_least: bool,
+}
+
+fn region_zone_ok(row: &VmRow, region: Option<&str>, zone: Option<&str>) -> bool {
+    if let Some(r) = region {
+        if !row.region.eq_ignore_ascii_case(r) {
+            return false;
+        }
+    }
+    if let Some(z) = zone {
+        match &row.zone {
+            Some(rz) if rz.eq_ignore_ascii_case(z) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
+    let Some(d) = disk else { return true };
+    if row.local_disk_type.as_deref() != Some("ssd") {
+        return false;
+    }
+    if d.nvme && row.nvme_supported != Some(true) {
+        return false;
+    }
+    let total = row.local_disk_size.unwrap_or(0.0) * row.local_disk_count.unwrap_or(0.0);
+    if d.at_least { total >= d.size_gb } else { (total - d.size_gb).abs() < 1.0 }
+}
+
+fn row_passes(row: &VmRow, f: &Filter<'_>) -> bool {
+    region_zone_ok(row, f.region, f.zone)
+        && f.cpus.is_none_or(|c| c.matches(row.vcpus, row.vcpus))
+        && f.memory.is_none_or(|m| m.matches(row.memory_gib, row.vcpus))
+        && local_disk_ok(row, f.local_disk)
+}
+
+fn cmp_price(a: Option<f64>, b: Option<f64>) -> Ordering {
+    // pandas puts NaN last.
+    match (a, b) {
+        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+/// Case-insensitive regex as pandas' `str.fullmatch`/`str.contains(case=False)`;
+/// a name that is not a valid regex is matched literally.
+pub(crate) struct NamePattern {
+    full: regex::Regex,
+    contains: regex::Regex,
+}
+
+impl NamePattern {
+    pub(crate) fn new(name: &str) -> NamePattern {
+        let build = |p: String| {
+            regex::RegexBuilder::new(&p)
+                .case_insensitive(true)
+                .build()
+                .ok()
+        };
+        let escaped = regex::escape(name);
+        let full = build(format!("^(?:{name})$"))
+            .unwrap_or_else(|| build(format!("^(?:{escaped})$")).expect("escaped regex is valid"));
+        let contains = build(name.to_string()).unwrap_or_else(|| build(escaped).expect("escaped regex is valid"));
+        NamePattern { full, contains }
+    }
+
+    pub(crate) fn full_match(&self, s: &str) -> bool {
+        self.full.is_match(s)
+    }
+
+    pub(crate) fn contains(&self, s: &str) -> bool {
+        self.contains.is_match(s)
+    }
+}
+
+/// Python's `f"{x:.2f}"`-style count display used in fuzzy lists: integers without decimals.
+pub fn format_count(count: f64) -> String {
+    if count.fract() == 0.0 && count.abs() < 1e15 {
+        format!("{}", count as i64)
+    } else {
+        crate::render::format_fixed(count, 2)
+    }
+}
+
+impl CloudCatalog {
+    /// vCPUs and memory of an instance type (`None` when unknown).
+    pub fn vcpus_mem(&self, instance_type: &str) -> Option<(Option<f64>, Option<f64>)> {
+        let row = self.instance_rows(instance_type).next()?;
+        Some((row.vcpus, row.memory_gib))
+    }
+
+    /// The accelerator of an instance type (first row's columns).
+    pub fn accelerator_of(&self, instance_type: &str) -> Option<(String, f64)> {
+        let row = self.instance_rows(instance_type).next()?;
+        let name = row.accelerator_name.as_deref()?;
+        Some((name.to_string(), row.accelerator_count.unwrap_or(1.0)))
+    }
+
+    /// Hourly price of an instance type; `Err` carries SkyPilot's message.
+    pub fn hourly_cost(
+        &self,
+        instance_type: &str,
+        spot: bool,
+        region: Option<&str>,
+        zone: Option<&str>,
+    ) -> Result<f64, String> {
+        let mut best: Option<f64> = None;
+        let mut any = false;
+        for row in self.instance_rows(instance_type) {
+            if !region_zone_ok(row, region, zone) {
+                continue;
+            }
+            any = true;
+            if let Some(p) = row.price_for(spot) {
+                best = Some(best.map_or(p, |b: f64| b.min(p)));
+            }
+        }
+        if !any {
+            return Err(match (region, zone) {
+                (_, Some(z)) => format!("Instance type {instance_type:?} not found in zone {z:?}."),
+                (Some(r), None) => format!("Instance type {instance_type:?} not found in region {r:?}."),
+                (None, None) => format!("Instance type {instance_type:?} not found in all regions."),
+            });
+        }
+        best.ok_or_else(|| {
+            format!(
+                "No {} found for instance type {instance_type:?}.",
+                if spot { "SpotPrice" } else { "Price" }
+            )
+        })
+    }
+
+    /// Regions (and zones) offering `rows`, ordered as SkyPilot's `get_region_zones`.
+    pub fn region_zones_of<'a>(&self, rows: impl Iterator<Item = &'a VmRow>, spot: bool) -> Vec<RegionZones> {
+        let mut sorted: Vec<&VmRow> = rows
+            .filter(|r| r.price_for(spot).is_some() && (!self.has_zones || r.zone.is_some()))
+            .collect();
+        sorted.sort_by(|a, b| {
+            cmp_price(a.price_for(spot), b.price_for(spot))
+                .then_with(|| a.region.cmp(&b.region))
+                .then_with(|| a.zone.cmp(&b.zone))
+        });
+        let mut out: Vec<RegionZones> = Vec::new();
+        for row in sorted {
+            let idx = match out.iter().position(|r| *r.region == *row.region) {
+                Some(i) => i,
+                None => {
+                    out.push(RegionZones { region: row.region.to_string(), zones: Vec::new() });
+                    out.len() - 1
+                }
+            };
+            if let Some(z) = &row.zone {
+                out[idx].zones.push(z.to_string());
+            }
+        }
+        if matches!(self.cloud, CloudId::Aws | CloudId::Lambda) {
+            // US regions first, each group keeping its order.
+            let (us, rest): (Vec<_>, Vec<_>) = out.into_iter().partition(|r| r.region.starts_with("us-"));
+            out = us.into_iter().chain(rest).collect();
+        }
+        out
+    }
+
+    /// Regions offering an instance type, filtered by region/zone.
+    pub fn regions_for_instance(
+        &self,
+        instance_type: &str,
+        spot: bool,
+        region: Option<&str>,
+        zone: Option<&str>,
+    ) -> Vec<RegionZones> {
+        self.region_zones_of(
+            self.instance_rows(instance_type).filter(|r| region_zone_ok(r, region, zone)),
+            spot,
+        )
+    }
+
+    /// The cheapest instance type among rows accepted by `family` and `filter`
+    /// (SkyPilot's `get_instance_type_for_cpus_mem_impl`).
+    pub fn cheapest_for_cpus_mem(
+        &self,
+        family: impl Fn(&str) -> bool,
+        filter: &Filter<'_>,
+        spot: bool,
+    ) -> Option<String> {
+        let use_spot_price = spot && filter.max_hourly_cost.is_some();
+        let mut best: Option<(&VmRow, f64)> = None;
+        let mut any_row = false;
+        for row in &self.rows {
+            let Some(it) = row.instance_type.as_deref() else { continue };
+            if !family(it) || !row_passes(row, filter) {
+                continue;
+            }
+            any_row = true;
+            let Some(price) = row.price_for(use_spot_price) else { continue };
+            if filter.max_hourly_cost.is_some_and(|m| price > m) {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| price < b) {
+                best = Some((row, price));
+            }
+        }
+        let _ = any_row;
+        best.and_then(|(r, _)| r.instance_type.as_deref().map(str::to_string))
+    }
+
+    /// Instance types offering `count` of accelerator `name`, cheapest first;
+    /// or, when none match the name/count, SkyPilot's fuzzy candidate list.
+    pub fn instances_for_accelerator(
+        &self,
+        name: &str,
+        count: f64,
+        filter: &Filter<'_>,
+        spot: bool,
+    ) -> AcceleratorMatch {
+        let pattern = NamePattern::new(name);
+        let exact: Vec<&VmRow> = self
+            .rows
+            .iter()
+            .filter(|r| {
+                r.instance_type.is_some()
+                    && r.accelerator_name.as_deref().is_some_and(|n| pattern.full_match(n))
+                    && r.accelerator_count.is_some_and(|c| (c - count).abs() <= 0.01)
+                    && region_zone_ok(r, filter.region, filter.zone)
+            })
+            .collect();
+        if exact.is_empty() {
+            return AcceleratorMatch::NoMatch { fuzzy: self.fuzzy_accelerators(&pattern, count, filter) };
+        }
+        let mut rows: Vec<&VmRow> = exact.into_iter().filter(|r| row_passes(r, filter)).collect();
+        if rows.is_empty() || rows.iter().all(|r| r.price_for(spot).is_none()) {
+            return AcceleratorMatch::Instances(Vec::new());
+        }
+        if let Some(max) = filter.max_hourly_cost {
+            rows.retain(|r| r.price_for(spot).is_some_and(|p| p <= max));
+        }
+        rows.sort_by(|a, b| cmp_price(a.price_for(spot), b.price_for(spot)));
+        let mut types: Vec<String> = Vec::new();
+        for r in rows {
+            let it = r.instance_type.as_deref().unwrap_or_default();
+            if !types.iter().any(|t| t == it) {
+                types.push(it.to_string());
+            }
+        }
+        AcceleratorMatch::Instances(types)
+    }
+
+    /// `NAME:COUNT` of accelerators whose name contains `pattern` with at least `count`, cheapest first.
+    pub(crate) fn fuzzy_accelerators(&self, pattern: &NamePattern, count: f64, filter: &Filter<'_>) -> Vec<String> {
+        let mut rows: Vec<&VmRow> = self
+            .rows
+            .iter()
+            .filter(|r| {
+                r.accelerator_name.as_deref().is_some_and(|n| pattern.contains(n))
+                    && r.accelerator_count.is_some_and(|c| c >= count)
+                    && region_zone_ok(r, filter.region, filter.zone)
+            })
+            .collect();
+        rows.sort_by(|a, b| cmp_price(a.price, b.price));
+        let mut out: Vec<String> = Vec::new();
+        let mut seen: Vec<(&str, u64)> = Vec::new();
+        for r in rows {
+            let name = r.accelerator_name.as_deref().unwrap_or_default();
+            let c = r.accelerator_count.unwrap_or(0.0);
+            if seen.iter().any(|(n, bits)| *n == name && *bits == c.to_bits()) {
+                continue;
+            }
+            seen.push((name, c.to_bits()));
+            out.push(format!("{name}:{}", format_count(c)));
+        }
+        out
+    }
+
+    /// Distinct regions (lower-cased, sorted) for error messages.
+    pub fn all_regions_lower(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.rows.iter().map(|r| r.region.to_lowercase()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Validates a region/zone pair as SkyPilot's `validate_region_zone_impl`;
+    /// returns the catalog's spelling of the region and the zone.
+    pub fn validate_region_zone(
+        &self,
+        region: Option<&str>,
+        zone: Option<&str>,
+    ) -> Result<(Option<String>, Option<String>), String> {
+        let cloud_name = self.cloud.name();
+        let candidates = |loc: &str, all: Vec<String>| -> String {
+            let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+            let mut close: Vec<String> = difflib::get_close_matches(loc, refs, 5, 0.6)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            close.sort();
+            if close.is_empty() {
+                String::new()
+            } else {
+                format!("\nDid you mean one of these: {}?", py_str_repr(&close.join(", ")))
+            }
+        };
+        let mut validated_region = region.map(str::to_string);
+        let mut filtered: Vec<&VmRow> = self.rows.iter().collect();
+        if let Some(r) = region {
+            filtered.retain(|row| row.region.eq_ignore_ascii_case(r));
+            if filtered.is_empty() {
+                let mut msg = format!("Invalid region {}", py_str_repr(r));
+                let mut all: Vec<String> = Vec::new();
+                for row in &self.rows {
+                    let l = row.region.to_lowercase();
+                    if !all.contains(&l) {
+                        all.push(l);
+                    }
+                }
+                let cands = candidates(&r.to_lowercase(), all);
+                if cands.is_empty() {
+                    if matches!(self.cloud, CloudId::Azure | CloudId::Gcp) {
+                        msg.push_str(
+                            "\nIf a region is not included in the following list, please check the FAQ docs for how to fetch its catalog info.\nhttps://docs.skypilot.co/en/latest/reference/faq.html#advanced-how-to-make-skypilot-use-all-global-regions",
+                        );
+                    }
+                    msg.push_str(&format!(
+                        "\nList of supported {cloud_name} regions: {}",
+                        py_str_repr(&self.all_regions_lower().join(", "))
+                    ));
+                } else {
+                    msg.push_str(&cands);
+                }
+                return Err(msg);
+            }
+            validated_region = Some(filtered[0].region.to_string());
+        }
+        if let Some(z) = zone {
+            let in_zone: Vec<&VmRow> = filtered.iter().copied().filter(|row| row.zone.as_deref() == Some(z)).collect();
+            if in_zone.is_empty() {
+                let region_str = region.map(|r| format!(" for region {}", py_str_repr(r))).unwrap_or_default();
+                let mut all: Vec<String> = Vec::new();
+                for row in &filtered {
+                    if let Some(rz) = &row.zone {
+                        if !all.iter().any(|a| **a == **rz) {
+                            all.push(rz.to_string());
+                        }
+                    }
+                }
+                return Err(format!("Invalid zone {}{region_str}{}", py_str_repr(z), candidates(z, all)));
+            }
+            validated_region = Some(in_zone[0].region.to_string());
+        }
+        Ok((validated_region, zone.map(str::to_string)))
+    }
+}
+
+/// Result of [`CloudCatalog::instances_for_accelerator`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AcceleratorMatch {
+    /// Matching instance types, cheapest first (may be empty when filters remove all).
+    Instances(Vec<String>),
+    /// No row has this accelerator name and count; close alternatives.
+    NoMatch {
+        /// `NAME:COUNT` alternatives, cheapest first.
+        fuzzy: Vec<String>,
+    },
+}
+
+/// Python's `repr()` of a string: single quotes unless the text contains one and no double quote.
+pub fn py_str_repr(s: &str) -> String {
+    let use_double = s.contains('\'') && !s.contains('"');
+    let q = if use_double { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}

@@ -1,0 +1,177 @@
+//! The one function that fans out: a tokio task per enabled cloud, each in
+//! its own tracing span and under its own deadline, all under a global one.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+use tracing::Instrument;
+
+use super::{CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials};
+
+/// How to run the checks.
+#[derive(Debug, Clone, Copy)]
+pub struct FanOutOptions {
+    /// Check one cloud after another (SkyPilot's behaviour before its thread pool,
+    /// kept so the harness can measure the difference). Default: concurrent.
+    pub serial: bool,
+    /// Deadline for all checks together; clouds still running are reported as timed out.
+    pub global_deadline: Duration,
+}
+
+impl Default for FanOutOptions {
+    fn default() -> Self {
+        FanOutOptions { serial: false, global_deadline: Duration::from_secs(10) }
+    }
+}
+
+/// What happened to one cloud.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Checked successfully.
+    Ready(CheckOutcome),
+    /// No credentials on this machine; the text says how to set them up.
+    NoCredentials(String),
+    /// The check failed (timeout, auth, service error); the cloud is left out.
+    Failed(CloudError),
+}
+
+/// One cloud's line in the fan-out result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CloudReport {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// What happened.
+    pub outcome: Outcome,
+    /// When its check started, relative to the fan-out's start.
+    pub started: Duration,
+    /// How long its check took.
+    pub elapsed: Duration,
+}
+
+impl CloudReport {
+    /// Cache use of a successful check.
+    pub fn cache(&self) -> CacheUse {
+        match &self.outcome {
+            Outcome::Ready(o) => o.cache,
+            _ => CacheUse::None,
+        }
+    }
+}
+
+/// The result of [`fan_out`].
+#[derive(Debug, Clone)]
+pub struct FanOut {
+    /// One report per cloud, in the order the clouds were given.
+    pub reports: Vec<CloudReport>,
+    /// Wall time of the whole fan-out.
+    pub wall: Duration,
+}
+
+impl FanOut {
+    /// The report that finished last (the critical path).
+    pub fn critical_path(&self) -> Option<&CloudReport> {
+        self.reports.iter().max_by_key(|r| r.started + r.elapsed)
+    }
+}
+
+async fn check_one(cloud: Arc<dyn Cloud>, ctx: Arc<CheckContext>) -> Outcome {
+    let span = tracing::Span::current();
+    let outcome = match cloud.credentials(&ctx) {
+        Credentials::Missing(hint) => Outcome::NoCredentials(hint),
+        Credentials::Present(_) => match tokio::time::timeout(ctx.cloud_timeout, cloud.check(&ctx)).await {
+            Ok(Ok(o)) => Outcome::Ready(o),
+            Ok(Err(e)) => Outcome::Failed(e),
+            Err(_) => Outcome::Failed(CloudError::Timeout(ctx.cloud_timeout)),
+        },
+    };
+    let (label, cache) = match &outcome {
+        Outcome::Ready(o) => (
+            "ok",
+            match o.cache {
+                CacheUse::None => "none",
+                CacheUse::Hit { .. } => "hit",
+                CacheUse::Miss => "miss",
+            },
+        ),
+        Outcome::NoCredentials(_) => ("no-credentials", "none"),
+        Outcome::Failed(_) => ("failed", "none"),
+    };
+    span.record("outcome", label);
+    span.record("cache", cache);
+    outcome
+}
+
+fn cloud_span(cloud: CloudId) -> tracing::Span {
+    // A root span per task: tracing-chrome's async style then gives each cloud its own track.
+    let span = tracing::info_span!(
+        parent: None,
+        "cloud_check",
+        cloud = %cloud.name(),
+        cache = tracing::field::Empty,
+        outcome = tracing::field::Empty
+    );
+    span.follows_from(tracing::Span::current());
+    span
+}
+
+/// Checks every cloud, concurrently unless `options.serial`. Never fails: a
+/// failed, denied or timed-out cloud is a [`CloudReport`] with [`Outcome::Failed`].
+pub async fn fan_out(clouds: Vec<Arc<dyn Cloud>>, ctx: Arc<CheckContext>, options: FanOutOptions) -> FanOut {
+    let start = Instant::now();
+    let ids: Vec<CloudId> = clouds.iter().map(|c| c.id()).collect();
+    let mut reports: Vec<Option<CloudReport>> = vec![None; clouds.len()];
+    let deadline = tokio::time::Instant::now() + options.global_deadline;
+    if options.serial {
+        for (i, cloud) in clouds.into_iter().enumerate() {
+            let started = start.elapsed();
+            let id = cloud.id();
+            let fut = check_one(cloud, ctx.clone()).instrument(cloud_span(id));
+            let outcome = match tokio::time::timeout_at(deadline, fut).await {
+                Ok(o) => o,
+                Err(_) => Outcome::Failed(CloudError::Timeout(options.global_deadline)),
+            };
+            reports[i] = Some(CloudReport { cloud: id, outcome, started, elapsed: start.elapsed() - started });
+        }
+    } else {
+        let mut set = JoinSet::new();
+        for (i, cloud) in clouds.into_iter().enumerate() {
+            let ctx = ctx.clone();
+            let id = cloud.id();
+            set.spawn(
+                async move {
+                    let started = start.elapsed();
+                    let outcome = check_one(cloud, ctx).await;
+                    (i, CloudReport { cloud: id, outcome, started, elapsed: start.elapsed() - started })
+                }
+                .instrument(cloud_span(id)),
+            );
+        }
+        loop {
+            match tokio::time::timeout_at(deadline, set.join_next()).await {
+                Ok(Some(Ok((i, report)))) => reports[i] = Some(report),
+                Ok(Some(Err(join_error))) => {
+                    tracing::warn!(error = %join_error, "cloud check task failed");
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    set.abort_all();
+                    break;
+                }
+            }
+        }
+    }
+    let reports = reports
+        .into_iter()
+        .zip(ids)
+        .map(|(r, id)| {
+            r.unwrap_or(CloudReport {
+                cloud: id,
+                outcome: Outcome::Failed(CloudError::Timeout(options.global_deadline)),
+                started: Duration::ZERO,
+                elapsed: start.elapsed(),
+            })
+        })
+        .collect();
+    FanOut { reports, wall: start.elapsed() }
+}

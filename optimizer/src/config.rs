@@ -1,0 +1,288 @@
+//! Resolving configuration (an edge: reads files): catalog directories,
+//! `~/.sky/config.yaml`, the enabled-cloud set.
+
+use std::path::{Path, PathBuf};
+
+use crate::catalog::kubernetes::KubePricing;
+use crate::catalog::{
+    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, bundled, parse_gpu_metadata,
+};
+use crate::clouds::{CloudId, EnvMap, UnknownCloud};
+
+/// Errors while resolving configuration. Each names the file and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A catalog file is missing.
+    #[error(
+        "catalog file {path} does not exist. Point --catalog-dir (or SKY_CATALOG_DIR) at a SkyPilot catalog folder containing <cloud>/vms.csv, or unset it to use the bundled catalogs"
+    )]
+    MissingCatalog {
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// A catalog file could not be used.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// `~/.sky/config.yaml` is malformed.
+    #[error("invalid SkyPilot config {path}: {message}")]
+    SkyConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// An unknown cloud name (in `SKY_ENABLED_CLOUDS` or `allowed_clouds`).
+    #[error("{origin}: {source}")]
+    UnknownCloud {
+        /// Where the name came from.
+        origin: String,
+        /// The name and suggestions.
+        source: UnknownCloud,
+    },
+}
+
+/// Where catalogs come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogSource {
+    /// A SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`).
+    Dir(PathBuf),
+    /// The catalogs built into the binary.
+    Bundled,
+}
+
+impl std::fmt::Display for CatalogSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogSource::Dir(d) => write!(f, "{}", d.display()),
+            CatalogSource::Bundled => f.write_str("bundled catalogs"),
+        }
+    }
+}
+
+/// `--catalog-dir` > `SKY_CATALOG_DIR` > `~/.sky/catalogs/v8` when it exists > bundled.
+pub fn resolve_catalog_source(flag: Option<&Path>, env: &EnvMap, home: &Path) -> CatalogSource {
+    if let Some(dir) = flag {
+        return CatalogSource::Dir(dir.to_path_buf());
+    }
+    if let Some(dir) = env.get("SKY_CATALOG_DIR").filter(|d| !d.is_empty()) {
+        return CatalogSource::Dir(PathBuf::from(dir));
+    }
+    let default = home.join(".sky/catalogs/v8");
+    if default.join("aws/vms.csv").is_file() || default.join("gcp/vms.csv").is_file() {
+        return CatalogSource::Dir(default);
+    }
+    CatalogSource::Bundled
+}
+
+/// A loaded catalog and what was skipped.
+#[derive(Debug, Clone)]
+pub struct LoadedCatalog {
+    /// Catalogs of the requested clouds (AWS still keyed by zone IDs).
+    pub catalog: Catalog,
+    /// Malformed rows that were skipped.
+    pub warnings: Vec<CatalogWarning>,
+    /// Mapping files available for AWS (`az_mappings-<hash>.csv`), newest first.
+    pub az_mappings: Vec<(String, AzMapping)>,
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ConfigError::MissingCatalog { path: path.to_path_buf() }
+        } else {
+            ConfigError::Io { path: path.to_path_buf(), source: e }
+        }
+    })
+}
+
+/// Loads the catalogs of `clouds` (Kubernetes needs none) plus `common/*`.
+///
+/// The large CSVs are parsed on scoped threads: parsing is CPU-bound and
+/// independent per cloud.
+pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<LoadedCatalog, ConfigError> {
+    let wanted: Vec<CloudId> = clouds.iter().copied().filter(|c| c.has_csv_catalog()).collect();
+    let inputs: Vec<(CloudId, String, std::borrow::Cow<'static, [u8]>)> = match source {
+        CatalogSource::Bundled => wanted
+            .iter()
+            .filter_map(|&c| bundled::vms_csv(c).map(|b| (c, format!("<bundled>/{}/vms.csv", c.name()), b.into())))
+            .collect(),
+        CatalogSource::Dir(dir) => {
+            let mut v = Vec::new();
+            for &c in &wanted {
+                let path = dir.join(c.name()).join("vms.csv");
+                let bytes = read_file(&path)?;
+                v.push((c, path.display().to_string(), bytes.into()));
+            }
+            v
+        }
+    };
+    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = inputs
+            .iter()
+            .map(|(c, name, bytes)| s.spawn(move || CloudCatalog::from_reader(*c, &bytes[..], name)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(CatalogError::Read { source_name: "catalog".into(), message: "parser thread panicked".into() })))
+            .collect()
+    });
+    let mut catalog = Catalog::new();
+    let mut warnings = Vec::new();
+    for r in results {
+        let (c, w) = r?;
+        catalog.insert(c);
+        warnings.extend(w);
+    }
+    let (acc_bytes, meta_bytes, acc_name, meta_name): (std::borrow::Cow<'static, [u8]>, std::borrow::Cow<'static, [u8]>, String, String) = match source {
+        CatalogSource::Bundled => (
+            bundled::ACCELERATORS_CSV.into(),
+            bundled::METADATA_CSV.into(),
+            "<bundled>/common/accelerators.csv".into(),
+            "<bundled>/common/metadata.csv".into(),
+        ),
+        CatalogSource::Dir(dir) => {
+            let a = dir.join("common/accelerators.csv");
+            let m = dir.join("common/metadata.csv");
+            // The common files are optional: without them names are not canonicalised.
+            (
+                std::fs::read(&a).unwrap_or_default().into(),
+                std::fs::read(&m).unwrap_or_default().into(),
+                a.display().to_string(),
+                m.display().to_string(),
+            )
+        }
+    };
+    if !acc_bytes.is_empty() {
+        catalog.accelerators = AcceleratorTable::from_reader(&acc_bytes[..], &acc_name)?;
+    }
+    if !meta_bytes.is_empty() {
+        catalog.gpu_metadata = parse_gpu_metadata(&meta_bytes[..], &meta_name)?;
+    }
+    let mut az_mappings = Vec::new();
+    if wanted.contains(&CloudId::Aws) {
+        match source {
+            CatalogSource::Bundled => {
+                for (hash, bytes) in bundled::AZ_MAPPINGS {
+                    az_mappings.push((hash.to_string(), AzMapping::from_reader(*bytes, hash)?));
+                }
+            }
+            CatalogSource::Dir(dir) => {
+                let mut files: Vec<(std::time::SystemTime, String, PathBuf)> = Vec::new();
+                if let Ok(entries) = std::fs::read_dir(dir.join("aws")) {
+                    for e in entries.flatten() {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        if let Some(hash) = name.strip_prefix("az_mappings-").and_then(|n| n.strip_suffix(".csv")) {
+                            let mtime = e.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+                            files.push((mtime, hash.to_string(), e.path()));
+                        }
+                    }
+                }
+                files.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                for (_, hash, path) in files {
+                    let bytes = read_file(&path)?;
+                    az_mappings.push((hash, AzMapping::from_reader(&bytes[..], &path.display().to_string())?));
+                }
+            }
+        }
+    }
+    Ok(LoadedCatalog { catalog, warnings, az_mappings })
+}
+
+impl LoadedCatalog {
+    /// Joins the AWS catalog with the account's zone mapping: the file named by
+    /// `identity_hash` when present, else the newest file, else zone IDs stay.
+    pub fn apply_aws_identity(&mut self, identity_hash: Option<&str>) -> Option<String> {
+        let chosen = identity_hash
+            .and_then(|h| self.az_mappings.iter().find(|(hash, _)| hash == h))
+            .or_else(|| self.az_mappings.first())?;
+        let (hash, mapping) = chosen.clone();
+        let aws = self.catalog.cloud(CloudId::Aws)?.apply_az_mapping(&mapping);
+        self.catalog.insert(aws);
+        Some(hash)
+    }
+}
+
+/// The parts of `~/.sky/config.yaml` the optimizer uses.
+#[derive(Debug, Clone, Default)]
+pub struct SkyConfig {
+    /// `allowed_clouds`.
+    pub allowed_clouds: Option<Vec<CloudId>>,
+    /// `kubernetes.allowed_contexts` (`["all"]` for every context).
+    pub kubernetes_allowed_contexts: Option<Vec<String>>,
+    /// The whole document (for pricing and per-context settings).
+    pub raw: serde_yaml_ng::Value,
+}
+
+impl SkyConfig {
+    /// Kubernetes pricing (global `kubernetes.pricing`).
+    pub fn kube_pricing(&self) -> KubePricing {
+        KubePricing::from_config(&self.raw, None).unwrap_or_default()
+    }
+}
+
+/// Parses a SkyPilot config document.
+pub fn parse_sky_config(text: &str, path: &Path) -> Result<SkyConfig, ConfigError> {
+    let err = |message: String| ConfigError::SkyConfig { path: path.to_path_buf(), message };
+    let raw: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+    let raw = if raw.is_null() { serde_yaml_ng::Value::Mapping(Default::default()) } else { raw };
+    if !raw.is_mapping() {
+        return Err(err("expected a mapping at the top level".into()));
+    }
+    let mut cfg = SkyConfig { raw: raw.clone(), ..Default::default() };
+    if let Some(list) = raw.get("allowed_clouds") {
+        let items = list.as_sequence().ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
+        let mut clouds = Vec::new();
+        for item in items {
+            let name = item.as_str().ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
+            clouds.push(name.parse::<CloudId>().map_err(|source| ConfigError::UnknownCloud {
+                origin: format!("{} allowed_clouds", path.display()),
+                source,
+            })?);
+        }
+        cfg.allowed_clouds = Some(clouds);
+    }
+    if let Some(ctxs) = raw.get("kubernetes").and_then(|k| k.get("allowed_contexts")) {
+        cfg.kubernetes_allowed_contexts = Some(match ctxs {
+            serde_yaml_ng::Value::String(s) => vec![s.clone()],
+            serde_yaml_ng::Value::Sequence(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+            _ => return Err(err("kubernetes.allowed_contexts must be a list of context names or \"all\"".into())),
+        });
+    }
+    Ok(cfg)
+}
+
+/// Reads `SKYPILOT_CONFIG` or `~/.sky/config.yaml`; a missing file is an empty config.
+pub fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, ConfigError> {
+    let path = env
+        .get("SKYPILOT_CONFIG")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".sky/config.yaml"));
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_sky_config(&text, &path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SkyConfig::default()),
+        Err(source) => Err(ConfigError::Io { path, source }),
+    }
+}
+
+/// Parses `SKY_ENABLED_CLOUDS=aws,gcp,...` (order kept: it is the enumeration order).
+pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
+    let mut out = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let id = name
+            .parse::<CloudId>()
+            .map_err(|source| ConfigError::UnknownCloud { origin: "SKY_ENABLED_CLOUDS".into(), source })?;
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    Ok(out)
+}

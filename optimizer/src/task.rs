@@ -1,0 +1,562 @@
+//! Tasks and DAGs as SkyPilot parses them from YAML and CLI flags (spec §1).
+
+use serde_yaml_ng::{Mapping, Value};
+
+use crate::catalog::GpuMetadata;
+use crate::catalog::query::py_str_repr;
+use crate::resources::{
+    self, Accelerator, DiskTier, RequestError, Resources, check_acc_count, parse_accelerator, parse_infra,
+};
+
+/// The requested resources of a task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceSet {
+    /// `any_of` (or a multi-accelerator set): the cheapest of all.
+    AnyOf(Vec<Resources>),
+    /// `ordered` (or an accelerator list): the first feasible entry, in order.
+    Ordered(Vec<Resources>),
+}
+
+impl ResourceSet {
+    /// All entries.
+    pub fn all(&self) -> &[Resources] {
+        match self {
+            ResourceSet::AnyOf(v) | ResourceSet::Ordered(v) => v,
+        }
+    }
+
+    fn all_mut(&mut self) -> &mut Vec<Resources> {
+        match self {
+            ResourceSet::AnyOf(v) | ResourceSet::Ordered(v) => v,
+        }
+    }
+}
+
+/// One task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Name.
+    pub name: Option<String>,
+    /// Number of nodes.
+    pub num_nodes: u32,
+    /// Requested resources.
+    pub resources: ResourceSet,
+    /// The `run` command, if any.
+    pub run: Option<String>,
+}
+
+impl Default for Task {
+    fn default() -> Self {
+        Task { name: None, num_nodes: 1, resources: ResourceSet::AnyOf(vec![Resources::default()]), run: None }
+    }
+}
+
+/// A chain of tasks (multi-document YAML).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Dag {
+    /// Tasks in chain order.
+    pub tasks: Vec<Task>,
+}
+
+/// CLI flags that override every resource of every task (`Resources.copy(**overrides)`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    /// `--infra` (or `--cloud/--region/--zone` combined).
+    pub infra: Option<String>,
+    /// `--cloud`.
+    pub cloud: Option<String>,
+    /// `--region`.
+    pub region: Option<String>,
+    /// `--zone`.
+    pub zone: Option<String>,
+    /// `--gpus`.
+    pub gpus: Option<String>,
+    /// `--cpus`.
+    pub cpus: Option<String>,
+    /// `--memory`.
+    pub memory: Option<String>,
+    /// `--instance-type`.
+    pub instance_type: Option<String>,
+    /// `--use-spot` / `--no-use-spot`.
+    pub use_spot: Option<bool>,
+    /// `--disk-size`.
+    pub disk_size: Option<u64>,
+    /// `--disk-tier`.
+    pub disk_tier: Option<String>,
+    /// `--image-id`.
+    pub image_id: Option<String>,
+    /// `--ports`.
+    pub ports: Vec<String>,
+    /// `--num-nodes`.
+    pub num_nodes: Option<u32>,
+    /// `--name` of the task (not the cluster).
+    pub name: Option<String>,
+}
+
+const TASK_KEYS: &[&str] = &[
+    "name", "workdir", "num_nodes", "resources", "envs", "secrets", "file_mounts", "setup", "run", "inputs",
+    "outputs", "service", "event_callback", "config", "volumes", "_metadata", "_user_specified_yaml",
+    "pool", "file_mounts_mapping",
+];
+
+const RESOURCE_KEYS: &[&str] = &[
+    "infra", "cloud", "region", "zone", "instance_type", "cpus", "memory", "accelerators", "gpus",
+    "accelerator_args", "use_spot", "job_recovery", "spot_recovery", "disk_size", "disk_tier", "network_tier",
+    "image_id", "ports", "labels", "any_of", "ordered", "local_disk", "max_hourly_cost", "autostop", "priority",
+    "volumes",
+];
+
+fn did_you_mean(key: &str, known: &[&str]) -> String {
+    let close = difflib::get_close_matches(key, known.to_vec(), 1, 0.6);
+    match close.first() {
+        Some(k) => format!(" Did you mean {}?", py_str_repr(k)),
+        None => String::new(),
+    }
+}
+
+fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::Bool(b) => Some(if *b { "True".into() } else { "False".into() }),
+        Value::Number(n) => Some(if let Some(i) = n.as_i64() {
+            i.to_string()
+        } else {
+            resources::py_float_str(n.as_f64().unwrap_or(f64::NAN))
+        }),
+        Value::String(s) => Some(s.clone()),
+        other => Some(format!("{other:?}")),
+    }
+}
+
+/// Parses a task YAML (one or more `---`-separated documents). `source` names the file in errors.
+pub fn parse_task_yaml(text: &str, source: &str, metadata: &[GpuMetadata]) -> Result<Dag, RequestError> {
+    let mut tasks = Vec::new();
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        let value = <Value as serde::Deserialize>::deserialize(doc)
+            .map_err(|e| RequestError::value(format!("Invalid YAML in {source}: {e}")))?;
+        let map = match value {
+            Value::Null => Mapping::new(),
+            Value::Mapping(m) => m,
+            other => {
+                return Err(RequestError::value(format!(
+                    "Invalid task YAML {source}: expected a mapping at the top level, found {}.",
+                    kind_name(&other)
+                )));
+            }
+        };
+        tasks.push(task_from_mapping(&map, source, metadata)?);
+    }
+    if tasks.is_empty() {
+        tasks.push(Task::default());
+    }
+    Ok(Dag { tasks })
+}
+
+fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn task_from_mapping(map: &Mapping, source: &str, metadata: &[GpuMetadata]) -> Result<Task, RequestError> {
+    for k in map.keys() {
+        let key = value_text(k).unwrap_or_default();
+        if !TASK_KEYS.contains(&key.as_str()) {
+            return Err(RequestError::value(format!(
+                "Invalid task YAML {source}: unknown field {}.{}",
+                py_str_repr(&key),
+                did_you_mean(&key, TASK_KEYS)
+            )));
+        }
+    }
+    let name = map.get("name").and_then(value_text);
+    let num_nodes = match map.get("num_nodes") {
+        None | Some(Value::Null) => 1,
+        Some(v) => parse_num_nodes(v)?,
+    };
+    let resources = match map.get("resources") {
+        None | Some(Value::Null) => ResourceSet::AnyOf(vec![Resources::default()]),
+        Some(Value::Mapping(m)) => resource_set_from_mapping(m, metadata)?,
+        Some(other) => {
+            return Err(RequestError::value(format!(
+                "Invalid task YAML {source}: \"resources\" must be a mapping, found {}.",
+                kind_name(other)
+            )));
+        }
+    };
+    let run = map.get("run").and_then(value_text);
+    Ok(Task { name, num_nodes, resources, run })
+}
+
+fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
+    let bad = || RequestError::value(format!("num_nodes should be a positive int. Got: {}", value_text(v).unwrap_or_default()));
+    match v {
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i > 0 && i <= u32::MAX as i64 => Ok(i as u32),
+            _ => Err(bad()),
+        },
+        _ => Err(bad()),
+    }
+}
+
+/// Expands memory-based GPU specs (`32GB+`, `nvidia:16GB`, `32GB:2`) through `common/metadata.csv`.
+/// Returns `(accelerator string, user_specified)` pairs.
+fn expand_accelerator_str(spec: &str, metadata: &[GpuMetadata]) -> Result<Vec<(String, bool)>, RequestError> {
+    let is_mem = |s: &str| {
+        let s = s.strip_suffix('+').unwrap_or(s);
+        s.len() > 2
+            && s[..s.len() - 2].chars().all(|c| c.is_ascii_digit())
+            && matches!(&s[s.len() - 2..].to_ascii_lowercase()[..], "gb" | "mb" | "tb")
+    };
+    let split: Vec<&str> = spec.split(':').collect();
+    let (manufacturer, memory, count) = match split.as_slice() {
+        [m, mem, c] if is_mem(mem) => (Some(*m), *mem, *c),
+        [mem, c] if is_mem(mem) => (None, *mem, *c),
+        [m, mem] if is_mem(mem) => (Some(*m), *mem, "1"),
+        [mem] if is_mem(mem) => (None, *mem, "1"),
+        _ => return Ok(vec![(spec.to_string(), true)]),
+    };
+    let count: u32 = count
+        .trim()
+        .parse()
+        .map_err(|_| RequestError::value(format!("Invalid accelerator count in {}.", py_str_repr(spec))))?;
+    let parsed = resources::parse_memory(memory).map_err(|_| {
+        RequestError::value(format!(
+            "\"accelerators\" field should be a number (e.g. \"16\") or \"<number><unit>\" where unit is one of KB/MB/GB/TB/PB (e.g. \"16GB\") or \"<number>+\" for \"at least\". Got: {}",
+            py_str_repr(memory)
+        ))
+    })?;
+    let plus = parsed.ends_with('+');
+    let gb: f64 = parsed.trim_end_matches('+').parse().unwrap_or(0.0);
+    let gb = gb.trunc();
+    Ok(metadata
+        .iter()
+        .filter(|m| if plus { m.memory_gb >= gb } else { m.memory_gb == gb })
+        .filter(|m| manufacturer.is_none_or(|man| m.manufacturer.eq_ignore_ascii_case(man)))
+        .map(|m| (format!("{}:{count}", m.gpu), false))
+        .collect())
+}
+
+/// Parses a `resources:` mapping (with `any_of`/`ordered` and multi-accelerator forms).
+pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Result<ResourceSet, RequestError> {
+    for k in map.keys() {
+        let key = value_text(k).unwrap_or_default();
+        if !RESOURCE_KEYS.contains(&key.as_str()) {
+            return Err(RequestError::value(format!(
+                "Invalid resources: unknown field {}.{}",
+                py_str_repr(&key),
+                did_you_mean(&key, RESOURCE_KEYS)
+            )));
+        }
+    }
+    let mut base = map.clone();
+    if base.contains_key("gpus") {
+        if base.contains_key("accelerators") {
+            return Err(RequestError::value("Cannot specify both gpus and accelerators in config."));
+        }
+        let v = base.remove("gpus").unwrap_or(Value::Null);
+        base.insert(Value::from("accelerators"), v);
+    }
+    let any_of = base.remove("any_of");
+    let ordered = base.remove("ordered");
+    if any_of.is_some() && ordered.is_some() {
+        return Err(RequestError::value("Cannot specify both \"any_of\" and \"ordered\" in resources."));
+    }
+    let accelerators = base.get("accelerators").cloned();
+    let mut accel_list: Option<(Vec<(String, bool)>, bool)> = None; // (entries, is_list)
+    if let Some(acc) = accelerators.filter(|v| !v.is_null()) {
+        let mut entries: Vec<(String, bool)> = Vec::new();
+        let mut push_all = |spec: &str| -> Result<(), RequestError> {
+            for (a, user) in expand_accelerator_str(spec, metadata)? {
+                match entries.iter_mut().find(|(x, _)| *x == a) {
+                    Some((_, u)) => *u = *u || user,
+                    None => entries.push((a, user)),
+                }
+            }
+            Ok(())
+        };
+        let is_list = matches!(acc, Value::Sequence(_));
+        match &acc {
+            Value::String(s) => push_all(s)?,
+            Value::Mapping(m) => {
+                for (k, v) in m {
+                    let k = value_text(k).unwrap_or_default();
+                    match value_text(v) {
+                        Some(c) => push_all(&format!("{k}:{c}"))?,
+                        None => push_all(&k)?,
+                    }
+                }
+            }
+            Value::Sequence(items) => {
+                for item in items {
+                    push_all(&value_text(item).unwrap_or_default())?;
+                }
+            }
+            other => push_all(&value_text(other).unwrap_or_default())?,
+        }
+        if entries.len() > 1 && ordered.is_some() {
+            return Err(RequestError::value("Cannot specify multiple \"accelerators\" with \"ordered\" in resources."));
+        }
+        if entries.len() > 1 && any_of.is_some() && is_list {
+            return Err(RequestError::value(
+                "Cannot specify multiple \"accelerators\" with preferred order (i.e., list of accelerators) with \"any_of\" in resources.",
+            ));
+        }
+        accel_list = Some((entries, is_list));
+    }
+    let alternatives = |v: Option<Value>, what: &str| -> Result<Option<Vec<Resources>>, RequestError> {
+        let Some(v) = v else { return Ok(None) };
+        let Value::Sequence(items) = v else {
+            return Err(RequestError::value(format!("\"{what}\" must be a list of resource mappings.")));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let mut merged = base.clone();
+            if let Value::Mapping(m) = item {
+                for (k, v) in m {
+                    if value_text(&k).as_deref() == Some("gpus") {
+                        merged.insert(Value::from("accelerators"), v);
+                    } else {
+                        merged.insert(k, v);
+                    }
+                }
+            }
+            out.push(single_from_mapping(&merged)?);
+        }
+        Ok(Some(out))
+    };
+    if let Some(list) = alternatives(any_of, "any_of")? {
+        return Ok(ResourceSet::AnyOf(list));
+    }
+    if let Some(list) = alternatives(ordered, "ordered")? {
+        return Ok(ResourceSet::Ordered(list));
+    }
+    if let Some((entries, is_list)) = accel_list {
+        let mut out = Vec::new();
+        for (acc, user) in entries {
+            let mut m = base.clone();
+            m.insert(Value::from("accelerators"), Value::from(acc));
+            let mut r = single_from_mapping(&m)?;
+            r.no_missing_accel_warnings = !user;
+            out.push(r);
+        }
+        if out.is_empty() {
+            // A memory spec that matched no GPU: nothing to try.
+            return Ok(ResourceSet::AnyOf(Vec::new()));
+        }
+        return Ok(if is_list { ResourceSet::Ordered(out) } else { ResourceSet::AnyOf(out) });
+    }
+    Ok(ResourceSet::AnyOf(vec![single_from_mapping(&base)?]))
+}
+
+fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
+    let mut r = Resources::default();
+    let get = |k: &str| map.get(k).filter(|v| !v.is_null());
+    let text = |k: &str| get(k).and_then(value_text);
+    let infra = text("infra");
+    let (cloud, region, zone) = (text("cloud"), text("region"), text("zone"));
+    if let Some(i) = &infra {
+        if cloud.is_some() || region.is_some() || zone.is_some() {
+            return Err(RequestError::value(format!(
+                "Cannot specify both `infra` and `cloud`, `region`, or `zone` parameters. Got: infra={i}, cloud={}, region={}, zone={}",
+                cloud.as_deref().unwrap_or("None"),
+                region.as_deref().unwrap_or("None"),
+                zone.as_deref().unwrap_or("None")
+            )));
+        }
+        let parsed = parse_infra(i)?;
+        r.cloud = parsed.cloud;
+        r.region = parsed.region;
+        r.zone = parsed.zone;
+    } else {
+        if let Some(c) = &cloud {
+            r.cloud = Some(c.parse().map_err(|e: crate::clouds::UnknownCloud| RequestError::value(e.to_string()))?);
+        }
+        r.region = region;
+        r.zone = zone;
+    }
+    r.instance_type = text("instance_type");
+    if let Some(v) = get("cpus") {
+        r.cpus = Some(match v {
+            Value::Number(n) => resources::cpus_from_number(n.as_f64().unwrap_or(0.0), n.is_i64() || n.is_u64())?,
+            other => resources::parse_cpus(&value_text(other).unwrap_or_default())?,
+        });
+    }
+    if let Some(v) = get("memory") {
+        r.memory = Some(resources::parse_memory(&value_text(v).unwrap_or_default())?);
+    }
+    if let Some(v) = get("accelerators") {
+        r.accelerator = Some(match v {
+            Value::Mapping(m) if m.len() == 1 => {
+                let null = Value::Null;
+                let (k, c) = m.iter().next().map(|(k, c)| (value_text(k).unwrap_or_default(), c)).unwrap_or((String::new(), &null));
+                match c {
+                    Value::Number(n) => {
+                        let count = n.as_f64().unwrap_or(0.0);
+                        check_acc_count(&k, count, &value_text(c).unwrap_or_default())?;
+                        Accelerator { name: k, count: resources::AccCount(count) }
+                    }
+                    Value::Null => Accelerator { name: k, count: resources::AccCount(1.0) },
+                    other => parse_accelerator(&format!("{k}:{}", value_text(other).unwrap_or_default()))?,
+                }
+            }
+            other => parse_accelerator(&value_text(other).unwrap_or_default())?,
+        });
+    }
+    if let Some(Value::Mapping(args)) = get("accelerator_args") {
+        if let Some(Value::Bool(b)) = args.get("tpu_vm") {
+            r.tpu_vm = *b;
+        }
+    }
+    if let Some(v) = get("use_spot") {
+        r.use_spot = matches!(v, Value::Bool(true));
+        r.use_spot_specified = true;
+    }
+    if let Some(v) = get("disk_size") {
+        let size = v.as_i64().filter(|s| *s > 0).ok_or_else(|| {
+            RequestError::value(format!(
+                "\"disk_size\" must be a positive integer (in GB). Got: {}.",
+                value_text(v).unwrap_or_default()
+            ))
+        })?;
+        r.disk_size = size as u64;
+    }
+    if let Some(v) = text("disk_tier") {
+        r.disk_tier = Some(DiskTier::parse(&v)?);
+    }
+    r.image_id = text("image_id");
+    r.local_disk = text("local_disk");
+    if let Some(v) = get("max_hourly_cost") {
+        let c = v.as_f64().unwrap_or(0.0);
+        if c <= 0.0 {
+            return Err(RequestError::value(format!(
+                "max_hourly_cost must be a positive number, got {}",
+                value_text(v).unwrap_or_default()
+            )));
+        }
+        r.max_hourly_cost = Some(c);
+    }
+    if let Some(v) = get("ports") {
+        r.ports = Some(match v {
+            Value::Sequence(items) => items.iter().filter_map(value_text).collect(),
+            other => vec![value_text(other).unwrap_or_default()],
+        });
+    }
+    Ok(r)
+}
+
+/// Applies CLI overrides to every resource of every task (SkyPilot's `Resources.copy(**overrides)`).
+pub fn apply_overrides(dag: &mut Dag, o: &Overrides, metadata: &[GpuMetadata]) -> Result<(), RequestError> {
+    if o.infra.is_some() && (o.cloud.is_some() || o.region.is_some() || o.zone.is_some()) {
+        return Err(RequestError::value("Cannot specify both --infra and --cloud, --region, or --zone."));
+    }
+    let infra = match &o.infra {
+        Some(i) => Some(parse_infra(i)?),
+        None => None,
+    };
+    let is_none = |s: &Option<String>| s.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("none"));
+    let legacy_cloud = match o.cloud.as_deref() {
+        Some(c) if !c.eq_ignore_ascii_case("none") => {
+            Some(c.parse::<crate::clouds::CloudId>().map_err(|e| RequestError::value(e.to_string()))?)
+        }
+        _ => None,
+    };
+    let cpus = match &o.cpus {
+        Some(c) if !is_none(&o.cpus) => Some(resources::parse_cpus(c)?),
+        _ => None,
+    };
+    let memory = match &o.memory {
+        Some(m) if !is_none(&o.memory) => Some(resources::parse_memory(m)?),
+        _ => None,
+    };
+    let disk_tier = match &o.disk_tier {
+        Some(t) if !is_none(&o.disk_tier) => Some(DiskTier::parse(t)?),
+        _ => None,
+    };
+    if let Some(size) = o.disk_size {
+        if size == 0 {
+            return Err(RequestError::value("\"disk_size\" must be a positive integer (in GB). Got: 0."));
+        }
+    }
+    // --gpus goes through the config path so memory-based specs expand like in SkyPilot's server.
+    let gpu_set = match &o.gpus {
+        Some(g) if !is_none(&o.gpus) => {
+            let mut m = Mapping::new();
+            m.insert(Value::from("accelerators"), Value::from(g.clone()));
+            Some(resource_set_from_mapping(&m, metadata)?)
+        }
+        _ => None,
+    };
+    for task in &mut dag.tasks {
+        if let Some(n) = o.num_nodes {
+            task.num_nodes = n;
+        }
+        if let Some(name) = &o.name {
+            task.name = Some(name.clone());
+        }
+        if let Some(set) = &gpu_set {
+            // Each existing resource is crossed with the requested accelerators.
+            let mut expanded = Vec::new();
+            for base in task.resources.all() {
+                for g in set.all() {
+                    let mut r = base.clone();
+                    r.accelerator = g.accelerator.clone();
+                    r.no_missing_accel_warnings = g.no_missing_accel_warnings;
+                    expanded.push(r);
+                }
+            }
+            task.resources = match set {
+                ResourceSet::Ordered(_) => ResourceSet::Ordered(expanded),
+                ResourceSet::AnyOf(_) => ResourceSet::AnyOf(expanded),
+            };
+        }
+        for r in task.resources.all_mut() {
+            if let Some(i) = &infra {
+                r.cloud = i.cloud;
+                r.region = i.region.clone();
+                r.zone = i.zone.clone();
+            }
+            if o.cloud.is_some() {
+                r.cloud = legacy_cloud;
+            }
+            if o.region.is_some() {
+                r.region = o.region.clone().filter(|_| !is_none(&o.region));
+            }
+            if o.zone.is_some() {
+                r.zone = o.zone.clone().filter(|_| !is_none(&o.zone));
+            }
+            if o.instance_type.is_some() {
+                r.instance_type = o.instance_type.clone().filter(|_| !is_none(&o.instance_type));
+            }
+            if o.cpus.is_some() {
+                r.cpus = cpus.clone();
+            }
+            if o.memory.is_some() {
+                r.memory = memory.clone();
+            }
+            if let Some(s) = o.use_spot {
+                r.use_spot = s;
+                r.use_spot_specified = true;
+            }
+            if let Some(d) = o.disk_size {
+                r.disk_size = d;
+            }
+            if o.disk_tier.is_some() {
+                r.disk_tier = disk_tier;
+            }
+            if o.image_id.is_some() {
+                r.image_id = o.image_id.clone().filter(|_| !is_none(&o.image_id));
+            }
+            if !o.ports.is_empty() {
+                r.ports = Some(o.ports.clone());
+            }
+        }
+    }
+    Ok(())
+}

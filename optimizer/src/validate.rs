@@ -1,0 +1,314 @@
+//! `Resources.validate()` (spec §1.3–§1.5): canonicalise accelerators, infer
+//! and check cloud/region/zone and instance type, check cpus/memory.
+
+use crate::catalog::query::py_str_repr;
+use crate::clouds::CloudId;
+use crate::feasibility::World;
+use crate::render;
+use crate::resources::{ErrorKind, RequestError, Resources, py_float_str};
+use crate::task::Dag;
+
+/// Validates every resource of every task in place.
+pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
+    for task in &mut dag.tasks {
+        let list = match &mut task.resources {
+            crate::task::ResourceSet::AnyOf(v) | crate::task::ResourceSet::Ordered(v) => v,
+        };
+        for r in list.iter_mut() {
+            validate(world, r)?;
+        }
+    }
+    Ok(())
+}
+
+fn clouds_list(clouds: &[CloudId]) -> String {
+    format!("[{}]", clouds.iter().map(|c| c.repr()).collect::<Vec<_>>().join(", "))
+}
+
+/// Validates one resource in SkyPilot's order.
+pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    tpu_cloud(r)?;
+    canonicalize_accelerator(world, r)?;
+    validate_region_zone(world, r)?;
+    validate_instance_type(world, r)?;
+    validate_cpus_mem(world, r)?;
+    Ok(())
+}
+
+fn tpu_cloud(r: &mut Resources) -> Result<(), RequestError> {
+    let Some(acc) = &r.accelerator else { return Ok(()) };
+    if !acc.name.to_lowercase().contains("tpu") {
+        return Ok(());
+    }
+    if r.cloud.is_none() {
+        r.cloud = Some(CloudId::Gcp);
+    }
+    if !matches!(r.cloud, Some(CloudId::Gcp | CloudId::Kubernetes)) {
+        return Err(RequestError::new(ErrorKind::AssertionError, "Cloud must be GCP or Kubernetes for TPU accelerators."));
+    }
+    if r.cloud == Some(CloudId::Gcp) && r.tpu_vm {
+        if let Some(it) = &r.instance_type {
+            if it != "TPU-VM" {
+                return Err(RequestError::value(format!(
+                    "Cannot specify instance type (got {}) for TPU VM.",
+                    py_str_repr(it)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `accelerator_registry.canonicalize_accelerator_name`.
+pub fn canonicalize_name(world: &World, name: &str, cloud: Option<CloudId>) -> Result<String, RequestError> {
+    if name.to_lowercase().starts_with("tpu-") {
+        return Ok(name.to_lowercase());
+    }
+    let pattern = crate::catalog::query::NamePattern::new(name);
+    let entries = &world.catalog.accelerators.entries;
+    let matches: Vec<&(String, String)> = entries.iter().filter(|(n, _)| pattern.contains(n)).collect();
+    if let Some((exact, _)) = matches.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        return Ok(exact.clone());
+    }
+    let mut names: Vec<String> = match cloud {
+        Some(c) => matches.iter().filter(|(_, clouds)| clouds.contains(c.repr())).map(|(n, _)| n.clone()).collect(),
+        None => matches.iter().map(|(n, _)| n.clone()).collect(),
+    };
+    if names.is_empty() && matches!(cloud, None | Some(CloudId::Kubernetes)) {
+        // Ask the Kubernetes clusters for accelerators containing the name.
+        for ctx in world.reachable_contexts() {
+            if let Ok(nodes) = &ctx.nodes {
+                for n in nodes {
+                    if let Some(a) = &n.accelerator {
+                        if pattern.contains(a) && !names.contains(a) {
+                            names.push(a.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    match names.len() {
+        0 => Ok(name.to_string()),
+        1 => Ok(names.remove(0)),
+        _ => {
+            names.sort();
+            Err(RequestError::value(format!(
+                "Accelerator name {} is ambiguous. Please choose one of {}.",
+                py_str_repr(name),
+                crate::optimize::py_list(&names)
+            )))
+        }
+    }
+}
+
+fn canonicalize_accelerator(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    if let Some(acc) = &r.accelerator {
+        let name = canonicalize_name(world, &acc.name, r.cloud)?;
+        if let Some(a) = r.accelerator.as_mut() {
+            a.name = name;
+        }
+    }
+    Ok(())
+}
+
+fn validate_region_zone_for(world: &World, cloud: CloudId, region: Option<&str>, zone: Option<&str>) -> Result<(Option<String>, Option<String>), String> {
+    match cloud {
+        CloudId::Kubernetes => {
+            if zone.is_some() {
+                return Err("Kubernetes zones are not supported. Zone is not allowed for Kubernetes.".into());
+            }
+            if let Some(reg) = region {
+                if !world.kube_contexts.iter().any(|c| c.name == reg) {
+                    let names: Vec<String> = world.kube_contexts.iter().map(|c| c.name.clone()).collect();
+                    return Err(format!(
+                        "Context {reg} not found in kubeconfig. Kubernetes only supports context names as regions. Available contexts: {}",
+                        crate::optimize::py_list(&names)
+                    ));
+                }
+            }
+            Ok((region.map(str::to_string), None))
+        }
+        _ => {
+            if zone.is_some() {
+                let no_zones = match cloud {
+                    CloudId::Azure => Some("Azure does not support zones."),
+                    CloudId::Lambda => Some("Lambda Cloud does not support zones."),
+                    CloudId::Paperspace => Some("Paperspace does not support zones."),
+                    CloudId::Cudo => Some("Cudo does not support zones."),
+                    _ => None,
+                };
+                if let Some(m) = no_zones {
+                    return Err(m.into());
+                }
+            }
+            let Some(cat) = world.cloud_catalog(cloud) else {
+                return Err(format!("No catalog loaded for {}.", cloud.repr()));
+            };
+            cat.validate_region_zone(region, zone)
+        }
+    }
+}
+
+fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    if r.region.is_none() && r.zone.is_none() {
+        return Ok(());
+    }
+    let cloud = match r.cloud {
+        Some(c) => c,
+        None => {
+            let mut valid = Vec::new();
+            let mut errors: Vec<(CloudId, String)> = Vec::new();
+            for &c in &world.enabled {
+                match validate_region_zone_for(world, c, r.region.as_deref(), r.zone.as_deref()) {
+                    Ok(_) => valid.push(c),
+                    Err(e) => errors.push((c, e)),
+                }
+            }
+            let reg = r.region.as_deref().map_or("None".to_string(), py_str_repr);
+            let zone = r.zone.as_deref().map_or("None".to_string(), py_str_repr);
+            if valid.is_empty() {
+                let cloud_str = if world.enabled.len() == 1 {
+                    format!("for cloud {}", world.enabled[0].repr())
+                } else {
+                    format!("for any cloud among {}", clouds_list(&world.enabled))
+                };
+                let hint = if errors.len() == 1 {
+                    errors[0].1.clone()
+                } else {
+                    let mut rows = vec![vec!["Cloud".to_string(), "Hint".to_string()], vec!["-----".into(), "----".into()]];
+                    for (c, e) in &errors {
+                        rows.push(vec![c.repr().to_string(), wrap(e, 80).join("\n")]);
+                    }
+                    multiline_borderless(&rows)
+                };
+                return Err(RequestError::value(format!(
+                    "Invalid (region {reg}, zone {zone}) {cloud_str}. Details:\n{hint}"
+                )));
+            }
+            if valid.len() > 1 {
+                return Err(RequestError::value(format!(
+                    "Cannot infer cloud from (region {reg}, zone {zone}). Multiple enabled clouds have region/zone of the same names: {}. To fix: explicitly specify `cloud`.",
+                    clouds_list(&valid)
+                )));
+            }
+            r.cloud = Some(valid[0]);
+            valid[0]
+        }
+    };
+    let (region, zone) =
+        validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref()).map_err(RequestError::value)?;
+    r.region = region;
+    r.zone = zone;
+    Ok(())
+}
+
+/// Python's `textwrap.wrap(text, width)` for plain text (splits on whitespace, keeps words whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        while cur.len() > width {
+            let rest = cur.split_off(width);
+            lines.push(std::mem::replace(&mut cur, rest));
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// A borderless table whose cells may span several lines (prettytable pads every line).
+fn multiline_borderless(rows: &[Vec<String>]) -> String {
+    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..ncols)
+        .map(|i| rows.iter().flat_map(|r| r.get(i).map(|c| c.lines().map(render::display_width).max().unwrap_or(0))).max().unwrap_or(0))
+        .collect();
+    let mut out = Vec::new();
+    for row in rows {
+        let height = row.iter().map(|c| c.lines().count().max(1)).max().unwrap_or(1);
+        for line_idx in 0..height {
+            let mut s = String::new();
+            for (i, w) in widths.iter().enumerate() {
+                let cell = row.get(i).and_then(|c| c.lines().nth(line_idx)).unwrap_or("");
+                s.push_str(cell);
+                s.push_str(&" ".repeat(w - render::display_width(cell) + 2));
+            }
+            out.push(s);
+        }
+    }
+    out.join("\n")
+}
+
+fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    let Some(it) = r.instance_type.clone() else { return Ok(()) };
+    match r.cloud {
+        Some(c) => {
+            if !world.instance_type_exists(c, &it) {
+                return Err(RequestError::value(format!("Invalid instance type {} for cloud {}.", py_str_repr(&it), c.repr())));
+            }
+        }
+        None => {
+            let valid: Vec<CloudId> = world.enabled.iter().copied().filter(|&c| world.instance_type_exists(c, &it)).collect();
+            if valid.is_empty() {
+                let cloud_str = if world.enabled.len() == 1 {
+                    format!("for cloud {}", world.enabled[0].repr())
+                } else {
+                    format!("for any cloud among {}", clouds_list(&world.enabled))
+                };
+                return Err(RequestError::value(format!("Invalid instance type {} {cloud_str}.", py_str_repr(&it))));
+            }
+            if valid.len() > 1 {
+                return Err(RequestError::value(format!(
+                    "Ambiguous instance type {}. Please specify cloud explicitly among {}.",
+                    py_str_repr(&it),
+                    clouds_list(&valid)
+                )));
+            }
+            r.cloud = Some(valid[0]);
+        }
+    }
+    Ok(())
+}
+
+fn validate_cpus_mem(world: &World, r: &Resources) -> Result<(), RequestError> {
+    let (Some(it), Some(cloud)) = (&r.instance_type, r.cloud) else { return Ok(()) };
+    let (cpus, mem) = world.vcpus_mem(cloud, it);
+    if let (Some(req), Some(have)) = (&r.cpus, cpus) {
+        let have_s = py_float_str(have);
+        if let Some(n) = req.strip_suffix('+') {
+            if have < n.parse::<f64>().unwrap_or(0.0) {
+                return Err(RequestError::value(format!(
+                    "{it} does not have enough vCPUs. {it} has {have_s} vCPUs, but {req} is requested."
+                )));
+            }
+        } else if have != req.parse::<f64>().unwrap_or(f64::NAN) {
+            return Err(RequestError::value(format!(
+                "{it} does not have the requested number of vCPUs. {it} has {have_s} vCPUs, but {req} is requested."
+            )));
+        }
+    }
+    if let (Some(req), Some(have)) = (&r.memory, mem) {
+        let have_s = py_float_str(have);
+        if let Some(n) = req.strip_suffix('+') {
+            if have < n.parse::<f64>().unwrap_or(0.0) {
+                return Err(RequestError::value(format!(
+                    "{it} does not have enough memory. {it} has {have_s} GB memory, but {req} is requested."
+                )));
+            }
+        } else if !req.ends_with('x') && have != req.parse::<f64>().unwrap_or(f64::NAN) {
+            return Err(RequestError::value(format!(
+                "{it} does not have the requested memory. {it} has {have_s} GB memory, but {req} is requested."
+            )));
+        }
+    }
+    Ok(())
+}

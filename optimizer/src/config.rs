@@ -40,12 +40,12 @@ pub enum ConfigError {
         message: String,
     },
     /// An unknown cloud name (in `SKY_ENABLED_CLOUDS` or `allowed_clouds`).
-    #[error("{origin}: {source}")]
+    #[error("{origin}: {unknown}")]
     UnknownCloud {
         /// Where the name came from.
         origin: String,
         /// The name and suggestions.
-        source: UnknownCloud,
+        unknown: UnknownCloud,
     },
 }
 
@@ -242,9 +242,9 @@ pub fn parse_sky_config(text: &str, path: &Path) -> Result<SkyConfig, ConfigErro
         let mut clouds = Vec::new();
         for item in items {
             let name = item.as_str().ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
-            clouds.push(name.parse::<CloudId>().map_err(|source| ConfigError::UnknownCloud {
+            clouds.push(name.parse::<CloudId>().map_err(|unknown| ConfigError::UnknownCloud {
                 origin: format!("{} allowed_clouds", path.display()),
-                source,
+                unknown,
             })?);
         }
         cfg.allowed_clouds = Some(clouds);
@@ -279,7 +279,7 @@ pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let id = name
             .parse::<CloudId>()
-            .map_err(|source| ConfigError::UnknownCloud { origin: "SKY_ENABLED_CLOUDS".into(), source })?;
+            .map_err(|unknown| ConfigError::UnknownCloud { origin: "SKY_ENABLED_CLOUDS".into(), unknown })?;
         if !out.contains(&id) {
             out.push(id);
         }

@@ -435,3 +435,53 @@ pub fn persisted_enabled_clouds(state_dir: &std::path::Path) -> Option<Vec<Cloud
     let names: Vec<String> = serde_json::from_str(&text).ok()?;
     Some(names.iter().filter_map(|n| n.parse().ok()).collect())
 }
+
+/// A launch request: an optional task YAML plus CLI-style overrides.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Task YAML text and a name for it in messages.
+    pub yaml: Option<(String, String)>,
+    /// Flag overrides (`--gpus`, `--cpus`, ...).
+    pub overrides: crate::task::Overrides,
+}
+
+/// Everything one in-process launch produced.
+#[derive(Debug, Clone)]
+pub struct LaunchResult {
+    /// Checks, world, warnings.
+    pub prepared: Prepared,
+    /// The optimizer's log and plan (or SkyPilot's error).
+    pub optimized: crate::optimize::Optimized,
+}
+
+impl LaunchResult {
+    /// The optimizer output as `sky launch --dryrun` prints it (ANSI stripped).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for l in &self.optimized.log {
+            out.push_str(&crate::render::strip_ansi(l));
+            out.push('\n');
+        }
+        if let Err(e) = &self.optimized.result {
+            out.push_str(&format!("{}: {}\n", e.kind.python_name(), crate::render::strip_ansi(&e.message)));
+        }
+        out
+    }
+}
+
+/// One whole launch in process: [`prepare`], parse the request, [`plan`].
+/// Used by the harness and the benchmarks; the `sky` binary does the same steps
+/// with printing in between.
+pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchResult, LaunchError> {
+    let prepared = prepare(options).await?;
+    let metadata = &prepared.world.catalog.gpu_metadata;
+    let dag = match &request.yaml {
+        Some((text, source)) => crate::task::parse_task_yaml(text, source, metadata),
+        None => Ok(crate::task::Dag { tasks: vec![Default::default()] }),
+    };
+    let optimized = match dag.and_then(|mut d| crate::task::apply_overrides(&mut d, &request.overrides, metadata).map(|_| d)) {
+        Ok(mut dag) => plan(&prepared.world, &mut dag),
+        Err(e) => crate::optimize::Optimized { log: Vec::new(), result: Err(e) },
+    };
+    Ok(LaunchResult { prepared, optimized })
+}

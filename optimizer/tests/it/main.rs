@@ -1,1 +1,8 @@
 //! Integration tests: one binary, modules per area.
+mod kubernetes;
+// The secure on-disk state (private folders, cache key, entries, locks).
+mod state;
+// The AWS adapter against a wiremock STS (identity cache, failures, concurrency).
+mod aws_identity;
+// Table scenarios from fixtures/scenarios, snapshotted with insta.
+mod scenarios;

@@ -1,0 +1,416 @@
+//! Modes, launchers (the real `sky` process, or the library in process) and
+//! the measuring loop.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use mocks::{MockSet, Recording};
+use optimizer::launch::{LaunchError, LaunchOptions, Request};
+use serde::Serialize;
+use tracing::Instrument;
+
+use crate::error::{HarnessError, Result};
+use crate::floor::{Deadlines, floor};
+use crate::sandbox::ModeEnv;
+use crate::scenario::Scenario;
+
+/// How the optimizer checks the clouds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// One cloud after another, caches bypassed (`SKY_FANOUT=serial --refresh`):
+    /// SkyPilot's behaviour before its thread pool.
+    Serial,
+    /// All clouds at once, caches bypassed (`--refresh`).
+    Concurrent,
+    /// All clouds at once with a warm identity/node cache (filled by the warm-up launch).
+    Warm,
+}
+
+impl Mode {
+    /// Every mode, in report order.
+    pub const ALL: [Mode; 3] = [Mode::Serial, Mode::Concurrent, Mode::Warm];
+
+    /// Short name (file names, JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Serial => "serial",
+            Mode::Concurrent => "concurrent",
+            Mode::Warm => "warm",
+        }
+    }
+
+    /// Table label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Serial => "serial, no cache",
+            Mode::Concurrent => "concurrent, no cache",
+            Mode::Warm => "concurrent, warm cache",
+        }
+    }
+
+    /// Whether the fan-out is serial.
+    pub fn serial(self) -> bool {
+        self == Mode::Serial
+    }
+
+    /// Whether caches are bypassed (`--refresh`).
+    pub fn refresh(self) -> bool {
+        self != Mode::Warm
+    }
+}
+
+/// Everything a launcher needs for one mode.
+pub struct ModeSetup<'a> {
+    /// The mode.
+    pub mode: Mode,
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The mode's environment.
+    pub env: &'a ModeEnv,
+    /// The mode's mocks (each mode gets a fresh set, so every mode sees the same latency sequence).
+    pub mocks: &'a MockSet,
+}
+
+/// What one launch produced.
+#[derive(Debug, Clone)]
+pub struct LaunchOutput {
+    /// `sky`'s exit code: 0 plan, 1 request error, 3 partial table.
+    pub exit_code: i32,
+    /// The optimizer's output (the table).
+    pub stdout: String,
+}
+
+/// Something that performs one launch. The measuring loop times the call.
+pub trait Launcher {
+    /// Launches once, blocking until done.
+    fn launch(&mut self, setup: &ModeSetup<'_>) -> Result<LaunchOutput>;
+    /// `process` or `in-process`.
+    fn name(&self) -> &'static str;
+}
+
+/// Runs the real `sky` binary: what users see, process start-up included.
+#[derive(Debug, Clone)]
+pub struct ProcessLauncher {
+    sky: PathBuf,
+}
+
+/// Where `sky` is expected: next to the running executable (`target/<profile>/`),
+/// looking through `deps/` for test binaries.
+pub fn sky_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().map_err(|e| HarnessError::io("<current exe>", e))?;
+    let mut dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir.pop();
+    }
+    let path = dir.join(format!("sky{}", std::env::consts::EXE_SUFFIX));
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(HarnessError::SkyMissing {
+            release: dir.file_name().is_some_and(|n| n == "release"),
+            path,
+        })
+    }
+}
+
+impl ProcessLauncher {
+    /// A launcher for the `sky` binary at `sky`.
+    pub fn new(sky: PathBuf) -> Self {
+        ProcessLauncher { sky }
+    }
+
+    /// The `sky` binary next to the running executable.
+    pub fn locate() -> Result<Self> {
+        sky_path().map(ProcessLauncher::new)
+    }
+
+    /// The argument list of a launch in `mode`.
+    pub fn args(scenario: &Scenario, mode: Mode) -> Vec<String> {
+        let mut a: Vec<String> = ["launch", "--dryrun", "-c", "harness"]
+            .map(String::from)
+            .to_vec();
+        if mode.refresh() {
+            a.push("--refresh".into());
+        }
+        if let Some(dir) = &scenario.catalog_dir {
+            a.push("--catalog-dir".into());
+            a.push(dir.display().to_string());
+        }
+        a.extend(scenario.file.request.args());
+        a
+    }
+
+    /// The binary.
+    pub fn path(&self) -> &Path {
+        &self.sky
+    }
+}
+
+fn accept(exit_code: i32, what: impl FnOnce() -> String, detail: &str) -> Result<()> {
+    // 0 plan, 1 SkyPilot's request error (a valid outcome of a scenario), 3 partial table.
+    if matches!(exit_code, 0 | 1 | 3) {
+        Ok(())
+    } else {
+        Err(HarnessError::Launch {
+            what: what(),
+            detail: detail.to_string(),
+        })
+    }
+}
+
+impl Launcher for ProcessLauncher {
+    fn launch(&mut self, setup: &ModeSetup<'_>) -> Result<LaunchOutput> {
+        let out = Command::new(&self.sky)
+            .env_clear()
+            .envs(&setup.env.env)
+            .args(ProcessLauncher::args(setup.scenario, setup.mode))
+            .output()
+            .map_err(|e| HarnessError::io(&self.sky, e))?;
+        let exit_code = out.status.code().unwrap_or(-1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: String = stderr
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n");
+        accept(
+            exit_code,
+            || format!("{}, `sky` exited {}", setup.mode.name(), out.status),
+            &tail,
+        )?;
+        Ok(LaunchOutput {
+            exit_code,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        "process"
+    }
+}
+
+/// Name of the threads in-process launches run on (the CPU profile keeps only these).
+pub const LAUNCH_THREAD_NAME: &str = "sky-launch";
+
+/// Calls `optimizer::launch::run` on its own tokio runtime (2 workers, like `sky`).
+pub struct InProcessLauncher {
+    runtime: tokio::runtime::Runtime,
+    dispatch: Option<tracing::Dispatch>,
+}
+
+thread_local! {
+    static THREAD_DISPATCH: std::cell::RefCell<Option<tracing::dispatcher::DefaultGuard>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl InProcessLauncher {
+    /// A launcher whose launches are not traced.
+    pub fn new() -> Result<Self> {
+        Self::build(None)
+    }
+
+    /// A launcher whose runtime threads all report to `dispatch`: a scoped
+    /// subscriber instead of a global one, so several harness runs (and tests)
+    /// can share a process.
+    pub fn traced(dispatch: tracing::Dispatch) -> Result<Self> {
+        Self::build(Some(dispatch))
+    }
+
+    fn build(dispatch: Option<tracing::Dispatch>) -> Result<Self> {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(2)
+            .thread_name(LAUNCH_THREAD_NAME)
+            .enable_all();
+        if let Some(d) = dispatch.clone() {
+            b.on_thread_start(move || {
+                let guard = tracing::dispatcher::set_default(&d);
+                THREAD_DISPATCH.with(|g| *g.borrow_mut() = Some(guard));
+            })
+            .on_thread_stop(|| {
+                THREAD_DISPATCH.with(|g| g.borrow_mut().take());
+            });
+        }
+        let runtime = b
+            .build()
+            .map_err(|e| HarnessError::io("<tokio runtime>", e))?;
+        Ok(InProcessLauncher { runtime, dispatch })
+    }
+
+    /// Stops the runtime, waiting briefly for tasks still on hung sockets.
+    pub fn shutdown(self) {
+        self.runtime.shutdown_timeout(Duration::from_secs(1));
+    }
+}
+
+/// The [`LaunchOptions`] `sky` would build from this mode's environment.
+pub fn launch_options(setup: &ModeSetup<'_>) -> Result<LaunchOptions> {
+    let env = setup.env.env.clone();
+    let mut o = LaunchOptions::from_env(env, setup.env.home.clone())
+        .map_err(|e| HarnessError::Optimizer(e.to_string()))?;
+    o.catalog_dir = setup.scenario.catalog_dir.clone();
+    o.refresh = setup.mode.refresh();
+    o.cloud_timeout = setup.scenario.file.request.cloud_timeout();
+    // Same rule as `sky`: the global deadline is one second past the per-cloud one.
+    o.fanout.global_deadline = o.cloud_timeout + Duration::from_secs(1);
+    o.fanout.serial = setup.mode.serial();
+    Ok(o)
+}
+
+impl Launcher for InProcessLauncher {
+    fn launch(&mut self, setup: &ModeSetup<'_>) -> Result<LaunchOutput> {
+        let opts = launch_options(setup)?;
+        let request = Request {
+            yaml: None,
+            overrides: setup.scenario.file.request.overrides(),
+        };
+        let mode = setup.mode;
+        let fut = async move { optimizer::launch::run(&opts, &request).await };
+        // Spawned, not run on the calling thread: every poll then happens on a
+        // named runtime thread, which is what the CPU profile filters on.
+        let handle = match &self.dispatch {
+            Some(d) => tracing::dispatcher::with_default(d, || {
+                let span = tracing::info_span!(parent: None, "launch", mode = %mode.name());
+                self.runtime.spawn(fut.instrument(span))
+            }),
+            None => self.runtime.spawn(fut),
+        };
+        let joined = self.runtime.block_on(handle).map_err(|e| HarnessError::Launch {
+            what: format!("{}, in process", mode.name()),
+            detail: e.to_string(),
+        })?;
+        match joined {
+            Ok(result) => {
+                let exit_code = if result.optimized.result.is_err() {
+                    1
+                } else if result.prepared.excluded.is_empty() {
+                    0
+                } else {
+                    3
+                };
+                Ok(LaunchOutput {
+                    exit_code,
+                    stdout: result.text(),
+                })
+            }
+            Err(e @ LaunchError::NoCloud(_)) | Err(e @ LaunchError::Config(_)) => {
+                Err(HarnessError::Launch {
+                    what: format!("{}, in process", mode.name()),
+                    detail: e.to_string(),
+                })
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "in-process"
+    }
+}
+
+/// Requests one endpoint received during one launch.
+#[derive(Debug, Clone, Serialize)]
+pub struct EndpointHits {
+    /// Endpoint name (`sts`, `kube/mock-0/nodes`, ...).
+    pub endpoint: String,
+    /// Delays the mock assigned, ms, in arrival order.
+    pub delays_ms: Vec<f64>,
+    /// Statuses answered (`null`: never answered).
+    pub statuses: Vec<Option<u16>>,
+}
+
+/// One timed launch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    /// Mode.
+    pub mode: Mode,
+    /// Index within the mode (warm-ups first).
+    pub index: usize,
+    /// Warm-up launches are recorded but excluded from the statistics.
+    pub warmup: bool,
+    /// Wall time of the launch, ms.
+    pub wall_ms: f64,
+    /// Latency floor of this launch, ms (see [`crate::floor`]).
+    pub floor_ms: f64,
+    /// `wall_ms - floor_ms`.
+    pub overhead_ms: f64,
+    /// What the floor is made of.
+    pub critical_path: String,
+    /// `sky`'s exit code.
+    pub exit_code: i32,
+    /// Endpoints that received requests.
+    pub requests: Vec<EndpointHits>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn hits(recordings: &[Recording]) -> Vec<EndpointHits> {
+    recordings
+        .iter()
+        .filter(|r| r.count() > 0)
+        .map(|r| EndpointHits {
+            endpoint: r.endpoint.clone(),
+            delays_ms: r.requests.iter().map(|q| ms(q.delay)).collect(),
+            statuses: r.requests.iter().map(|q| q.status).collect(),
+        })
+        .collect()
+}
+
+/// Times one launch and computes its floor from the mocks' recordings of it.
+pub fn timed_launch(
+    launcher: &mut dyn Launcher,
+    setup: &ModeSetup<'_>,
+    deadlines: &Deadlines,
+    index: usize,
+    warmup: bool,
+) -> Result<(Sample, LaunchOutput)> {
+    setup.mocks.clear();
+    let start = Instant::now();
+    let out = launcher.launch(setup)?;
+    let wall = start.elapsed();
+    let recordings = setup.mocks.recordings();
+    let f = floor(&recordings, setup.mode.serial(), deadlines);
+    let sample = Sample {
+        mode: setup.mode,
+        index,
+        warmup,
+        wall_ms: ms(wall),
+        floor_ms: ms(f.total),
+        overhead_ms: ms(wall) - ms(f.total),
+        critical_path: f.critical,
+        exit_code: out.exit_code,
+        requests: hits(&recordings),
+    };
+    Ok((sample, out))
+}
+
+/// `warmup` unmeasured then `runs` measured launches of one mode; `tick` is
+/// called after each launch (progress bars). Returns the samples (warm-ups
+/// included, flagged) and the output of the first measured launch.
+pub fn measure_mode(
+    launcher: &mut dyn Launcher,
+    setup: &ModeSetup<'_>,
+    deadlines: &Deadlines,
+    warmup: usize,
+    runs: usize,
+    tick: &mut dyn FnMut(&Sample),
+) -> Result<(Vec<Sample>, Option<LaunchOutput>)> {
+    let mut samples = Vec::with_capacity(warmup + runs);
+    let mut first = None;
+    for i in 0..warmup + runs {
+        let is_warmup = i < warmup;
+        let (sample, out) = timed_launch(launcher, setup, deadlines, i, is_warmup)?;
+        if !is_warmup && first.is_none() {
+            first = Some(out);
+        }
+        tick(&sample);
+        samples.push(sample);
+    }
+    Ok((samples, first))
+}

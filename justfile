@@ -1,0 +1,78 @@
+# Entry points of the sky optimizer workspace. `just` lists them.
+# Install just with `pip install rust-just` (or `cargo install just --locked`).
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+[private]
+default:
+    @just --list --unsorted
+
+# --- run ---------------------------------------------------------------------
+
+# The main job: seed-7-clouds against mocked clouds; prints the table and the comparison, writes a report.
+[group('run')]
+demo:
+    cargo run --release -p harness -- demo
+
+# Run the sky CLI (e.g. `just sky launch --dryrun -y --gpus H100:8`).
+[group('run')]
+sky *ARGS:
+    cargo run --release -p optimizer --bin sky -- {{ARGS}}
+
+# Run a harness scenario (serial vs concurrent vs warm cache) and write a report.
+[group('run')]
+harness-run SCENARIO *ARGS:
+    cargo run --release -p harness -- run {{SCENARIO}} {{ARGS}}
+
+# Start a scenario's mocks and print the environment to point `sky` at them.
+[group('run')]
+mocks SCENARIO:
+    cargo run --release -p harness -- mocks --scenario {{SCENARIO}}
+
+# --- test --------------------------------------------------------------------
+
+# Everything CI runs: formatting, lints, fixture reproducibility, tests.
+[group('test')]
+ci: fmt-check clippy fixtures-check test
+
+# The test suite (what the README's test command runs).
+[group('test')]
+test:
+    INSTA_UPDATE=no cargo nextest run --workspace --no-fail-fast
+    cargo test --workspace --doc
+
+# Accept changed insta snapshots after reviewing them with `git diff`.
+[group('test')]
+snap-accept:
+    INSTA_UPDATE=always cargo nextest run --workspace --no-fail-fast || true
+    git status --short -- '*.snap'
+
+# Diff our tables against SkyPilot 0.14.1 run offline on the same scenarios (needs PyPI once).
+[group('test')]
+conformance *CASES:
+    cargo build --release -p optimizer --bin sky
+    python3 harness/conformance/compare.py --sky target/release/sky {{CASES}}
+
+# Check that the committed fixture catalogs are exactly what the generator writes.
+[group('test')]
+fixtures-check:
+    cargo run -q -p harness -- gen-catalogs --check
+
+# Regenerate the fixture catalogs.
+[group('test')]
+fixtures-gen:
+    cargo run -q -p harness -- gen-catalogs
+
+# --- check -------------------------------------------------------------------
+
+[group('check')]
+fmt-check:
+    cargo fmt --all --check
+
+[group('check')]
+clippy:
+    cargo clippy --workspace --all-targets -- -D warnings
+
+[group('check')]
+fmt:
+    cargo fmt --all

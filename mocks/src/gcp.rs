@@ -1,0 +1,295 @@
+//! GCP: the OAuth token endpoint and the compute reservations list.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wiremock::MockServer;
+
+use crate::endpoint::{EndpointState, Flavor, PathPred, Route, Served, exact, ok_fixed};
+use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
+
+/// One specific reservation in the generated list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reservation {
+    /// Reservation name.
+    pub name: String,
+    /// Zone, e.g. `us-central1-a`.
+    pub zone: String,
+    /// `specificReservation.instanceProperties.machineType`, e.g. `a2-highgpu-1g`.
+    pub machine_type: String,
+    /// `specificReservation.count`.
+    pub count: u64,
+    /// `specificReservation.inUseCount`. Default 0.
+    #[serde(default)]
+    pub in_use_count: u64,
+    /// `specificReservationRequired` (targeted reservation). Default false.
+    #[serde(default)]
+    pub specific_reservation_required: bool,
+    /// `status`. Default `READY`.
+    #[serde(default = "ready")]
+    pub status: String,
+}
+
+fn ready() -> String {
+    "READY".into()
+}
+
+/// Options of a [`GcpMock`]; also its builder.
+///
+/// The reservations endpoint is the **aggregated** list,
+/// `GET /compute/v1/projects/{project}/aggregated/reservations`: that is what
+/// `gcloud compute reservations list` (SkyPilot 0.14's reservation lookup, no
+/// `--zones`) calls. Any `{project}` is answered; `filter` and paging
+/// parameters are ignored, so the client-side filter must do the work
+/// (`machineType`, `status=READY`). Counts are strings, as in the REST API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GcpOptions {
+    /// `POST /token`: the OAuth 2 token endpoint.
+    pub token: EndpointOptions,
+    /// `GET /compute/v1/projects/{project}/aggregated/reservations`.
+    pub reservations: EndpointOptions,
+    /// The access token handed out. Default `ya29.mock-access-token`.
+    pub access_token: String,
+    /// Its `expires_in`, seconds. Default 3599.
+    pub expires_in: u64,
+    /// Project used in generated `selfLink`s. Default `mock-project`.
+    pub project: String,
+    /// Generated reservations. Default none.
+    pub reservation_list: Vec<Reservation>,
+    /// Serve this aggregated-list JSON file as-is instead.
+    pub reservations_file: Option<PathBuf>,
+}
+
+impl Default for GcpOptions {
+    fn default() -> Self {
+        GcpOptions {
+            token: EndpointOptions::default(),
+            reservations: EndpointOptions::default(),
+            access_token: "ya29.mock-access-token".into(),
+            expires_in: 3599,
+            project: "mock-project".into(),
+            reservation_list: Vec::new(),
+            reservations_file: None,
+        }
+    }
+}
+
+impl GcpOptions {
+    /// Sets the latency of both endpoints.
+    pub fn latency(mut self, latency: Latency) -> Self {
+        self.token.latency = latency;
+        self.reservations.latency = latency;
+        self
+    }
+
+    /// Sets the fault of both endpoints.
+    pub fn fault(mut self, fault: Fault) -> Self {
+        self.token.fault = fault;
+        self.reservations.fault = fault;
+        self
+    }
+
+    /// Replaces the generated reservations.
+    pub fn reservation_list(mut self, list: Vec<Reservation>) -> Self {
+        self.reservation_list = list;
+        self
+    }
+
+    /// Serves an aggregated-list file as-is.
+    pub fn reservations_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.reservations_file = Some(path.into());
+        self
+    }
+
+    /// Starts the mock.
+    pub async fn start(self) -> Result<GcpMock, MockError> {
+        GcpMock::start_with(self, Instant::now(), 0, "gcp").await
+    }
+}
+
+/// Builds a `compute#reservationAggregatedList` for `project`.
+pub fn reservations_aggregated(project: &str, list: &[Reservation]) -> Value {
+    let mut zones: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (i, r) in list.iter().enumerate() {
+        let zone_url = format!(
+            "https://www.googleapis.com/compute/v1/projects/{project}/zones/{}",
+            r.zone
+        );
+        zones
+            .entry(format!("zones/{}", r.zone))
+            .or_default()
+            .push(json!({
+                "kind": "compute#reservation",
+                "id": (7_000_000_000_000_000_000u64 + i as u64).to_string(),
+                "creationTimestamp": "2025-06-01T00:00:00.000-07:00",
+                "selfLink": format!("{zone_url}/reservations/{}", r.name),
+                "zone": zone_url,
+                "name": r.name,
+                "specificReservation": {
+                    "instanceProperties": { "machineType": r.machine_type },
+                    "count": r.count.to_string(),
+                    "inUseCount": r.in_use_count.to_string(),
+                },
+                "specificReservationRequired": r.specific_reservation_required,
+                "status": r.status,
+            }));
+    }
+    let items: serde_json::Map<String, Value> = zones
+        .into_iter()
+        .map(|(zone, reservations)| (zone, json!({ "reservations": reservations })))
+        .collect();
+    json!({
+        "kind": "compute#reservationAggregatedList",
+        "id": format!("projects/{project}/aggregated/reservations"),
+        "items": items,
+        "selfLink": format!("https://www.googleapis.com/compute/v1/projects/{project}/aggregated/reservations"),
+    })
+}
+
+fn aggregated_path() -> PathPred {
+    Arc::new(|p: &str| {
+        p.strip_prefix("/compute/v1/projects/")
+            .and_then(|rest| rest.strip_suffix("/aggregated/reservations"))
+            .is_some_and(|project| !project.is_empty() && !project.contains('/'))
+    })
+}
+
+/// GCP on 127.0.0.1: `POST /token` and the aggregated reservations list.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mocks::MockError> {
+/// use mocks::{GcpMock, Reservation};
+///
+/// let gcp = GcpMock::builder()
+///     .reservation_list(vec![Reservation {
+///         name: "r1".into(), zone: "us-central1-a".into(), machine_type: "a2-highgpu-1g".into(),
+///         count: 4, in_use_count: 1, specific_reservation_required: false, status: "READY".into(),
+///     }])
+///     .start()
+///     .await?;
+/// assert!(gcp.reservations_uri("my-project").ends_with("/compute/v1/projects/my-project/aggregated/reservations"));
+/// # Ok(()) }
+/// ```
+pub struct GcpMock {
+    served: Served,
+    token: Recorder,
+    reservations: Recorder,
+}
+
+impl GcpMock {
+    /// Default options, to be adjusted and then `.start()`ed.
+    pub fn builder() -> GcpOptions {
+        GcpOptions::default()
+    }
+
+    /// Starts a mock with default options.
+    pub async fn start() -> Result<GcpMock, MockError> {
+        GcpOptions::default().start().await
+    }
+
+    pub(crate) async fn start_with(
+        opts: GcpOptions,
+        origin: Instant,
+        base_seed: u64,
+        name: &str,
+    ) -> Result<GcpMock, MockError> {
+        let token = EndpointState::new(
+            &format!("{name}/token"),
+            &opts.token,
+            base_seed,
+            origin,
+            Flavor::OAuth,
+        )?;
+        let reservations = EndpointState::new(
+            &format!("{name}/reservations"),
+            &opts.reservations,
+            base_seed,
+            origin,
+            Flavor::GcpApi,
+        )?;
+        let token_body = json!({
+            "access_token": opts.access_token,
+            "expires_in": opts.expires_in,
+            "scope": "https://www.googleapis.com/auth/cloud-platform",
+            "token_type": "Bearer",
+        })
+        .to_string()
+        .into_bytes();
+        let reservations_body = match &opts.reservations_file {
+            Some(path) => fixtures::read(path)?,
+            None => reservations_aggregated(&opts.project, &opts.reservation_list)
+                .to_string()
+                .into_bytes(),
+        };
+        let recorders = (token.recorder.clone(), reservations.recorder.clone());
+        let served = Served::start(vec![
+            Route {
+                method: "POST",
+                path: exact("/token"),
+                body_contains: None,
+                state: token,
+                ok: ok_fixed(token_body, "application/json"),
+                expect: opts.token.expect,
+            },
+            Route {
+                method: "GET",
+                path: aggregated_path(),
+                body_contains: None,
+                state: reservations,
+                ok: ok_fixed(reservations_body, "application/json"),
+                expect: opts.reservations.expect,
+            },
+        ])
+        .await?;
+        Ok(GcpMock {
+            served,
+            token: recorders.0,
+            reservations: recorders.1,
+        })
+    }
+
+    /// Base URL, `http://127.0.0.1:PORT`.
+    pub fn uri(&self) -> String {
+        self.served.uri()
+    }
+
+    /// `<uri>/token`.
+    pub fn token_uri(&self) -> String {
+        format!("{}/token", self.uri())
+    }
+
+    /// `<uri>/compute/v1/projects/<project>/aggregated/reservations`.
+    pub fn reservations_uri(&self, project: &str) -> String {
+        format!(
+            "{}/compute/v1/projects/{project}/aggregated/reservations",
+            self.uri()
+        )
+    }
+
+    /// The `/token` request log.
+    pub fn token(&self) -> &Recorder {
+        &self.token
+    }
+
+    /// The reservations request log.
+    pub fn reservations(&self) -> &Recorder {
+        &self.reservations
+    }
+
+    /// Snapshots of every endpoint's log.
+    pub fn recordings(&self) -> Vec<Recording> {
+        vec![self.token.recording(), self.reservations.recording()]
+    }
+
+    /// The underlying wiremock server.
+    pub fn server(&self) -> &MockServer {
+        self.served.server()
+    }
+}

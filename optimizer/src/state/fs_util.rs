@@ -1,0 +1,165 @@
+//! Small file-system helpers shared by the key and the entry store.
+
+use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::StateError;
+
+pub(crate) const DIR_MODE: u32 = 0o700;
+pub(crate) const FILE_MODE: u32 = 0o600;
+
+pub(crate) fn euid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+pub(crate) fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StateError {
+    let path = path.to_path_buf();
+    move |source| StateError::Io { op, path, source }
+}
+
+/// Creates `path` as a 0700 folder, or verifies and tightens an existing one.
+///
+/// The mode is set explicitly after creation because `mkdir`'s mode is
+/// filtered by the umask only in the restrictive direction; an existing
+/// folder of ours is tightened since the cache key lives in it.
+pub(crate) fn ensure_private_dir(path: &Path, euid: u32) -> Result<(), StateError> {
+    match DirBuilder::new().mode(DIR_MODE).create(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(source) => {
+            return Err(StateError::Io {
+                op: "create",
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    }
+    let meta = fs::metadata(path).map_err(io_err("inspect", path))?;
+    if !meta.is_dir() {
+        return Err(StateError::WrongFileType {
+            path: path.to_path_buf(),
+            expected: "directory",
+        });
+    }
+    check_owner(path, &meta, euid)?;
+    if meta.mode() & 0o7777 != DIR_MODE {
+        fs::set_permissions(path, Permissions::from_mode(DIR_MODE))
+            .map_err(io_err("set permissions on", path))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn check_owner(path: &Path, meta: &fs::Metadata, euid: u32) -> Result<(), StateError> {
+    if meta.uid() != euid {
+        return Err(StateError::ForeignOwner {
+            path: path.to_path_buf(),
+            owner: meta.uid(),
+            euid,
+        });
+    }
+    Ok(())
+}
+
+/// A new, empty 0600 file that did not exist before (never follows a planted symlink).
+pub(crate) fn create_private_file(path: &Path) -> Result<File, StateError> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)
+        .map_err(io_err("create", path))?;
+    // Explicit, like the folders: the creation mode is only ever narrowed by
+    // the umask, but a stricter umask must not leave us unable to read back.
+    file.set_permissions(Permissions::from_mode(FILE_MODE))
+        .map_err(io_err("set permissions on", path))?;
+    Ok(file)
+}
+
+/// Writes `bytes` to a new 0600 temporary file in `dir` and fsyncs it.
+///
+/// The caller publishes it (rename or link) and removes it on failure.
+pub(crate) fn write_temp(dir: &Path, stem: &str, bytes: &[u8]) -> Result<PathBuf, StateError> {
+    let tmp = dir.join(format!(".{stem}.{}.tmp", random_hex(8)?));
+    let result = create_private_file(&tmp).and_then(|mut file| {
+        file.write_all(bytes).map_err(io_err("write", &tmp))?;
+        file.sync_all().map_err(io_err("fsync", &tmp))
+    });
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Atomically replaces `target` with `bytes` (temp file, fsync, rename, fsync folder).
+pub(crate) fn write_atomic(target: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let dir = parent_of(target);
+    let stem = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("entry");
+    let tmp = write_temp(dir, stem, bytes)?;
+    if let Err(source) = fs::rename(&tmp, target) {
+        let _ = fs::remove_file(&tmp);
+        return Err(StateError::Io {
+            op: "rename into",
+            path: target.to_path_buf(),
+            source,
+        });
+    }
+    sync_dir(dir)
+}
+
+/// Makes a rename or unlink in `dir` durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StateError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err("fsync", dir))
+}
+
+pub(crate) fn parent_of(path: &Path) -> &Path {
+    path.parent().unwrap_or_else(|| Path::new("."))
+}
+
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], StateError> {
+    let mut buf = [0u8; N];
+    getrandom::fill(&mut buf).map_err(|e| StateError::Random(e.to_string()))?;
+    Ok(buf)
+}
+
+fn random_hex(len: usize) -> Result<String, StateError> {
+    let bytes: [u8; 16] = random_bytes()?;
+    Ok(hex(&bytes[..len.min(16)]))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    // sha2/hmac 0.11 arrays no longer implement LowerHex.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
+/// Names become file names: keep them to a safe alphabet so a key can never
+/// escape its folder or collide with the temporary and lock files.
+pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), StateError> {
+    let ok = (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(StateError::InvalidName {
+            what,
+            name: name.to_string(),
+        })
+    }
+}

@@ -1,0 +1,414 @@
+//! A folder of JSON cache entries of one kind, with per-key fetch locks.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::fs_util::{self, FILE_MODE, io_err};
+use super::{Clock, StateError};
+
+/// Entries dated further in the future than this are distrusted: clocks of
+/// processes on one machine agree to well within it, so such an entry was
+/// written by a broken clock or by hand and its age cannot be known.
+const FUTURE_SKEW: Duration = Duration::from_secs(60);
+/// Entries are a few hundred bytes; anything this large is not ours.
+const MAX_ENTRY_BYTES: u64 = 1 << 20;
+const POLL_MIN: Duration = Duration::from_millis(2);
+const POLL_MAX: Duration = Duration::from_millis(25);
+
+/// One cache entry as stored on disk (`<kind>/<key>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry<T> {
+    /// Layout version of `value`; entries of another schema are misses.
+    pub schema: u32,
+    /// The cache kind (`identity`, `kube-nodes`, ...), equal to the folder name.
+    pub kind: String,
+    /// When the value was fetched, in milliseconds since the Unix epoch.
+    pub fetched_at_unix_ms: u64,
+    /// When the value stops being valid, in milliseconds since the Unix epoch.
+    pub expires_at_unix_ms: u64,
+    /// The cached, non-secret value.
+    pub value: T,
+}
+
+/// The answer of [`CacheStore::get`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup<T> {
+    /// A valid, unexpired entry.
+    Hit {
+        /// The cached value.
+        value: T,
+        /// How long ago it was fetched.
+        age: Duration,
+    },
+    /// No usable entry; the next `put` replaces whatever is there.
+    Miss(MissReason),
+}
+
+/// Why [`CacheStore::get`] found no usable entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MissReason {
+    /// There is no entry.
+    Absent,
+    /// The file is empty (e.g. a crash of a non-atomic writer).
+    Empty,
+    /// The JSON ends early.
+    Truncated,
+    /// The file is not JSON, or not an entry of the expected shape.
+    Unparsable,
+    /// The entry was written with another schema version.
+    WrongSchema,
+    /// The entry belongs to another cache kind.
+    WrongKind,
+    /// The entry claims to be fetched in the future (beyond a small clock skew).
+    FutureDated,
+    /// The entry has expired.
+    Expired,
+    /// The file belongs to another user.
+    ForeignOwner,
+    /// The path is not a regular file (a symlink, a folder, ...).
+    NotAFile,
+    /// The file could not be read, or the key is malformed.
+    Unreadable,
+}
+
+impl MissReason {
+    /// A short lower-case name, for logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissReason::Absent => "absent",
+            MissReason::Empty => "empty",
+            MissReason::Truncated => "truncated",
+            MissReason::Unparsable => "unparsable",
+            MissReason::WrongSchema => "wrong-schema",
+            MissReason::WrongKind => "wrong-kind",
+            MissReason::FutureDated => "future-dated",
+            MissReason::Expired => "expired",
+            MissReason::ForeignOwner => "foreign-owner",
+            MissReason::NotAFile => "not-a-file",
+            MissReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl fmt::Display for MissReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The entries of one cache kind: `<state>/<kind>/<key>.{json,lock}`.
+///
+/// Keys must be file-name safe (`[A-Za-z0-9_-]`, at most 128 characters);
+/// use [`KeyedHasher::digest`](super::KeyedHasher::digest) to derive them.
+#[derive(Debug, Clone)]
+pub struct CacheStore {
+    dir: PathBuf,
+    kind: String,
+    schema: u32,
+    euid: u32,
+    clock: Clock,
+}
+
+/// An exclusive, advisory lock on one key, released on drop.
+///
+/// Based on `flock(2)` (through `std::fs::File::lock`), so it is released
+/// by the kernel when the holder dies, and it also excludes other threads of
+/// the same process that open the lock file themselves.
+#[derive(Debug)]
+pub struct CacheLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl CacheLock {
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for CacheLock {
+    fn drop(&mut self) {
+        // Closing the file releases the lock as well; unlocking first just
+        // makes the release independent of when the descriptor is closed.
+        let _ = self.file.unlock();
+    }
+}
+
+impl CacheStore {
+    pub(crate) fn open(
+        root: &Path,
+        kind: &str,
+        schema: u32,
+        euid: u32,
+    ) -> Result<Self, StateError> {
+        fs_util::check_name("kind", kind)?;
+        let dir = root.join(kind);
+        fs_util::ensure_private_dir(&dir, euid)?;
+        Ok(CacheStore {
+            dir,
+            kind: kind.to_string(),
+            schema,
+            euid,
+            clock: Clock::system(),
+        })
+    }
+
+    /// The same store, reading the time from `clock` (for expiry tests).
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The folder holding this kind's entries.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cache kind (the folder name).
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The path of the entry for `key` (whether or not it exists).
+    pub fn entry_path(&self, key: &str) -> Result<PathBuf, StateError> {
+        fs_util::check_name("key", key)?;
+        Ok(self.dir.join(format!("{key}.json")))
+    }
+
+    /// Looks `key` up. Every defect of the stored file is a miss, never an error.
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Lookup<T> {
+        match self.entry_path(key) {
+            Ok(path) => self.read_entry(&path),
+            Err(_) => Lookup::Miss(MissReason::Unreadable),
+        }
+    }
+
+    fn read_entry<T: DeserializeOwned>(&self, path: &Path) -> Lookup<T> {
+        let meta = match fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Lookup::Miss(MissReason::Absent);
+            }
+            Err(_) => return Lookup::Miss(MissReason::Unreadable),
+        };
+        if !meta.is_file() {
+            return Lookup::Miss(MissReason::NotAFile);
+        }
+        if meta.uid() != self.euid {
+            return Lookup::Miss(MissReason::ForeignOwner);
+        }
+        let mut bytes = Vec::new();
+        let read = File::open(path).and_then(|f| f.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes));
+        if read.is_err() {
+            return Lookup::Miss(MissReason::Unreadable);
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Lookup::Miss(MissReason::Empty);
+        }
+        self.decode(&bytes)
+    }
+
+    fn decode<T: DeserializeOwned>(&self, bytes: &[u8]) -> Lookup<T> {
+        // Two steps, so that a newer schema whose fields changed shape is
+        // reported as a schema change rather than as garbage.
+        let json: serde_json::Value = match serde_json::from_slice(bytes) {
+            Ok(json) => json,
+            Err(e) if e.is_eof() => return Lookup::Miss(MissReason::Truncated),
+            Err(_) => return Lookup::Miss(MissReason::Unparsable),
+        };
+        match json.get("schema").and_then(serde_json::Value::as_u64) {
+            Some(schema) if schema == u64::from(self.schema) => {}
+            Some(_) => return Lookup::Miss(MissReason::WrongSchema),
+            None => return Lookup::Miss(MissReason::Unparsable),
+        }
+        let entry: Entry<T> = match serde_json::from_value(json) {
+            Ok(entry) => entry,
+            Err(_) => return Lookup::Miss(MissReason::Unparsable),
+        };
+        if entry.kind != self.kind {
+            return Lookup::Miss(MissReason::WrongKind);
+        }
+        let now = unix_ms(self.clock.now());
+        if entry.fetched_at_unix_ms > now.saturating_add(duration_ms(FUTURE_SKEW)) {
+            return Lookup::Miss(MissReason::FutureDated);
+        }
+        if now >= entry.expires_at_unix_ms {
+            return Lookup::Miss(MissReason::Expired);
+        }
+        let age = Duration::from_millis(now.saturating_sub(entry.fetched_at_unix_ms));
+        Lookup::Hit {
+            value: entry.value,
+            age,
+        }
+    }
+
+    /// Stores `value` under `key` for `ttl` from now, atomically.
+    pub fn put<T: Serialize>(&self, key: &str, value: &T, ttl: Duration) -> Result<(), StateError> {
+        let now = self.clock.now();
+        self.write(key, value, now, now.checked_add(ttl).unwrap_or(now))
+    }
+
+    /// Stores `value` under `key` until `expires_at`, atomically.
+    ///
+    /// Writes a 0600 temporary file in the same folder, fsyncs it, renames
+    /// it over the entry and fsyncs the folder: readers in other processes
+    /// see the old entry or the new one, and a crash leaves one of the two.
+    pub fn put_until<T: Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+        expires_at: SystemTime,
+    ) -> Result<(), StateError> {
+        self.write(key, value, self.clock.now(), expires_at)
+    }
+
+    fn write<T: Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+        fetched_at: SystemTime,
+        expires_at: SystemTime,
+    ) -> Result<(), StateError> {
+        let path = self.entry_path(key)?;
+        let entry = EntryRef {
+            schema: self.schema,
+            kind: &self.kind,
+            fetched_at_unix_ms: unix_ms(fetched_at),
+            expires_at_unix_ms: unix_ms(expires_at),
+            value,
+        };
+        let bytes = serde_json::to_vec(&entry).map_err(|source| StateError::Encode {
+            path: path.clone(),
+            source,
+        })?;
+        fs_util::write_atomic(&path, &bytes)
+    }
+
+    /// Deletes the entry for `key`, if any.
+    pub fn remove(&self, key: &str) -> Result<(), StateError> {
+        let path = self.entry_path(key)?;
+        match fs::remove_file(&path) {
+            Ok(()) => fs_util::sync_dir(&self.dir),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(StateError::Io {
+                op: "remove",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// The keys that have an entry file (valid or not), sorted.
+    pub fn keys(&self) -> Result<Vec<String>, StateError> {
+        let mut keys = Vec::new();
+        for dirent in fs::read_dir(&self.dir).map_err(io_err("list", &self.dir))? {
+            let dirent = dirent.map_err(io_err("list", &self.dir))?;
+            let name = dirent.file_name();
+            let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if fs_util::check_name("key", key).is_ok() {
+                keys.push(key.to_string());
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// Takes the fetch lock for `key` if no one holds it.
+    pub fn try_lock(&self, key: &str) -> Result<Option<CacheLock>, StateError> {
+        fs_util::check_name("key", key)?;
+        let path = self.dir.join(format!("{key}.lock"));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(FILE_MODE)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&path)
+            .map_err(io_err("open", &path))?;
+        let meta = file.metadata().map_err(io_err("inspect", &path))?;
+        fs_util::check_owner(&path, &meta, self.euid)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(CacheLock { file, path })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(source)) => Err(StateError::Io {
+                op: "lock",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// Waits up to `max_wait` for the fetch lock on `key`, without blocking
+    /// the async runtime (polls [`try_lock`](Self::try_lock) with short sleeps).
+    ///
+    /// After it returns, re-check the cache: the previous holder has usually
+    /// just filled it.
+    pub async fn lock(&self, key: &str, max_wait: Duration) -> Result<CacheLock, StateError> {
+        let start = Instant::now();
+        let mut pause = POLL_MIN;
+        loop {
+            if let Some(lock) = self.try_lock(key)? {
+                return Ok(lock);
+            }
+            let waited = start.elapsed();
+            if waited >= max_wait {
+                return Err(self.lock_timeout(key, waited));
+            }
+            tokio::time::sleep(pause.min(max_wait - waited)).await;
+            pause = (pause * 2).min(POLL_MAX);
+        }
+    }
+
+    /// [`lock`](Self::lock) for synchronous callers.
+    pub fn lock_blocking(&self, key: &str, max_wait: Duration) -> Result<CacheLock, StateError> {
+        let start = Instant::now();
+        let mut pause = POLL_MIN;
+        loop {
+            if let Some(lock) = self.try_lock(key)? {
+                return Ok(lock);
+            }
+            let waited = start.elapsed();
+            if waited >= max_wait {
+                return Err(self.lock_timeout(key, waited));
+            }
+            std::thread::sleep(pause.min(max_wait - waited));
+            pause = (pause * 2).min(POLL_MAX);
+        }
+    }
+
+    fn lock_timeout(&self, key: &str, waited: Duration) -> StateError {
+        StateError::LockTimeout {
+            path: self.dir.join(format!("{key}.lock")),
+            waited,
+        }
+    }
+}
+
+/// [`Entry`] borrowing its parts, so writing needs no clone of the value.
+#[derive(Serialize)]
+struct EntryRef<'a, T> {
+    schema: u32,
+    kind: &'a str,
+    fetched_at_unix_ms: u64,
+    expires_at_unix_ms: u64,
+    value: &'a T,
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map(duration_ms).unwrap_or(0)
+}
+
+fn duration_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

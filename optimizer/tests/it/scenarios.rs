@@ -1,0 +1,136 @@
+//! Data-driven table scenarios: every `fixtures/scenarios/<case>/scenario.toml`
+//! runs the real `sky` binary offline and snapshots what it prints.
+//!
+//! The snapshot holds the exit code, stdout and stderr (ANSI-free: stdout is
+//! not a terminal). Update with `INSTA_UPDATE=always cargo nextest run -p optimizer`
+//! (or `just snap-accept`) and review the diff.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    description: String,
+    #[serde(default)]
+    args: Vec<String>,
+    clouds: Vec<String>,
+    task: Option<String>,
+    config: Option<String>,
+    #[serde(default)]
+    exit_code: i32,
+    kubernetes: Option<Kube>,
+    /// Extra environment for this case.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// Run without `--dryrun -y` (for prompt tests); stdin gets this text.
+    stdin: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Kube {
+    contexts: Vec<String>,
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+fn cases() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let dir = fixtures().join("scenarios");
+    for entry in std::fs::read_dir(&dir).expect("fixtures/scenarios exists") {
+        let path = entry.expect("readable dir entry").path();
+        if path.join("scenario.toml").is_file() {
+            out.push((path.file_name().unwrap().to_string_lossy().into_owned(), path));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs one case; returns its snapshot text and, on an unexpected exit code, a failure message.
+fn run_case(dir: &Path) -> (String, Option<String>) {
+    let text = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+    let scenario: Scenario =
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
+    let home = tempfile::tempdir().unwrap();
+    if let Some(cfg) = &scenario.config {
+        std::fs::create_dir_all(home.path().join(".sky")).unwrap();
+        std::fs::copy(dir.join(cfg), home.path().join(".sky/config.yaml")).unwrap();
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sky"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("USER", "tester")
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .env("SKY_ENABLED_CLOUDS", scenario.clouds.join(","));
+    if let Some(k) = &scenario.kubernetes {
+        cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube")).env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
+    }
+    for (k, v) in &scenario.env {
+        cmd.env(k, v);
+    }
+    cmd.arg("launch").arg("-c").arg("sky-test");
+    if scenario.stdin.is_none() {
+        cmd.arg("--dryrun").arg("-y");
+    }
+    cmd.args(&scenario.args);
+    if let Some(task) = &scenario.task {
+        // Relative path so the "YAML to run:" line is stable.
+        cmd.current_dir(dir).arg(task);
+    }
+    cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("sky runs");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(input) = &scenario.stdin {
+            stdin.write_all(input.as_bytes()).unwrap();
+        }
+    }
+    let output = child.wait_with_output().unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut failure = None;
+    if code != scenario.exit_code {
+        failure = Some(format!("{}: exit code {code}, expected {}", dir.display(), scenario.exit_code));
+    }
+    if stderr.contains("panicked") {
+        failure = Some(format!("{}: sky panicked:\n{stderr}", dir.display()));
+    }
+    let snapshot = format!("# {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}", scenario.description);
+    (snapshot, failure)
+}
+
+#[test]
+fn table_scenarios() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "expected the scenario corpus, found {} cases", cases.len());
+    // Run the processes two at a time: each is independent.
+    let results: Vec<(String, (String, Option<String>))> = std::thread::scope(|s| {
+        let chunks: Vec<&[(String, PathBuf)]> = cases.chunks(cases.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(move || chunk.iter().map(|(name, dir)| (name.clone(), run_case(dir))).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("scenario thread")).collect()
+    });
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    // --timings output varies run to run.
+    settings.add_filter(r"\d+\.\d+ ms", "[T] ms");
+    let failures: Vec<String> = results.iter().filter_map(|(_, (_, f))| f.clone()).collect();
+    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
+    settings.bind(|| {
+        for (name, (snapshot, _)) in results {
+            insta::assert_snapshot!(name, snapshot);
+        }
+    });
+}

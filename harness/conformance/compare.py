@@ -46,10 +46,43 @@ def strip_ansi(s: str) -> str:
     return ANSI_RE.sub('', s)
 
 
-def normalise(text: str) -> str:
+def sort_equal_cost_rows(lines: List[str]) -> List[str]:
+    """Sorts runs of consecutive table rows whose cost cells are equal."""
+    out: List[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not line.startswith(' INFRA ') or i >= len(lines):
+            continue
+        col = max(line.find('COST ($)'), line.find('TIME (hr)'))
+        if col < 0:
+            continue
+        out.append(lines[i])  # rule under the header
+        i += 1
+        rows = []
+        while i < len(lines) and not lines[i].startswith('---'):
+            rows.append(lines[i])
+            i += 1
+        run: List[str] = []
+        for row in rows + [None]:
+            key = row[col:].split()[0] if row and row[col:].split() else None
+            if run and (row is None or key != run[0][col:].split()[0]):
+                out.extend(sorted(run))
+                run = []
+            if row is not None:
+                run.append(row)
+    return out
+
+
+def normalise(text: str, unordered: bool = False) -> str:
     """Rules applied to both sides before comparing (see README.md)."""
     out = []
-    for line in text.replace('\r\n', '\n').split('\n'):
+    lines = text.replace('\r\n', '\n').split('\n')
+    if unordered:
+        lines = sort_equal_cost_rows(lines)
+    for line in lines:
         m = MULTIPLE_RE.match(line)
         if m:
             # Python set order (hash randomised) upstream: sort the list.
@@ -148,21 +181,26 @@ def run_oracle(folders: List[str], catalog_dir: str,
     return dict(zip(folders, results))
 
 
-def expected_for(sc: Dict[str, Any],
-                 live: Optional[Dict[str, Any]]) -> Tuple[str, Optional[int]]:
+def expected_for(
+        sc: Dict[str, Any],
+        live: Optional[Dict[str, Any]]) -> Tuple[str, Optional[int], bool]:
+    """(expected text, SkyPilot's exit code, unordered-resources flag)."""
     if live is not None:
         if 'oracle_failure' in live:
-            return f'<oracle failure>\n{live["oracle_failure"]}', None
-        return live['expected'], live['exit_code']
+            return f'<oracle failure>\n{live["oracle_failure"]}', None, False
+        return (live['expected'], live['exit_code'],
+                bool(live.get('unordered_resources')))
     with open(os.path.join(sc['folder'], 'skypilot.txt'),
               encoding='utf-8') as f:
         text = f.read()
-    code = None
+    code, unordered = None, False
     meta = os.path.join(sc['folder'], 'skypilot.json')
     if os.path.exists(meta):
         with open(meta, encoding='utf-8') as f:
-            code = json.load(f).get('exit_code')
-    return text, code
+            m = json.load(f)
+        code = m.get('exit_code')
+        unordered = bool(m.get('unordered_resources'))
+    return text, code, unordered
 
 
 def main() -> int:
@@ -212,9 +250,13 @@ def main() -> int:
 
     identical = 0
     for sc, (rc, out, err) in zip(scenarios, ours):
-        exp_text, exp_code = expected_for(sc, live.get(sc['folder']))
+        exp_text, exp_code, unordered = expected_for(sc,
+                                                     live.get(sc['folder']))
         act_text = extract_ours(out, err)
-        exp_n, act_n = normalise(exp_text), normalise(act_text)
+        for f in {os.path.realpath(sc['folder']), sc['folder']}:
+            act_text = act_text.replace(f.rstrip('/'), '<scenario>')
+        exp_n = normalise(exp_text, unordered)
+        act_n = normalise(act_text, unordered)
         problems = []
         if exp_n != act_n:
             problems.append('output differs')

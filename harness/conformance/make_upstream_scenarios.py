@@ -312,6 +312,10 @@ sc('memgpu-16384mb', '16384MB -> T4', ['--gpus', '16384MB'])
 sc('memgpu-nvidia-16gb-1', 'nvidia:16GB:1 -> T4', ['--gpus', 'nvidia:16GB:1'])
 sc('memgpu-nvidia-32gbplus', 'nvidia:32GB+ -> V100-32GB/A100.., not T4',
    ['--gpus', 'nvidia:32GB+'])
+sc('memgpu-yaml-nvidia-16gb-1', 'nvidia:16GB:1 from YAML -> T4',
+   task='resources:\n  accelerators: nvidia:16GB:1\n')
+sc('memgpu-yaml-nvidia-32gbplus', 'nvidia:32GB+ from YAML -> not T4',
+   task="resources:\n  accelerators: 'nvidia:32GB+'\n")
 # --- Kubernetes (upstream: one context that fits everything) -------------------------------------
 sc('k8s-default', 'all clouds + Kubernetes: bare launch', kube=True)
 sc('k8s-t4', 'all clouds + Kubernetes: T4', ['--gpus', 'T4'], kube=True)

@@ -355,9 +355,9 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     }
     real_stdout = sys.stdout
     buf = io.StringIO()
-    sections: Dict[str, str] = {}
     error: Optional[str] = None
     exit_code = 0
+    phase = ['client']
     try:
         t0 = time.perf_counter()
         # pylint: disable=import-outside-toplevel
@@ -374,9 +374,6 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         # Route the `sky` logger (and prints) into our buffer.
         sys.stdout = buf
         sky_logging.reload_logger()
-
-        def mark(name: str) -> None:
-            sections[name] = buf.getvalue()
 
         # ---- client: the CLI turns flags (+ YAML) into a Task ------------
         class _Captured(Exception):
@@ -412,7 +409,11 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
                                 standalone_mode=False)
         except _Captured as c:
             captured = c.obj
-        mark('client')
+        # Client-side chatter (`Command to run:`, `YAML to run:`, client
+        # warnings) is not part of the optimizer block.
+        buf.seek(0)
+        buf.truncate()
+        phase[0] = 'server'
         if captured is None:
             raise RuntimeError('CLI returned without calling sdk.launch')
         multi = isinstance(captured, sky.Dag)
@@ -437,7 +438,6 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         # client, so drop anything it printed.
         buf.seek(0)
         buf.truncate()
-        sections.clear()
 
         # ---- server /launch: reload the DAG, execution._execute ----------
         ldag = dag_utils.load_dag_from_yaml_str(dag_str)
@@ -457,11 +457,15 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
                     'get automatic recovery, use managed job instead: '
                     f'{reset}{bold}sky jobs launch{reset} {yellow}or{reset} '
                     f'{bold}sky.jobs.launch(){reset}.')
-        mark('pre_optimize')
+        # any_of / multi-accelerator / memory-expanded requests are a Python
+        # set of Resources (address order): the order of equal-cost table
+        # rows across alternatives is then not reproducible upstream.
+        result['unordered_resources'] = any(
+            isinstance(t.resources, set) and len(t.resources) > 1
+            for t in ldag.tasks)
         t0 = time.perf_counter()
         optimizer.Optimizer.optimize(ldag, quiet=False)
         result['optimize_s'] = time.perf_counter() - t0
-        mark('optimize')
         result['best_resources'] = [
             repr(t.best_resources) for t in ldag.tasks
         ]
@@ -477,13 +481,18 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         result['traceback'] = traceback.format_exc()
     finally:
         sys.stdout = real_stdout
+    if phase[0] == 'client':
+        # The CLI failed while building the Task: only the error is shown.
+        buf.seek(0)
+        buf.truncate()
+    result['failed_in'] = phase[0] if exit_code else None
     raw = buf.getvalue().replace('\r\n', '\n')
     result['raw_output'] = raw
     result['output'] = strip_ansi(raw)
     result['error'] = strip_ansi(error) if error is not None else None
     result['error_raw'] = error
     result['exit_code'] = exit_code
-    result['expected'] = expected_text(result)
+    result['expected'] = expected_text(result, sc['folder'])
     result['network_attempts'] = guard.attempts
     result['kube_calls'] = state['kube_calls']
     result['sky_check_calls'] = state['sky_check_calls']
@@ -492,11 +501,21 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     return result
 
 
-def expected_text(result: Dict[str, Any]) -> str:
-    """The canonical text: logged block (+ the error line(s), if any)."""
+def expected_text(result: Dict[str, Any], folder: str) -> str:
+    """The canonical text: logged block (+ the error line(s), if any).
+
+    The scenario folder's absolute path (e.g. in messages quoting the task
+    YAML path) is replaced by `<scenario>`, so the text is machine independent.
+    """
     text = result['output']
     if result.get('error'):
         text += result['error']
+    return scrub_paths(text, folder)
+
+
+def scrub_paths(text: str, folder: str) -> str:
+    for f in {os.path.realpath(folder), os.path.abspath(folder)}:
+        text = text.replace(f.rstrip('/'), '<scenario>')
     return text
 
 
@@ -602,10 +621,12 @@ def write_expected(folder: str, res: Dict[str, Any]) -> None:
     meta = {
         'generated_by': GENERATED_HEADER,
         'exit_code': res['exit_code'],
-        'error': res.get('error'),
+        'error': (scrub_paths(res['error'], folder)
+                  if res.get('error') else None),
         'best_resources': res.get('best_resources'),
         'network_attempts': res.get('network_attempts'),
         'multi_task_dag': res.get('multi_task_dag', False),
+        'unordered_resources': res.get('unordered_resources', False),
     }
     with open(os.path.join(folder, 'skypilot.json'), 'w',
               encoding='utf-8') as f:

@@ -67,11 +67,15 @@ pub struct ModeSetup<'a> {
     pub mode: Mode,
     /// The scenario.
     pub scenario: &'a Scenario,
-    /// The mode's environment.
-    pub env: &'a ModeEnv,
+    /// The mode's environment (points at `mocks`).
+    pub env: ModeEnv,
     /// The mode's mocks (each mode gets a fresh set, so every mode sees the same latency sequence).
-    pub mocks: &'a MockSet,
+    pub mocks: MockSet,
 }
+
+/// Called before every launch; may replace the setup's mocks (see
+/// [`crate::scenario::RunsSpec::fresh_mocks`]).
+pub type BeforeLaunch<'h> = dyn FnMut(&mut ModeSetup<'_>) -> Result<()> + 'h;
 
 /// What one launch produced.
 #[derive(Debug, Clone)]
@@ -280,10 +284,13 @@ impl Launcher for InProcessLauncher {
             }),
             None => self.runtime.spawn(fut),
         };
-        let joined = self.runtime.block_on(handle).map_err(|e| HarnessError::Launch {
-            what: format!("{}, in process", mode.name()),
-            detail: e.to_string(),
-        })?;
+        let joined = self
+            .runtime
+            .block_on(handle)
+            .map_err(|e| HarnessError::Launch {
+                what: format!("{}, in process", mode.name()),
+                detail: e.to_string(),
+            })?;
         match joined {
             Ok(result) => {
                 let exit_code = if result.optimized.result.is_err() {
@@ -395,16 +402,18 @@ pub fn timed_launch(
 /// included, flagged) and the output of the first measured launch.
 pub fn measure_mode(
     launcher: &mut dyn Launcher,
-    setup: &ModeSetup<'_>,
+    setup: &mut ModeSetup<'_>,
     deadlines: &Deadlines,
     warmup: usize,
     runs: usize,
+    before: &mut BeforeLaunch<'_>,
     tick: &mut dyn FnMut(&Sample),
 ) -> Result<(Vec<Sample>, Option<LaunchOutput>)> {
     let mut samples = Vec::with_capacity(warmup + runs);
     let mut first = None;
     for i in 0..warmup + runs {
         let is_warmup = i < warmup;
+        before(setup)?;
         let (sample, out) = timed_launch(launcher, setup, deadlines, i, is_warmup)?;
         if !is_warmup && first.is_none() {
             first = Some(out);

@@ -128,7 +128,12 @@ pub fn render_diff(
     })?;
     let text = String::from_utf8_lossy(&diffed);
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut o = options(title, subtitle, count_name, Palette::Basic(flamegraph::color::BasicPalette::Hot));
+    let mut o = options(
+        title,
+        subtitle,
+        count_name,
+        Palette::Basic(flamegraph::color::BasicPalette::Hot),
+    );
     o.negate_differentials = negate;
     render_lines(&lines, o, out)
 }
@@ -192,6 +197,26 @@ pub fn top_moved(before: &Folded, after: &Folded, n: usize) -> Vec<Moved> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn svgs_are_deterministic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = parse_folded(
+            "launch warm;fan_out;cloud_check aws 1200\nlaunch warm;catalog_load 900\n",
+        );
+        let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.svg"));
+        render(&f, "t", "s", "µs", &a).expect("render a");
+        render(&f, "t", "s", "µs", &b).expect("render b");
+        let (a, b) = (std::fs::read(a).expect("a"), std::fs::read(b).expect("b"));
+        assert!(a == b, "two renders of the same stacks differ");
+        let empty = dir.path().join("empty.svg");
+        render(&Folded::new(), "t", "s", "samples", &empty).expect("empty input still renders");
+        assert!(
+            std::fs::read_to_string(empty)
+                .unwrap_or_default()
+                .contains(EMPTY_STACK)
+        );
+    }
 
     #[test]
     fn inclusive_totals_and_top_moved() {

@@ -179,7 +179,10 @@ mod tests {
         let c = floor(&recs, false, &d);
         assert_eq!(ms(c.total), 1000);
         assert_eq!(c.critical, "aws (sts)");
-        assert!(!c.clouds.contains_key("gcp"), "unused endpoint is off the path");
+        assert!(
+            !c.clouds.contains_key("gcp"),
+            "unused endpoint is off the path"
+        );
     }
 
     #[test]
@@ -188,7 +191,11 @@ mod tests {
         let recs = [rec("sts", &[200, 200]), rec("kube/x/nodes", &[3_600_000])];
         let c = floor(&recs, false, &d);
         assert_eq!(ms(c.clouds["aws"]), 400);
-        assert_eq!(ms(c.clouds["kubernetes"]), 900, "capped at 0.9 x cloud timeout");
+        assert_eq!(
+            ms(c.clouds["kubernetes"]),
+            900,
+            "capped at 0.9 x cloud timeout"
+        );
         assert_eq!(ms(c.total), 900);
     }
 }

@@ -15,14 +15,23 @@
 
 use std::path::Path;
 
+use tracing::Level;
 use tracing_chrome::{ChromeLayerBuilder, EventOrSpan, TraceStyle};
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::Registry;
 
-use crate::engine::{InProcessLauncher, LAUNCH_THREAD_NAME, ModeSetup, Sample, timed_launch};
+use crate::engine::{
+    BeforeLaunch, InProcessLauncher, LAUNCH_THREAD_NAME, Mode, ModeSetup, Sample, timed_launch,
+};
 use crate::error::{HarnessError, Result};
 use crate::floor::Deadlines;
 use crate::spans::{Folded, SpanFolder, SpanLabel};
+
+/// The subscriber the Chrome layer sits on.
+type Sub = tracing_subscriber::layer::Layered<SpanFolder, Registry>;
+/// tracing-chrome's (private) naming callback type.
+type NameFn = Box<dyn Fn(&EventOrSpan<'_, '_, Sub>) -> String + Send + Sync>;
 
 /// pprof sampling rate. The kernel tick here is 250 Hz (CONFIG_HZ), which caps
 /// the real rate per process; asking for more only adds jitter.
@@ -50,18 +59,17 @@ fn symbol_frame(name: &str) -> String {
 }
 
 /// Runs one traced launch per `setups` entry (writing `trace_path`), then
-/// `cpu_extra` untraced launches of `cpu_setup` for the CPU profile.
+/// `cpu_extra` untraced launches of the warm-mode setup (if any) for the CPU profile.
 pub fn instrumented_launches(
-    setups: &[ModeSetup<'_>],
-    cpu_setup: Option<&ModeSetup<'_>>,
+    setups: &mut [ModeSetup<'_>],
     cpu_extra: usize,
+    before: &mut BeforeLaunch<'_>,
     deadlines: &Deadlines,
     trace_path: &Path,
     tick: &mut dyn FnMut(),
 ) -> Result<Instrumented> {
     let folder = SpanFolder::new();
-    type Sub = tracing_subscriber::layer::Layered<SpanFolder, Registry>;
-    let name_fn: tracing_chrome::NameFn<Sub> = Box::new(|e: &EventOrSpan<'_, '_, Sub>| match e {
+    let name_fn: NameFn = Box::new(|e: &EventOrSpan<'_, '_, Sub>| match e {
         EventOrSpan::Event(ev) => ev.metadata().name().to_string(),
         EventOrSpan::Span(s) => s
             .extensions()
@@ -75,7 +83,24 @@ pub fn instrumented_launches(
         .include_args(true)
         .name_fn(name_fn)
         .build();
-    let dispatch = tracing::Dispatch::new(Registry::default().with(folder.clone()).with(chrome));
+    // Everything from the optimizer and the harness; from the SDKs and HTTP
+    // stacks only spans down to DEBUG (they show the attempts and the waits)
+    // and events from INFO up (their DEBUG/TRACE events would bury the trace).
+    let filter = filter_fn(|m| {
+        let ours = m.target().starts_with("optimizer") || m.target().starts_with("harness");
+        ours || *m.level()
+            <= if m.is_span() {
+                Level::DEBUG
+            } else {
+                Level::INFO
+            }
+    });
+    let dispatch = tracing::Dispatch::new(
+        Registry::default()
+            .with(folder.clone())
+            .with(chrome)
+            .with(filter),
+    );
 
     let profiler = pprof::ProfilerGuardBuilder::default()
         .frequency(CPU_SAMPLE_HZ)
@@ -88,15 +113,17 @@ pub fn instrumented_launches(
     let mut out = Instrumented::default();
     let run = (|| -> Result<()> {
         let mut traced = InProcessLauncher::traced(dispatch.clone())?;
-        for setup in setups {
+        for setup in setups.iter_mut() {
+            before(setup)?;
             let (s, _) = timed_launch(&mut traced, setup, deadlines, 0, false)?;
             out.traced.push(s);
             tick();
         }
         traced.shutdown();
-        if let Some(setup) = cpu_setup {
+        if let Some(setup) = setups.iter_mut().find(|s| s.mode == Mode::Warm) {
             let mut plain = InProcessLauncher::new()?;
             for i in 0..cpu_extra {
+                before(setup)?;
                 let (s, _) = timed_launch(&mut plain, setup, deadlines, i, false)?;
                 out.cpu_only.push(s);
                 tick();

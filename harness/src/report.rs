@@ -97,7 +97,10 @@ pub fn endpoints(spec: &MocksSpec) -> Vec<(String, EndpointOptions)> {
         let n = names.len();
         out.push((format!("kube/* /version ({n} contexts)"), k.version));
         out.push((format!("kube/* /api/v1/nodes ({n} contexts)"), k.nodes));
-        out.push((format!("kube/* /api/v1/pods ({n} contexts, {} pods)", k.pod_count), k.pods));
+        out.push((
+            format!("kube/* /api/v1/pods ({n} contexts, {} pods)", k.pod_count),
+            k.pods,
+        ));
         for (ctx, o) in &k.overrides {
             for (ep, opt) in [("version", o.version), ("nodes", o.nodes), ("pods", o.pods)] {
                 if let Some(opt) = opt {
@@ -119,7 +122,12 @@ pub fn endpoints(spec: &MocksSpec) -> Vec<(String, EndpointOptions)> {
 fn latency_table(spec: &MocksSpec) -> String {
     let mut s = String::from("| endpoint | latency | fault |\n|---|---|---|\n");
     for (name, o) in endpoints(spec) {
-        let _ = writeln!(s, "| {name} | {} | {} |", latency_text(&o.latency), fault_text(&o.fault));
+        let _ = writeln!(
+            s,
+            "| {name} | {} | {} |",
+            latency_text(&o.latency),
+            fault_text(&o.fault)
+        );
     }
     s
 }
@@ -159,12 +167,12 @@ fn requests_table(summaries: &[ModeSummary]) -> String {
     for g in &groups {
         let _ = write!(s, "| {g} |");
         for m in summaries {
+            // fold from +0.0: an empty f64 `sum()` is -0.0.
             let n: f64 = m
                 .requests_per_launch
                 .iter()
                 .filter(|(e, _)| group(e) == *g)
-                .map(|(_, n)| n)
-                .sum();
+                .fold(0.0, |acc, (_, n)| acc + n);
             let _ = write!(s, " {n:.1} |");
         }
         s.push('\n');
@@ -173,12 +181,14 @@ fn requests_table(summaries: &[ModeSummary]) -> String {
 }
 
 fn moved_table(moved: &[Moved]) -> String {
-    let mut s = String::from("| span stack (inclusive) | baseline ms | now ms | change ms |\n|---|---:|---:|---:|\n");
+    let mut s = String::from(
+        "| span stack (inclusive) | baseline ms | now ms | change ms |\n|---|---:|---:|---:|\n",
+    );
     for m in moved {
         let _ = writeln!(
             s,
             "| `{}` | {:.1} | {:.1} | {:+.1} |",
-            m.stack.replace('\u{a0}', " "),
+            m.stack,
             m.before as f64 / 1000.0,
             m.after as f64 / 1000.0,
             m.delta() as f64 / 1000.0
@@ -205,7 +215,11 @@ pub fn summary_markdown(r: &ReportInput<'_>) -> String {
             s,
             "| {} | {} | {} |",
             m.mode.label(),
-            if m.critical_path.is_empty() { "(no mocked wait)" } else { &m.critical_path },
+            if m.critical_path.is_empty() {
+                "(no mocked wait)"
+            } else {
+                &m.critical_path
+            },
             codes.join(", ")
         );
     }
@@ -234,14 +248,36 @@ pub fn readme(r: &ReportInput<'_>) -> String {
     let _ = writeln!(s, "| started | {} |", r.sys.timestamp);
     let _ = writeln!(s, "| git revision | `{}` |", r.sys.git);
     let _ = writeln!(s, "| rustc | `{}` |", r.sys.rustc);
-    let _ = writeln!(s, "| CPU | {} ({} cores available) |", r.sys.cpu, r.sys.cores);
-    let _ = writeln!(s, "| build profile | {} (harness and `sky` come from the same `target/<profile>/`) |", r.sys.profile);
+    let _ = writeln!(
+        s,
+        "| CPU | {} ({} cores available) |",
+        r.sys.cpu, r.sys.cores
+    );
+    let _ = writeln!(
+        s,
+        "| build profile | {} (harness and `sky` come from the same `target/<profile>/`) |",
+        r.sys.profile
+    );
     let _ = writeln!(s, "| engine | {} |", r.engine);
     let _ = writeln!(s, "| `sky` arguments | `{}` |", r.sky_args.join(" "));
-    let _ = writeln!(s, "| runs | {} measured + {} warm-up per mode (the warm-cache mode always gets at least one warm-up, which fills its cache) |", r.runs, r.warmup);
-    let _ = writeln!(s, "| deadlines | cloud {:?}, global {:?}, STS attempt {:?}, kube attempt {:?}, kube context {:?} |", r.deadlines.cloud, r.deadlines.global, r.deadlines.sts_attempt, r.deadlines.kube_attempt, r.deadlines.kube_context);
+    let _ = writeln!(
+        s,
+        "| runs | {} measured + {} warm-up per mode (the warm-cache mode always gets at least one warm-up, which fills its cache) |",
+        r.runs, r.warmup
+    );
+    let _ = writeln!(
+        s,
+        "| deadlines | cloud {:?}, global {:?}, STS attempt {:?}, kube attempt {:?}, kube context {:?} |",
+        r.deadlines.cloud,
+        r.deadlines.global,
+        r.deadlines.sts_attempt,
+        r.deadlines.kube_attempt,
+        r.deadlines.kube_context
+    );
     let _ = writeln!(s, "| harness wall time | {:.1} s |", r.elapsed_s);
-    s.push_str("\n## Results\n\nSee [summary.md](summary.md) for the per-endpoint request counts.\n\n");
+    s.push_str(
+        "\n## Results\n\nSee [summary.md](summary.md) for the per-endpoint request counts.\n\n",
+    );
     s.push_str(&comparison_markdown(r.summaries));
     s.push_str("\n## Mocked latency models and faults\n\nEvery mode gets a fresh set of mocks with the same seeds, so each mode sees the same latency sequence.\n\n");
     s.push_str(&latency_table(r.mocks));
@@ -257,7 +293,11 @@ pub fn readme(r: &ReportInput<'_>) -> String {
     s.push_str("- **Latency floor** (per launch, from the mocks' recordings of that launch): a lane (STS attempts; one Kubernetes context; GCP token then reservations) waits for the sum of the delays its requests were given; a request that never answers counts up to the client's per-attempt timeout, and a lane is capped at its deadline. A cloud waits for its slowest lane (contexts are listed concurrently). The floor is the sum over clouds in serial mode and the slowest cloud in concurrent modes, capped at the global deadline. Endpoints the optimizer never called add nothing. Retry backoff is not in the floor: it counts as overhead.\n");
     s.push_str("- **Overhead** = wall − floor, per launch; the table shows its median and p90. It includes process start-up, catalog parsing not hidden behind the network, SDK/client set-up, retry backoff and the optimizer itself.\n");
     s.push_str("- **p90** is nearest-rank; with 10 runs it is the 9th value. **vs serial** = median serial wall / median wall of the mode.\n");
-    let _ = writeln!(s, "- **Profiles** come from separate in-process launches (one traced launch per mode, plus {} untraced warm launches for the CPU profile) made after the timed runs with the same mocks and state directories; they are not part of the statistics (their timings are in raw.json under `instrumented`).", i.cpu_only.len());
+    let _ = writeln!(
+        s,
+        "- **Profiles** come from separate in-process launches (one traced launch per mode, plus {} untraced warm launches for the CPU profile) made after the timed runs with the same mocks and state directories; they are not part of the statistics (their timings are in raw.json under `instrumented`).",
+        i.cpu_only.len()
+    );
     s.push_str("\n## Files\n\n| file | what it is |\n|---|---|\n");
     s.push_str("| README.md | this file |\n");
     s.push_str("| summary.md | comparison table, critical paths, exit codes, requests per launch by endpoint |\n");
@@ -265,8 +305,15 @@ pub fn readme(r: &ReportInput<'_>) -> String {
     s.push_str("| scenario.toml | the scenario file as run |\n");
     s.push_str("| optimizer-output.txt | the optimizer's output (the table) of the first measured concurrent launch |\n");
     s.push_str("| trace.json | Chrome trace (open in ui.perfetto.dev or chrome://tracing) of one in-process launch per mode, `TraceStyle::Async`: a root span `launch <mode>` per launch and one async track per `cloud_check <cloud>` (args: cloud, cache, outcome) |\n");
-    let _ = writeln!(s, "| spans-flamegraph.svg, spans.folded | wall-clock time of the traced launches by span stack (µs of self time; children that overlap, like concurrent cloud checks, add up to more than their parent). This is where the waiting is. |");
-    let _ = writeln!(s, "| cpu-flamegraph.svg, cpu.folded | on-CPU samples (pprof, {CPU_SAMPLE_HZ} Hz requested, capped by the kernel tick) of all instrumented launches, launch-runtime threads only ({} of {} samples; the rest were the mocks). **On-CPU sampling cannot see time spent waiting** for the network, so a launch that waits 1 s for STS looks cheap here. |", i.cpu_samples_kept, i.cpu_samples_total);
+    let _ = writeln!(
+        s,
+        "| spans-flamegraph.svg, spans.folded | wall-clock time of the traced launches by span stack (µs of self time; children that overlap, like concurrent cloud checks, add up to more than their parent). This is where the waiting is. |"
+    );
+    let _ = writeln!(
+        s,
+        "| cpu-flamegraph.svg, cpu.folded | on-CPU samples (pprof, {CPU_SAMPLE_HZ} Hz requested, capped by the kernel tick) of all instrumented launches, launch-runtime threads only ({} of {} samples; the rest were the mocks). **On-CPU sampling cannot see time spent waiting** for the network, so a launch that waits 1 s for STS looks cheap here. |",
+        i.cpu_samples_kept, i.cpu_samples_total
+    );
     if r.baseline.is_some() {
         s.push_str("| diff-spans-forward.svg, diff-cpu-forward.svg | differential flamegraphs baseline → now, drawn with the current shape: red grew, blue shrank |\n");
         s.push_str("| diff-spans-reverse.svg, diff-cpu-reverse.svg | the same difference drawn with the baseline's shape (shows what disappeared), colours still now − baseline |\n");

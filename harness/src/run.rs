@@ -15,7 +15,7 @@ use crate::flame::{self, Moved};
 use crate::floor::Deadlines;
 use crate::instrument::{Instrumented, instrumented_launches};
 use crate::report::{ReportInput, write_report};
-use crate::sandbox::{ModeEnv, Sandbox};
+use crate::sandbox::Sandbox;
 use crate::scenario::Scenario;
 use crate::summary::{ModeSummary, comparison_text, summarize};
 use crate::sysinfo::SysInfo;
@@ -82,8 +82,9 @@ fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
@@ -111,7 +112,9 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     let engine_text = match cfg.engine {
         Engine::Process => format!(
             "process: `{}` per launch",
-            crate::engine::sky_path().map(|p| p.display().to_string()).unwrap_or_default()
+            crate::engine::sky_path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
         ),
         Engine::InProcess => "in-process: `optimizer::launch::run`".to_string(),
     };
@@ -127,34 +130,49 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     let sandbox = Sandbox::new(scenario)?;
     let deadlines = Deadlines::for_cloud_timeout(scenario.file.request.cloud_timeout());
 
-    let mut sets: Vec<MockSet> = Vec::new();
-    let mut envs: Vec<ModeEnv> = Vec::new();
+    let mut setups: Vec<ModeSetup<'_>> = Vec::new();
     for mode in Mode::ALL {
-        let set = mocks_rt.block_on(MockSet::start(&scenario.file.mocks))?;
-        envs.push(sandbox.mode_env(scenario, &set, mode.name(), mode.serial())?);
-        sets.push(set);
-    }
-    let setups: Vec<ModeSetup<'_>> = Mode::ALL
-        .iter()
-        .zip(envs.iter().zip(&sets))
-        .map(|(mode, (env, mocks))| ModeSetup {
-            mode: *mode,
+        let mocks = mocks_rt.block_on(MockSet::start(&scenario.file.mocks))?;
+        let env = sandbox.mode_env(scenario, &mocks, mode.name(), mode.serial())?;
+        setups.push(ModeSetup {
+            mode,
             scenario,
             env,
             mocks,
-        })
-        .collect();
+        });
+    }
 
-    let warmups = |m: Mode| if m == Mode::Warm { cfg.warmup.max(1) } else { cfg.warmup };
-    let total: usize = Mode::ALL.iter().map(|m| warmups(*m) + cfg.runs).sum::<usize>()
+    let warmups = |m: Mode| {
+        if m == Mode::Warm {
+            cfg.warmup.max(1)
+        } else {
+            cfg.warmup
+        }
+    };
+    let total: usize = Mode::ALL
+        .iter()
+        .map(|m| warmups(*m) + cfg.runs)
+        .sum::<usize>()
         + Mode::ALL.len()
         + cfg.cpu_extra;
     let bar = progress_bar(cfg.progress, total as u64);
+    let fresh = scenario.file.runs.fresh_mocks;
+    let mut before = |setup: &mut ModeSetup<'_>| -> Result<()> {
+        if fresh && setup.mode != Mode::Warm {
+            let mocks = mocks_rt.block_on(MockSet::start(&scenario.file.mocks))?;
+            setup.env =
+                sandbox.mode_env(scenario, &mocks, setup.mode.name(), setup.mode.serial())?;
+            let old = std::mem::replace(&mut setup.mocks, mocks);
+            let _enter = mocks_rt.enter();
+            drop(old);
+        }
+        Ok(())
+    };
 
     let result = (|| -> Result<(Vec<Sample>, String, Instrumented)> {
         let mut samples = Vec::new();
         let mut optimizer_output = String::new();
-        for setup in &setups {
+        for setup in setups.iter_mut() {
             bar.set_message(format!("{} ({})", setup.mode.label(), launcher.name()));
             let (s, first) = measure_mode(
                 launcher.as_mut(),
@@ -162,6 +180,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
                 &deadlines,
                 warmups(setup.mode),
                 cfg.runs,
+                &mut before,
                 &mut |_| bar.inc(1),
             )?;
             if setup.mode == Mode::Concurrent
@@ -172,11 +191,10 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
             samples.extend(s);
         }
         bar.set_message("instrumented launches (trace, spans, CPU profile)");
-        let warm = setups.iter().find(|s| s.mode == Mode::Warm);
         let instrumented = instrumented_launches(
-            &setups,
-            warm,
+            &mut setups,
             cfg.cpu_extra,
+            &mut before,
             &deadlines,
             &report_dir.join("trace.json"),
             &mut || bar.inc(1),
@@ -185,11 +203,10 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     })();
     bar.finish_and_clear();
     drop(launcher);
-    drop(setups);
     {
         // wiremock servers shut down from inside their runtime's context.
         let _enter = mocks_rt.enter();
-        drop(sets);
+        drop(setups);
     }
     mocks_rt.shutdown_timeout(Duration::from_secs(1));
     let (samples, optimizer_output, instrumented) = result?;
@@ -249,8 +266,8 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     };
 
     let sky_args = ProcessLauncher::args(scenario, Mode::Concurrent);
-    let scenario_text = std::fs::read_to_string(&scenario.path)
-        .map_err(|e| HarnessError::io(&scenario.path, e))?;
+    let scenario_text =
+        std::fs::read_to_string(&scenario.path).map_err(|e| HarnessError::io(&scenario.path, e))?;
     let elapsed = started.elapsed();
     let input = ReportInput {
         scenario: &scenario.name,
@@ -269,10 +286,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         summaries: &summaries,
         instrumented: &instrumented,
         optimizer_output: &optimizer_output,
-        baseline: cfg
-            .baseline
-            .as_deref()
-            .zip(moved.as_deref()),
+        baseline: cfg.baseline.as_deref().zip(moved.as_deref()),
         elapsed_s: elapsed.as_secs_f64(),
     };
     write_report(&report_dir, &input)?;

@@ -24,10 +24,26 @@ pub const CREDENTIAL_FILES: &[(CloudId, &str, &str)] = &[
         ".azure/azureProfile.json",
         "{\"subscriptions\": [{\"id\": \"00000000-0000-0000-0000-000000000000\", \"name\": \"mock\", \"isDefault\": true}]}\n",
     ),
-    (CloudId::Lambda, ".lambda_cloud/lambda_keys", "api_key = mock\n"),
-    (CloudId::Runpod, ".runpod/config.toml", "[default]\napi_key = \"mock\"\n"),
-    (CloudId::Paperspace, ".paperspace/config.json", "{\"apiKey\": \"mock\"}\n"),
-    (CloudId::Cudo, ".config/cudo/cudo.yml", "keys:\n- name: mock\n  key: mock\n"),
+    (
+        CloudId::Lambda,
+        ".lambda_cloud/lambda_keys",
+        "api_key = mock\n",
+    ),
+    (
+        CloudId::Runpod,
+        ".runpod/config.toml",
+        "[default]\napi_key = \"mock\"\n",
+    ),
+    (
+        CloudId::Paperspace,
+        ".paperspace/config.json",
+        "{\"apiKey\": \"mock\"}\n",
+    ),
+    (
+        CloudId::Cudo,
+        ".config/cudo/cudo.yml",
+        "keys:\n- name: mock\n  key: mock\n",
+    ),
 ];
 
 /// The temporary machine of one harness run. Dropping it deletes everything.

@@ -78,11 +78,22 @@ pub struct RunsSpec {
     pub runs: usize,
     /// Unmeasured launches per mode before the measured ones. Default 1.
     pub warmup: usize,
+    /// Start fresh mocks before every launch of the no-cache modes. Needed for
+    /// stateful faults (`fail_first` counts requests over a server's life), so
+    /// every launch sees "fail, then succeed". The warm-cache mode keeps the set
+    /// its warm-up filled the cache against: identity cache keys include the
+    /// endpoint, and with a warm cache the endpoint is not called anyway.
+    /// Default false.
+    pub fresh_mocks: bool,
 }
 
 impl Default for RunsSpec {
     fn default() -> Self {
-        RunsSpec { runs: 10, warmup: 1 }
+        RunsSpec {
+            runs: 10,
+            warmup: 1,
+            fresh_mocks: false,
+        }
     }
 }
 

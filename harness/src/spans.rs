@@ -18,12 +18,12 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use tracing::Subscriber;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
-use tracing::Subscriber;
+use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
-use tracing_subscriber::Layer;
 
 /// Folded stacks: `frame;frame;frame` → count (µs or samples).
 pub type Folded = BTreeMap<String, u64>;
@@ -73,8 +73,8 @@ pub struct SpanFolder {
 }
 
 fn frame(s: &str) -> String {
-    // `;` separates frames and the last space separates the count.
-    s.replace(';', ":").replace(' ', "\u{a0}")
+    // `;` separates frames (the count is after the last space, so spaces are fine).
+    s.replace(';', ":")
 }
 
 impl SpanFolder {
@@ -141,7 +141,10 @@ where
         if span.parent().is_some() {
             return;
         }
-        let Some(cause_path) = cause.extensions().get::<SpanLabel>().map(|l| l.path.clone())
+        let Some(cause_path) = cause
+            .extensions()
+            .get::<SpanLabel>()
+            .map(|l| l.path.clone())
         else {
             return;
         };

@@ -41,15 +41,29 @@ pub async fn serve(
         .map(|a| shell_quote(a))
         .collect();
     let io = |e: std::io::Error| HarnessError::io("<stdout>", e);
-    writeln!(out, "# mocks for scenario `{}` are running: {}", scenario.name, scenario.file.description).map_err(io)?;
+    writeln!(
+        out,
+        "# mocks for scenario `{}` are running: {}",
+        scenario.name, scenario.file.description
+    )
+    .map_err(io)?;
     for r in set.recorders() {
         writeln!(out, "#   {}", r.endpoint()).map_err(io)?;
     }
-    writeln!(out, "# Point sky at them (HOME is a temporary home with fake credentials):").map_err(io)?;
+    writeln!(
+        out,
+        "# Point sky at them (HOME is a temporary home with fake credentials):"
+    )
+    .map_err(io)?;
     for (k, v) in &env.env {
         writeln!(out, "export {k}={}", shell_quote(v)).map_err(io)?;
     }
-    writeln!(out, "# The same environment, one variable per line: {}", env_file.display()).map_err(io)?;
+    writeln!(
+        out,
+        "# The same environment, one variable per line: {}",
+        env_file.display()
+    )
+    .map_err(io)?;
     writeln!(out, "# Then, for example:").map_err(io)?;
     writeln!(out, "#   sky {}", args.join(" ")).map_err(io)?;
     writeln!(

@@ -72,13 +72,24 @@ pub fn summarize(samples: &[Sample]) -> Vec<ModeSummary> {
         .find(|m| m.mode == Mode::Serial)
         .map(|m| m.wall.median);
     for m in &mut out {
-        m.speedup = serial.filter(|_| m.wall.median > 0.0).map(|s| s / m.wall.median);
+        m.speedup = serial
+            .filter(|_| m.wall.median > 0.0)
+            .map(|s| s / m.wall.median);
     }
     out
 }
 
 const HEADERS: [&str; 10] = [
-    "mode", "runs", "median", "p90", "min", "max", "floor", "overhead", "over p90", "vs serial",
+    "mode",
+    "runs",
+    "median",
+    "p90",
+    "min",
+    "max",
+    "floor",
+    "overhead",
+    "over p90",
+    "vs serial",
 ];
 
 fn row(m: &ModeSummary) -> [String; 10] {

@@ -65,9 +65,19 @@ pub fn host() -> String {
     let clean: String = raw
         .trim()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
-    if clean.is_empty() { "unknown-host".into() } else { clean }
+    if clean.is_empty() {
+        "unknown-host".into()
+    } else {
+        clean
+    }
 }
 
 impl SysInfo {
@@ -102,7 +112,11 @@ impl SysInfo {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             rustc: command("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()),
             git,
-            profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+            profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
         }
     }
 }

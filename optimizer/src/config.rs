@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::kubernetes::KubePricing;
 use crate::catalog::{
-    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, bundled, parse_gpu_metadata,
+    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, bundled,
+    parse_gpu_metadata,
 };
 use crate::clouds::{CloudId, EnvMap, UnknownCloud};
 
@@ -96,9 +97,14 @@ pub struct LoadedCatalog {
 fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
     std::fs::read(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            ConfigError::MissingCatalog { path: path.to_path_buf() }
+            ConfigError::MissingCatalog {
+                path: path.to_path_buf(),
+            }
         } else {
-            ConfigError::Io { path: path.to_path_buf(), source: e }
+            ConfigError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            }
         }
     })
 }
@@ -107,12 +113,22 @@ fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
 ///
 /// The large CSVs are parsed on scoped threads: parsing is CPU-bound and
 /// independent per cloud.
-pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<LoadedCatalog, ConfigError> {
-    let wanted: Vec<CloudId> = clouds.iter().copied().filter(|c| c.has_csv_catalog()).collect();
+pub fn load_catalog(
+    source: &CatalogSource,
+    clouds: &[CloudId],
+) -> Result<LoadedCatalog, ConfigError> {
+    let wanted: Vec<CloudId> = clouds
+        .iter()
+        .copied()
+        .filter(|c| c.has_csv_catalog())
+        .collect();
     let inputs: Vec<(CloudId, String, std::borrow::Cow<'static, [u8]>)> = match source {
         CatalogSource::Bundled => wanted
             .iter()
-            .filter_map(|&c| bundled::vms_csv(c).map(|b| (c, format!("<bundled>/{}/vms.csv", c.name()), b.into())))
+            .filter_map(|&c| {
+                bundled::vms_csv(c)
+                    .map(|b| (c, format!("<bundled>/{}/vms.csv", c.name()), b.into()))
+            })
             .collect(),
         CatalogSource::Dir(dir) => {
             let mut v = Vec::new();
@@ -124,16 +140,26 @@ pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<Loaded
             v
         }
     };
-    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = inputs
-            .iter()
-            .map(|(c, name, bytes)| s.spawn(move || CloudCatalog::from_reader(*c, &bytes[..], name)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(CatalogError::Read { source_name: "catalog".into(), message: "parser thread panicked".into() })))
-            .collect()
-    });
+    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError>> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = inputs
+                .iter()
+                .map(|(c, name, bytes)| {
+                    s.spawn(move || CloudCatalog::from_reader(*c, &bytes[..], name))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(CatalogError::Read {
+                            source_name: "catalog".into(),
+                            message: "parser thread panicked".into(),
+                        })
+                    })
+                })
+                .collect()
+        });
     let mut catalog = Catalog::new();
     let mut warnings = Vec::new();
     for r in results {
@@ -141,7 +167,12 @@ pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<Loaded
         catalog.insert(c);
         warnings.extend(w);
     }
-    let (acc_bytes, meta_bytes, acc_name, meta_name): (std::borrow::Cow<'static, [u8]>, std::borrow::Cow<'static, [u8]>, String, String) = match source {
+    let (acc_bytes, meta_bytes, acc_name, meta_name): (
+        std::borrow::Cow<'static, [u8]>,
+        std::borrow::Cow<'static, [u8]>,
+        String,
+        String,
+    ) = match source {
         CatalogSource::Bundled => (
             bundled::ACCELERATORS_CSV.into(),
             bundled::METADATA_CSV.into(),
@@ -179,8 +210,14 @@ pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<Loaded
                 if let Ok(entries) = std::fs::read_dir(dir.join("aws")) {
                     for e in entries.flatten() {
                         let name = e.file_name().to_string_lossy().into_owned();
-                        if let Some(hash) = name.strip_prefix("az_mappings-").and_then(|n| n.strip_suffix(".csv")) {
-                            let mtime = e.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+                        if let Some(hash) = name
+                            .strip_prefix("az_mappings-")
+                            .and_then(|n| n.strip_suffix(".csv"))
+                        {
+                            let mtime = e
+                                .metadata()
+                                .and_then(|m| m.modified())
+                                .unwrap_or(std::time::UNIX_EPOCH);
                             files.push((mtime, hash.to_string(), e.path()));
                         }
                     }
@@ -188,12 +225,19 @@ pub fn load_catalog(source: &CatalogSource, clouds: &[CloudId]) -> Result<Loaded
                 files.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
                 for (_, hash, path) in files {
                     let bytes = read_file(&path)?;
-                    az_mappings.push((hash, AzMapping::from_reader(&bytes[..], &path.display().to_string())?));
+                    az_mappings.push((
+                        hash,
+                        AzMapping::from_reader(&bytes[..], &path.display().to_string())?,
+                    ));
                 }
             }
         }
     }
-    Ok(LoadedCatalog { catalog, warnings, az_mappings })
+    Ok(LoadedCatalog {
+        catalog,
+        warnings,
+        az_mappings,
+    })
 }
 
 impl LoadedCatalog {
@@ -230,30 +274,58 @@ impl SkyConfig {
 
 /// Parses a SkyPilot config document.
 pub fn parse_sky_config(text: &str, path: &Path) -> Result<SkyConfig, ConfigError> {
-    let err = |message: String| ConfigError::SkyConfig { path: path.to_path_buf(), message };
-    let raw: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
-    let raw = if raw.is_null() { serde_yaml_ng::Value::Mapping(Default::default()) } else { raw };
+    let err = |message: String| ConfigError::SkyConfig {
+        path: path.to_path_buf(),
+        message,
+    };
+    let raw: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+    let raw = if raw.is_null() {
+        serde_yaml_ng::Value::Mapping(Default::default())
+    } else {
+        raw
+    };
     if !raw.is_mapping() {
         return Err(err("expected a mapping at the top level".into()));
     }
-    let mut cfg = SkyConfig { raw: raw.clone(), ..Default::default() };
+    let mut cfg = SkyConfig {
+        raw: raw.clone(),
+        ..Default::default()
+    };
     if let Some(list) = raw.get("allowed_clouds") {
-        let items = list.as_sequence().ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
+        let items = list
+            .as_sequence()
+            .ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
         let mut clouds = Vec::new();
         for item in items {
-            let name = item.as_str().ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
-            clouds.push(name.parse::<CloudId>().map_err(|unknown| ConfigError::UnknownCloud {
-                origin: format!("{} allowed_clouds", path.display()),
-                unknown,
-            })?);
+            let name = item
+                .as_str()
+                .ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
+            clouds.push(
+                name.parse::<CloudId>()
+                    .map_err(|unknown| ConfigError::UnknownCloud {
+                        origin: format!("{} allowed_clouds", path.display()),
+                        unknown,
+                    })?,
+            );
         }
         cfg.allowed_clouds = Some(clouds);
     }
-    if let Some(ctxs) = raw.get("kubernetes").and_then(|k| k.get("allowed_contexts")) {
+    if let Some(ctxs) = raw
+        .get("kubernetes")
+        .and_then(|k| k.get("allowed_contexts"))
+    {
         cfg.kubernetes_allowed_contexts = Some(match ctxs {
             serde_yaml_ng::Value::String(s) => vec![s.clone()],
-            serde_yaml_ng::Value::Sequence(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
-            _ => return Err(err("kubernetes.allowed_contexts must be a list of context names or \"all\"".into())),
+            serde_yaml_ng::Value::Sequence(items) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+            _ => {
+                return Err(err(
+                    "kubernetes.allowed_contexts must be a list of context names or \"all\"".into(),
+                ));
+            }
         });
     }
     Ok(cfg)
@@ -279,7 +351,10 @@ pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let id = name
             .parse::<CloudId>()
-            .map_err(|unknown| ConfigError::UnknownCloud { origin: "SKY_ENABLED_CLOUDS".into(), unknown })?;
+            .map_err(|unknown| ConfigError::UnknownCloud {
+                origin: "SKY_ENABLED_CLOUDS".into(),
+                unknown,
+            })?;
         if !out.contains(&id) {
             out.push(id);
         }

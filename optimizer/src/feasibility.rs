@@ -33,7 +33,9 @@ impl World {
         match cloud {
             CloudId::Kubernetes => instance_type.parse::<KubeInstanceType>().is_ok(),
             CloudId::Gcp if instance_type == "TPU-VM" => true,
-            _ => self.cloud_catalog(cloud).is_some_and(|c| c.has_instance_type(instance_type)),
+            _ => self
+                .cloud_catalog(cloud)
+                .is_some_and(|c| c.has_instance_type(instance_type)),
         }
     }
 
@@ -53,17 +55,32 @@ impl World {
     }
 
     /// Accelerators implied by an instance type.
-    pub fn accelerator_of_instance(&self, cloud: CloudId, instance_type: &str) -> Option<Accelerator> {
+    pub fn accelerator_of_instance(
+        &self,
+        cloud: CloudId,
+        instance_type: &str,
+    ) -> Option<Accelerator> {
         match cloud {
-            CloudId::Gcp => gcp::accelerator_of_machine(instance_type)
-                .map(|(n, c)| Accelerator { name: n.to_string(), count: AccCount(c as f64) }),
-            CloudId::Kubernetes => instance_type.parse::<KubeInstanceType>().ok().and_then(|t| {
-                t.accelerator.map(|(n, c)| Accelerator { name: n, count: AccCount(c as f64) })
+            CloudId::Gcp => gcp::accelerator_of_machine(instance_type).map(|(n, c)| Accelerator {
+                name: n.to_string(),
+                count: AccCount(c as f64),
             }),
+            CloudId::Kubernetes => instance_type
+                .parse::<KubeInstanceType>()
+                .ok()
+                .and_then(|t| {
+                    t.accelerator.map(|(n, c)| Accelerator {
+                        name: n,
+                        count: AccCount(c as f64),
+                    })
+                }),
             _ => self
                 .cloud_catalog(cloud)
                 .and_then(|c| c.accelerator_of(instance_type))
-                .map(|(n, c)| Accelerator { name: n, count: AccCount(c) }),
+                .map(|(n, c)| Accelerator {
+                    name: n,
+                    count: AccCount(c),
+                }),
         }
     }
 
@@ -109,15 +126,23 @@ pub fn effective_memory(world: &World, r: &Resources) -> Option<String> {
     }
 }
 
-fn unsupported_features(cloud: CloudId, r: &Resources, num_nodes: u32) -> Vec<(&'static str, String)> {
+fn unsupported_features(
+    cloud: CloudId,
+    r: &Resources,
+    num_nodes: u32,
+) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let repr = cloud.repr();
     if r.use_spot {
         let reason = match cloud {
             CloudId::Lambda => Some(format!("Spot instances are not supported in {repr}.")),
             CloudId::Paperspace => Some(format!("Spot instances are not supported in {repr}.")),
-            CloudId::Cudo => Some("Spot is not supported, as Cudo API does not implement spot.".to_string()),
-            CloudId::Kubernetes => Some("Spot instances are not supported in Kubernetes.".to_string()),
+            CloudId::Cudo => {
+                Some("Spot is not supported, as Cudo API does not implement spot.".to_string())
+            }
+            CloudId::Kubernetes => {
+                Some("Spot instances are not supported in Kubernetes.".to_string())
+            }
             _ => None,
         };
         if let Some(reason) = reason {
@@ -130,13 +155,21 @@ fn unsupported_features(cloud: CloudId, r: &Resources, num_nodes: u32) -> Vec<(&
             "Multi-node not supported yet, as the interconnection among nodes are non-trivial on RunPod.".to_string(),
         ));
     }
-    if r.disk_tier.is_some_and(|t| t != crate::resources::DiskTier::Best) {
+    if r.disk_tier
+        .is_some_and(|t| t != crate::resources::DiskTier::Best)
+    {
         let reason = match cloud {
             CloudId::Lambda => Some(format!("Custom disk tiers are not supported in {repr}.")),
             CloudId::Paperspace => Some(format!("Custom disk tiers is not supported in {repr}.")),
-            CloudId::Cudo => Some("Custom disk tier is currently not supported on Cudo Compute".to_string()),
-            CloudId::Runpod => Some("Customizing disk tier is not supported yet on RunPod.".to_string()),
-            CloudId::Kubernetes => Some("Custom disk tiers are not supported in Kubernetes.".to_string()),
+            CloudId::Cudo => {
+                Some("Custom disk tier is currently not supported on Cudo Compute".to_string())
+            }
+            CloudId::Runpod => {
+                Some("Customizing disk tier is not supported yet on RunPod.".to_string())
+            }
+            CloudId::Kubernetes => {
+                Some("Custom disk tiers are not supported in Kubernetes.".to_string())
+            }
             _ => None,
         };
         if let Some(reason) = reason {
@@ -144,12 +177,17 @@ fn unsupported_features(cloud: CloudId, r: &Resources, num_nodes: u32) -> Vec<(&
         }
     }
     if r.local_disk.is_some() && cloud != CloudId::Aws {
-        out.push(("local_disk", format!("Local disk is not supported on {repr}")));
+        out.push((
+            "local_disk",
+            format!("Local disk is not supported on {repr}"),
+        ));
     }
     if r.image_id.is_some() {
         let reason = match cloud {
             CloudId::Lambda => Some(format!("Specifying image ID is not supported in {repr}.")),
-            CloudId::Paperspace => Some(format!("Specifying image ID is not supported for {repr}.")),
+            CloudId::Paperspace => {
+                Some(format!("Specifying image ID is not supported for {repr}."))
+            }
             CloudId::Cudo => Some("Image ID is currently not supported on Cudo. ".to_string()),
             _ => None,
         };
@@ -183,7 +221,11 @@ fn parse_local_disk(text: Option<&str>) -> Option<LocalDisk> {
     let (mode, size) = t.split_once(':')?;
     let at_least = size.ends_with('+');
     let size_gb: f64 = size.trim_end_matches('+').parse().ok()?;
-    Some(LocalDisk { nvme: mode == "nvme", size_gb, at_least })
+    Some(LocalDisk {
+        nvme: mode == "nvme",
+        size_gb,
+        at_least,
+    })
 }
 
 fn filter_of(r: &Resources) -> Filter<'_> {
@@ -197,7 +239,12 @@ fn filter_of(r: &Resources) -> Filter<'_> {
     }
 }
 
-fn candidate(r: &Resources, cloud: CloudId, instance_type: String, accelerator: Option<Accelerator>) -> Candidate {
+fn candidate(
+    r: &Resources,
+    cloud: CloudId,
+    instance_type: String,
+    accelerator: Option<Accelerator>,
+) -> Candidate {
     let mut c = r.clone();
     c.cloud = Some(cloud);
     c.instance_type = Some(instance_type);
@@ -209,7 +256,9 @@ fn candidate(r: &Resources, cloud: CloudId, instance_type: String, accelerator: 
 
 /// Checks that an explicit instance type and accelerator agree (ResourcesMismatchError otherwise).
 pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), RequestError> {
-    let (Some(cloud), Some(it)) = (r.cloud, r.instance_type.as_deref()) else { return Ok(()) };
+    let (Some(cloud), Some(it)) = (r.cloud, r.instance_type.as_deref()) else {
+        return Ok(());
+    };
     if cloud == CloudId::Gcp {
         return check_gcp_attachable(world, r, it);
     }
@@ -218,7 +267,10 @@ pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), Re
         (None, None) => true,
         (None, Some(_)) => true,
         (Some(_), None) => false,
-        (Some(a), Some(b)) => a.name.eq_ignore_ascii_case(&b.name) && (a.count.0 - b.count.0).abs() <= 1e-9 * a.count.0.abs().max(b.count.0.abs()),
+        (Some(a), Some(b)) => {
+            a.name.eq_ignore_ascii_case(&b.name)
+                && (a.count.0 - b.count.0).abs() <= 1e-9 * a.count.0.abs().max(b.count.0.abs())
+        }
     };
     if equal {
         return Ok(());
@@ -235,19 +287,29 @@ pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), Re
 }
 
 fn check_gcp_attachable(world: &World, r: &Resources, it: &str) -> Result<(), RequestError> {
-    let Some(acc) = &r.accelerator else { return Ok(()) };
+    let Some(acc) = &r.accelerator else {
+        return Ok(());
+    };
     let mismatch = |m: String| Err(RequestError::new(ErrorKind::ResourcesMismatch, m));
     if acc.name.starts_with("tpu-") {
         if it != "TPU-VM" && !it.starts_with("n1-") {
-            return mismatch(format!("TPU {} can only be attached to N1 machines or TPU-VM, not {it}.", acc.name));
+            return mismatch(format!(
+                "TPU {} can only be attached to N1 machines or TPU-VM, not {it}.",
+                acc.name
+            ));
         }
         return Ok(());
     }
     let count = acc.count.0 as u32;
     if let Some(table) = gcp::fixed_machine_types(&acc.name) {
-        let ok = table.iter().any(|(c, types)| *c as f64 == acc.count.0 && types.contains(&it));
+        let ok = table
+            .iter()
+            .any(|(c, types)| *c as f64 == acc.count.0 && types.contains(&it));
         if !ok {
-            let valid: Vec<String> = table.iter().flat_map(|(_, t)| t.iter().map(|s| format!("'{s}'"))).collect();
+            let valid: Vec<String> = table
+                .iter()
+                .flat_map(|(_, t)| t.iter().map(|s| format!("'{s}'")))
+                .collect();
             return mismatch(format!(
                 "{} GPUs cannot be attached to {it}. Use one of [{}] instead. Please refer to https://cloud.google.com/compute/docs/gpus#a100-gpus",
                 acc.name,
@@ -289,7 +351,10 @@ pub fn feasible_resources(
     }
     let unsupported = unsupported_features(cloud, r, num_nodes);
     if !unsupported.is_empty() {
-        return Ok(FeasibleResources { hint: Some(not_supported_hint(cloud, &unsupported)), ..Default::default() });
+        return Ok(FeasibleResources {
+            hint: Some(not_supported_hint(cloud, &unsupported)),
+            ..Default::default()
+        });
     }
     Ok(match cloud {
         CloudId::Gcp => gcp_feasible(world, r),
@@ -301,7 +366,11 @@ pub fn feasible_resources(
 fn default_family(cloud: CloudId) -> fn(&str) -> bool {
     match cloud {
         CloudId::Aws => |it| {
-            ["m6i.", "m6id.", "m7i.", "r6i.", "r6id.", "r7i.", "c6i.", "c6id.", "c7i."].iter().any(|p| it.starts_with(p))
+            [
+                "m6i.", "m6id.", "m7i.", "r6i.", "r6id.", "r7i.", "c6i.", "c6id.", "c7i.",
+            ]
+            .iter()
+            .any(|p| it.starts_with(p))
         },
         CloudId::Azure => |it| {
             // Families Ds_v5, Es_v5, Fs_v2: Standard_D<n>s_v5, Standard_E<n>s_v5, Standard_F<n>s_v2.
@@ -349,16 +418,24 @@ fn default_instance_type(world: &World, cloud: CloudId, r: &Resources) -> Option
 }
 
 fn generic_feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
-    let Some(cat) = world.cloud_catalog(cloud) else { return FeasibleResources::default() };
+    let Some(cat) = world.cloud_catalog(cloud) else {
+        return FeasibleResources::default();
+    };
     if let Some(it) = &r.instance_type {
         if cloud == CloudId::Aws && regions_with_offering(world, cloud, r).is_empty() {
             return FeasibleResources::default();
         }
-        return FeasibleResources { resources: vec![candidate(r, cloud, it.clone(), None)], ..Default::default() };
+        return FeasibleResources {
+            resources: vec![candidate(r, cloud, it.clone(), None)],
+            ..Default::default()
+        };
     }
     let Some(acc) = &r.accelerator else {
         return match default_instance_type(world, cloud, r) {
-            Some(it) => FeasibleResources { resources: vec![candidate(r, cloud, it, None)], ..Default::default() },
+            Some(it) => FeasibleResources {
+                resources: vec![candidate(r, cloud, it, None)],
+                ..Default::default()
+            },
             None => FeasibleResources::default(),
         };
     };
@@ -368,7 +445,10 @@ fn generic_feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleRes
         filter.memory = None;
     }
     match cat.instances_for_accelerator(&acc.name, acc.count.0, &filter, r.use_spot) {
-        AcceleratorMatch::NoMatch { fuzzy } => FeasibleResources { fuzzy, ..Default::default() },
+        AcceleratorMatch::NoMatch { fuzzy } => FeasibleResources {
+            fuzzy,
+            ..Default::default()
+        },
         AcceleratorMatch::Instances(types) => {
             let resources = types
                 .into_iter()
@@ -380,22 +460,35 @@ fn generic_feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleRes
                     c
                 })
                 .collect();
-            FeasibleResources { resources, ..Default::default() }
+            FeasibleResources {
+                resources,
+                ..Default::default()
+            }
         }
     }
 }
 
 fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
-    let Some(cat) = world.cloud_catalog(CloudId::Gcp) else { return FeasibleResources::default() };
+    let Some(cat) = world.cloud_catalog(CloudId::Gcp) else {
+        return FeasibleResources::default();
+    };
     if let Some(it) = &r.instance_type {
         return FeasibleResources {
-            resources: vec![candidate(r, CloudId::Gcp, it.clone(), r.accelerator.clone())],
+            resources: vec![candidate(
+                r,
+                CloudId::Gcp,
+                it.clone(),
+                r.accelerator.clone(),
+            )],
             ..Default::default()
         };
     }
     let Some(acc) = &r.accelerator else {
         return match default_instance_type(world, CloudId::Gcp, r) {
-            Some(it) => FeasibleResources { resources: vec![candidate(r, CloudId::Gcp, it, None)], ..Default::default() },
+            Some(it) => FeasibleResources {
+                resources: vec![candidate(r, CloudId::Gcp, it, None)],
+                ..Default::default()
+            },
             None => FeasibleResources::default(),
         };
     };
@@ -407,7 +500,12 @@ fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
     }
     // The generic query only decides "exists or fuzzy": GCP accelerator rows have no instance type.
     let fuzzy = match instances_for_gcp_accelerator(cat, acc, &filter, r.use_spot) {
-        Err(fuzzy) => return FeasibleResources { fuzzy, ..Default::default() },
+        Err(fuzzy) => {
+            return FeasibleResources {
+                fuzzy,
+                ..Default::default()
+            };
+        }
         Ok(()) => Vec::new(),
     };
     let host = if use_tpu_vm {
@@ -420,14 +518,21 @@ fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
             },
         };
         if !fits(r.cpus.as_deref(), max_cpus) || !fits(r.memory.as_deref(), max_mem) {
-            return FeasibleResources { fuzzy, ..Default::default() };
+            return FeasibleResources {
+                fuzzy,
+                ..Default::default()
+            };
         }
         Some("TPU-VM".to_string())
     } else if let Some(table) = gcp::fixed_machine_types(&acc.name) {
         let Some((_, types)) = table.iter().find(|(c, _)| *c as f64 == acc.count.0) else {
             return FeasibleResources::default();
         };
-        let f = Filter { cpus: amount(r.cpus.as_deref()), memory: amount(r.memory.as_deref()), ..Default::default() };
+        let f = Filter {
+            cpus: amount(r.cpus.as_deref()),
+            memory: amount(r.memory.as_deref()),
+            ..Default::default()
+        };
         cat.cheapest_for_cpus_mem(|it| types.contains(&it), &f, false)
     } else {
         let count = acc.count.0.round() as u32;
@@ -436,7 +541,10 @@ fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
                 let Some(host_cpus) = gcp::default_host_cpus(&acc.name, count) else {
                     return FeasibleResources::default();
                 };
-                (Some(format!("{host_cpus}+")), Some(format!("{}+", host_cpus * 4)))
+                (
+                    Some(format!("{host_cpus}+")),
+                    Some(format!("{}+", host_cpus * 4)),
+                )
             }
             (Some(c), None) => {
                 let n: f64 = c.trim_end_matches(['+', 'x']).parse().unwrap_or(0.0);
@@ -444,8 +552,16 @@ fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
             }
             (c, m) => (c.clone(), m.clone()),
         };
-        let f = Filter { cpus: amount(cpus.as_deref()), memory: amount(memory.as_deref()), ..Default::default() };
-        cat.cheapest_for_cpus_mem(|it| gcp::HOST_VM_FAMILIES.iter().any(|p| it.starts_with(p)), &f, false)
+        let f = Filter {
+            cpus: amount(cpus.as_deref()),
+            memory: amount(memory.as_deref()),
+            ..Default::default()
+        };
+        cat.cheapest_for_cpus_mem(
+            |it| gcp::HOST_VM_FAMILIES.iter().any(|p| it.starts_with(p)),
+            &f,
+            false,
+        )
     };
     match host {
         Some(h) => FeasibleResources {
@@ -453,21 +569,46 @@ fn gcp_feasible(world: &World, r: &Resources) -> FeasibleResources {
             fuzzy,
             hint: None,
         },
-        None => FeasibleResources { fuzzy, ..Default::default() },
+        None => FeasibleResources {
+            fuzzy,
+            ..Default::default()
+        },
     }
 }
 
-fn instances_for_gcp_accelerator(cat: &CloudCatalog, acc: &Accelerator, filter: &Filter<'_>, spot: bool) -> Result<(), Vec<String>> {
-    let loc = Filter { region: filter.region, zone: filter.zone, ..Default::default() };
+fn instances_for_gcp_accelerator(
+    cat: &CloudCatalog,
+    acc: &Accelerator,
+    filter: &Filter<'_>,
+    spot: bool,
+) -> Result<(), Vec<String>> {
+    let loc = Filter {
+        region: filter.region,
+        zone: filter.zone,
+        ..Default::default()
+    };
     let pattern = crate::catalog::query::NamePattern::new(&acc.name);
     let any = cat.rows.iter().any(|r| {
-        r.accelerator_name.as_deref().is_some_and(|n| pattern.full_match(n))
-            && r.accelerator_count.is_some_and(|c| (c - acc.count.0).abs() <= 0.01)
-            && filter.region.is_none_or(|reg| r.region.eq_ignore_ascii_case(reg))
-            && filter.zone.is_none_or(|z| r.zone.as_deref().is_some_and(|rz| rz.eq_ignore_ascii_case(z)))
+        r.accelerator_name
+            .as_deref()
+            .is_some_and(|n| pattern.full_match(n))
+            && r.accelerator_count
+                .is_some_and(|c| (c - acc.count.0).abs() <= 0.01)
+            && filter
+                .region
+                .is_none_or(|reg| r.region.eq_ignore_ascii_case(reg))
+            && filter.zone.is_none_or(|z| {
+                r.zone
+                    .as_deref()
+                    .is_some_and(|rz| rz.eq_ignore_ascii_case(z))
+            })
     });
     let _ = spot;
-    if any { Ok(()) } else { Err(cat.fuzzy_accelerators(&pattern, acc.count.0, &loc)) }
+    if any {
+        Ok(())
+    } else {
+        Err(cat.fuzzy_accelerators(&pattern, acc.count.0, &loc))
+    }
 }
 
 fn kube_feasible(world: &World, r: &Resources, num_nodes: u32) -> FeasibleResources {
@@ -476,18 +617,35 @@ fn kube_feasible(world: &World, r: &Resources, num_nodes: u32) -> FeasibleResour
         if regions_with_offering(world, CloudId::Kubernetes, r).is_empty() {
             return FeasibleResources::default();
         }
-        return FeasibleResources { resources: vec![candidate(r, CloudId::Kubernetes, it.clone(), r.accelerator.clone())], ..Default::default() };
+        return FeasibleResources {
+            resources: vec![candidate(
+                r,
+                CloudId::Kubernetes,
+                it.clone(),
+                r.accelerator.clone(),
+            )],
+            ..Default::default()
+        };
     }
     let acc = r.accelerator.as_ref().map(|a| (a.name.as_str(), a.count.0));
-    let Some(kit) = KubeInstanceType::for_request(r.cpus.as_deref(), r.memory.as_deref(), acc) else {
+    let Some(kit) = KubeInstanceType::for_request(r.cpus.as_deref(), r.memory.as_deref(), acc)
+    else {
         return FeasibleResources::default();
     };
-    let mut c = candidate(r, CloudId::Kubernetes, kit.to_string(), r.accelerator.clone());
+    let mut c = candidate(
+        r,
+        CloudId::Kubernetes,
+        kit.to_string(),
+        r.accelerator.clone(),
+    );
     c.region = r.region.clone();
     if regions_with_offering(world, CloudId::Kubernetes, &c).is_empty() {
         return FeasibleResources::default();
     }
-    FeasibleResources { resources: vec![c], ..Default::default() }
+    FeasibleResources {
+        resources: vec![c],
+        ..Default::default()
+    }
 }
 
 fn gcp_accelerator_regions(cat: &CloudCatalog, acc: &Accelerator, spot: bool) -> Vec<RegionZones> {
@@ -495,7 +653,10 @@ fn gcp_accelerator_regions(cat: &CloudCatalog, acc: &Accelerator, spot: bool) ->
     cat.region_zones_of(
         cat.rows.iter().filter(|row| {
             row.instance_type.is_none()
-                && row.accelerator_name.as_deref().is_some_and(|n| pattern.full_match(n))
+                && row
+                    .accelerator_name
+                    .as_deref()
+                    .is_some_and(|n| pattern.full_match(n))
                 && row.accelerator_count == Some(acc.count.0)
         }),
         spot,
@@ -504,13 +665,18 @@ fn gcp_accelerator_regions(cat: &CloudCatalog, acc: &Accelerator, spot: bool) ->
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
 pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
-    let Some(it) = r.instance_type.as_deref() else { return Vec::new() };
+    let Some(it) = r.instance_type.as_deref() else {
+        return Vec::new();
+    };
     let region = r.region.as_deref();
     let zone = r.zone.as_deref();
     match cloud {
         CloudId::Kubernetes => {
-            let Ok(kit) = it.parse::<KubeInstanceType>() else { return Vec::new() };
-            let disk = (r.disk_size != crate::resources::DEFAULT_DISK_SIZE_GB).then_some(r.disk_size as f64);
+            let Ok(kit) = it.parse::<KubeInstanceType>() else {
+                return Vec::new();
+            };
+            let disk = (r.disk_size != crate::resources::DEFAULT_DISK_SIZE_GB)
+                .then_some(r.disk_size as f64);
             world
                 .reachable_contexts()
                 .filter(|ctx| region.is_none_or(|reg| reg == ctx.name))
@@ -518,11 +684,16 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
                     Ok(nodes) => kubernetes::fits(&kit, nodes, disk).is_ok(),
                     Err(_) => false,
                 })
-                .map(|ctx| RegionZones { region: ctx.name.clone(), zones: Vec::new() })
+                .map(|ctx| RegionZones {
+                    region: ctx.name.clone(),
+                    zones: Vec::new(),
+                })
                 .collect()
         }
         CloudId::Gcp => {
-            let Some(cat) = world.cloud_catalog(CloudId::Gcp) else { return Vec::new() };
+            let Some(cat) = world.cloud_catalog(CloudId::Gcp) else {
+                return Vec::new();
+            };
             let acc = effective_accelerator(world, r);
             let mut regions = match &acc {
                 None => cat.regions_for_instance(it, r.use_spot, None, None),
@@ -535,9 +706,17 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
                         let mut out = Vec::new();
                         for r1 in acc_regions {
                             if let Some(r2) = vm.iter().find(|v| v.region == r1.region) {
-                                let zones: Vec<String> = r1.zones.iter().filter(|z| r2.zones.contains(z)).cloned().collect();
+                                let zones: Vec<String> = r1
+                                    .zones
+                                    .iter()
+                                    .filter(|z| r2.zones.contains(z))
+                                    .cloned()
+                                    .collect();
                                 if !zones.is_empty() {
-                                    out.push(RegionZones { region: r1.region, zones });
+                                    out.push(RegionZones {
+                                        region: r1.region,
+                                        zones,
+                                    });
                                 }
                             }
                         }
@@ -557,7 +736,9 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
             regions
         }
         _ => {
-            let Some(cat) = world.cloud_catalog(cloud) else { return Vec::new() };
+            let Some(cat) = world.cloud_catalog(cloud) else {
+                return Vec::new();
+            };
             cat.regions_for_instance(it, r.use_spot, region, zone)
         }
     }
@@ -571,29 +752,46 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
     let zone = r.zone.as_deref();
     match cloud {
         CloudId::Kubernetes => {
-            let kit: KubeInstanceType = it.parse().map_err(|_| format!("invalid instance type {it}"))?;
+            let kit: KubeInstanceType = it
+                .parse()
+                .map_err(|_| format!("invalid instance type {it}"))?;
             Ok(kubernetes::hourly_cost(&kit, &world.kube_pricing))
         }
         CloudId::Gcp => {
             let cat = world.cloud_catalog(CloudId::Gcp).ok_or("no GCP catalog")?;
-            let vm = if it == "TPU-VM" { 0.0 } else { cat.hourly_cost(it, r.use_spot, region, zone)? };
+            let vm = if it == "TPU-VM" {
+                0.0
+            } else {
+                cat.hourly_cost(it, r.use_spot, region, zone)?
+            };
             let acc_cost = match &r.accelerator {
                 None => 0.0,
                 Some(a) => gcp_accelerator_cost(cat, a, r.use_spot, region, zone),
             };
             Ok(vm + acc_cost)
         }
-        _ => world.cloud_catalog(cloud).ok_or("no catalog")?.hourly_cost(it, r.use_spot, region, zone),
+        _ => world
+            .cloud_catalog(cloud)
+            .ok_or("no catalog")?
+            .hourly_cost(it, r.use_spot, region, zone),
     }
 }
 
-fn gcp_accelerator_cost(cat: &CloudCatalog, acc: &Accelerator, spot: bool, region: Option<&str>, zone: Option<&str>) -> f64 {
+fn gcp_accelerator_cost(
+    cat: &CloudCatalog,
+    acc: &Accelerator,
+    spot: bool,
+    region: Option<&str>,
+    zone: Option<&str>,
+) -> f64 {
     let pattern = crate::catalog::query::NamePattern::new(&acc.name);
     let rows: Vec<_> = cat
         .rows
         .iter()
         .filter(|row| {
-            row.accelerator_name.as_deref().is_some_and(|n| pattern.full_match(n))
+            row.accelerator_name
+                .as_deref()
+                .is_some_and(|n| pattern.full_match(n))
                 && row.accelerator_count == Some(acc.count.0)
                 && region.is_none_or(|r| *row.region == *r)
                 && zone.is_none_or(|z| row.zone.as_deref() == Some(z))
@@ -603,8 +801,15 @@ fn gcp_accelerator_cost(cat: &CloudCatalog, acc: &Accelerator, spot: bool, regio
     if !spot {
         return min_price;
     }
-    let min_spot = rows.iter().filter_map(|r| r.spot_price).fold(f64::NAN, f64::min);
-    if min_spot.is_nan() { min_price } else { min_spot }
+    let min_spot = rows
+        .iter()
+        .filter_map(|r| r.spot_price)
+        .fold(f64::NAN, f64::min);
+    if min_spot.is_nan() {
+        min_price
+    } else {
+        min_spot
+    }
 }
 
 /// Whether a cloud always optimises by zone (GCP) rather than only for spot.

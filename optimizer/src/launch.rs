@@ -9,8 +9,8 @@ use crate::catalog::kubernetes::KubeContext;
 use crate::clouds::aws::{AwsCloud, AwsOptions, az_mapping_hash};
 use crate::clouds::kubernetes::{KubernetesCloud, KubernetesOptions, contexts_from_fixture_dir};
 use crate::clouds::{
-    CheckContext, Cloud, CloudFacts, CloudId, EnvMap, FanOut, FanOutOptions, Outcome, azure, cudo, fan_out, gcp,
-    lambda, paperspace, runpod,
+    CheckContext, Cloud, CloudFacts, CloudId, EnvMap, FanOut, FanOutOptions, Outcome, azure, cudo,
+    fan_out, gcp, lambda, paperspace, runpod,
 };
 use crate::config::{self, CatalogSource, ConfigError, SkyConfig};
 use crate::feasibility::World;
@@ -50,17 +50,30 @@ pub struct LaunchOptions {
 impl LaunchOptions {
     /// Options from a process environment and home directory, with defaults.
     pub fn from_env(env: EnvMap, home: PathBuf) -> Result<LaunchOptions, ConfigError> {
-        let state_dir = env.get("SKY_STATE_DIR").filter(|s| !s.is_empty()).map(PathBuf::from).unwrap_or_else(|| home.join(".sky"));
+        let state_dir = env
+            .get("SKY_STATE_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".sky"));
         let declared_clouds = match env.get("SKY_ENABLED_CLOUDS") {
             Some(v) => Some(config::parse_enabled_clouds(v)?),
             None => None,
         };
-        let kube_nodes_dir = env.get("SKY_KUBE_NODES_DIR").filter(|s| !s.is_empty()).map(PathBuf::from);
-        let kube_contexts = env
-            .get("SKY_KUBE_CONTEXTS")
-            .map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect());
+        let kube_nodes_dir = env
+            .get("SKY_KUBE_NODES_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
+        let kube_contexts = env.get("SKY_KUBE_CONTEXTS").map(|s| {
+            s.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        });
         let fanout = FanOutOptions {
-            serial: env.get("SKY_FANOUT").is_some_and(|v| v.eq_ignore_ascii_case("serial")),
+            serial: env
+                .get("SKY_FANOUT")
+                .is_some_and(|v| v.eq_ignore_ascii_case("serial")),
             ..FanOutOptions::default()
         };
         Ok(LaunchOptions {
@@ -132,7 +145,19 @@ pub fn registry(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<dyn Clou
                 CloudId::Runpod => Arc::new(runpod::RunpodCloud),
                 CloudId::Paperspace => Arc::new(paperspace::PaperspaceCloud),
                 CloudId::Cudo => Arc::new(cudo::CudoCloud),
-                CloudId::Kubernetes => Arc::new(KubernetesCloud::new(options.kubernetes.clone())),
+                CloudId::Kubernetes => {
+                    let mut kube = options.kubernetes.clone();
+                    if kube.node_cache.is_none() {
+                        // Without a usable state folder the nodes are simply listed every time.
+                        match crate::state::StateDir::open(&options.state_dir)
+                            .and_then(|s| crate::clouds::kubernetes::StateNodeCache::open(&s))
+                        {
+                            Ok(cache) => kube.node_cache = Some(Arc::new(cache)),
+                            Err(e) => tracing::warn!(error = %e, "Kubernetes node cache disabled"),
+                        }
+                    }
+                    Arc::new(KubernetesCloud::new(kube))
+                }
             }
         })
         .collect()
@@ -168,29 +193,46 @@ pub fn candidate_clouds(options: &LaunchOptions, sky_config: &SkyConfig) -> Vec<
 pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
-    let source = config::resolve_catalog_source(options.catalog_dir.as_deref(), &options.env, &options.home);
+    let source =
+        config::resolve_catalog_source(options.catalog_dir.as_deref(), &options.env, &options.home);
     let ctx = Arc::new(check_context(options, &sky_config));
 
     // Offline Kubernetes fixtures replace the live adapter.
-    let offline_kube = options.kube_nodes_dir.is_some() && candidates.contains(&CloudId::Kubernetes);
-    let to_check: Vec<CloudId> =
-        candidates.iter().copied().filter(|c| !(offline_kube && *c == CloudId::Kubernetes)).collect();
+    let offline_kube =
+        options.kube_nodes_dir.is_some() && candidates.contains(&CloudId::Kubernetes);
+    let to_check: Vec<CloudId> = candidates
+        .iter()
+        .copied()
+        .filter(|c| !(offline_kube && *c == CloudId::Kubernetes))
+        .collect();
 
     let load_source = source.clone();
     let load_clouds = candidates.clone();
     let loader = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let _span = tracing::info_span!("catalog_load").entered();
-        (config::load_catalog(&load_source, &load_clouds), started.elapsed())
+        (
+            config::load_catalog(&load_source, &load_clouds),
+            started.elapsed(),
+        )
     });
-    let span = tracing::info_span!("fan_out", clouds = to_check.len(), serial = options.fanout.serial);
-    let fanout = tracing::Instrument::instrument(fan_out(registry(&to_check, options), ctx, options.fanout), span).await;
-    let (loaded, catalog_load) = loader
-        .await
-        .map_err(|e| ConfigError::Io { path: PathBuf::from("<catalog loader>"), source: std::io::Error::other(e.to_string()) })?;
+    let span = tracing::info_span!(
+        "fan_out",
+        clouds = to_check.len(),
+        serial = options.fanout.serial
+    );
+    let fanout = tracing::Instrument::instrument(
+        fan_out(registry(&to_check, options), ctx, options.fanout),
+        span,
+    )
+    .await;
+    let (loaded, catalog_load) = loader.await.map_err(|e| ConfigError::Io {
+        path: PathBuf::from("<catalog loader>"),
+        source: std::io::Error::other(e.to_string()),
+    })?;
     let mut loaded = loaded?;
 
-    let mut warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
     let mut excluded = Vec::new();
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
@@ -205,11 +247,15 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             enabled.push(*cloud);
             continue;
         }
-        let Some(report) = fanout.reports.iter().find(|r| r.cloud == *cloud) else { continue };
+        let Some(report) = fanout.reports.iter().find(|r| r.cloud == *cloud) else {
+            continue;
+        };
         match &report.outcome {
             Outcome::Ready(o) => {
                 match &o.facts {
-                    CloudFacts::Aws(f) => aws_identity_hash = f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id)),
+                    CloudFacts::Aws(f) => {
+                        aws_identity_hash = f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id))
+                    }
                     CloudFacts::Kubernetes(ctxs) => kube_contexts = ctxs.clone(),
                     CloudFacts::Catalog => {}
                 }
@@ -218,12 +264,10 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             // A declared cloud without credentials is used offline (catalog only).
             Outcome::NoCredentials(_) if declared => enabled.push(*cloud),
             Outcome::NoCredentials(_) => {}
-            Outcome::Failed(e) => excluded.push(Excluded { cloud: *cloud, reason: e.to_string() }),
-        }
-    }
-    for ctx in &kube_contexts {
-        if let Err(reason) = &ctx.nodes {
-            warnings.push(format!("Excluding Kubernetes context {}: {reason}", ctx.name));
+            Outcome::Failed(e) => excluded.push(Excluded {
+                cloud: *cloud,
+                reason: e.to_string(),
+            }),
         }
     }
     if enabled.is_empty() {
@@ -252,13 +296,24 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
     };
-    Ok(Prepared { world, fanout, excluded, warnings, catalog_source: source, az_mapping, catalog_load })
+    Ok(Prepared {
+        world,
+        fanout,
+        excluded,
+        warnings,
+        catalog_source: source,
+        az_mapping,
+        catalog_load,
+    })
 }
 
 /// Validates the DAG against the world, then optimises it. Pure.
 pub fn plan(world: &World, dag: &mut crate::task::Dag) -> crate::optimize::Optimized {
     if let Err(e) = crate::validate::validate_dag(world, dag) {
-        return crate::optimize::Optimized { log: Vec::new(), result: Err(e) };
+        return crate::optimize::Optimized {
+            log: Vec::new(),
+            result: Err(e),
+        };
     }
     crate::optimize::optimize(world, dag)
 }
@@ -267,7 +322,11 @@ pub fn plan(world: &World, dag: &mut crate::task::Dag) -> crate::optimize::Optim
 pub const PLAN_SCHEMA: &str = "sky-plan/v1";
 
 /// The `-o json` / `--plan-out` document (schema [`PLAN_SCHEMA`], documented in the README).
-pub fn plan_json(prepared: &Prepared, cluster: &str, optimized: &crate::optimize::Optimized) -> serde_json::Value {
+pub fn plan_json(
+    prepared: &Prepared,
+    cluster: &str,
+    optimized: &crate::optimize::Optimized,
+) -> serde_json::Value {
     let clouds: Vec<serde_json::Value> = prepared
         .fanout
         .reports
@@ -288,10 +347,15 @@ pub fn plan_json(prepared: &Prepared, cluster: &str, optimized: &crate::optimize
         })
         .collect();
     let (plan, error) = match &optimized.result {
-        Ok(p) => (serde_json::to_value(p).unwrap_or(serde_json::Value::Null), None),
+        Ok(p) => (
+            serde_json::to_value(p).unwrap_or(serde_json::Value::Null),
+            None,
+        ),
         Err(e) => (
             serde_json::Value::Null,
-            Some(serde_json::json!({"kind": e.kind.python_name(), "message": crate::render::strip_ansi(&e.message)})),
+            Some(
+                serde_json::json!({"kind": e.kind.python_name(), "message": crate::render::strip_ansi(&e.message)}),
+            ),
         ),
     };
     serde_json::json!({
@@ -312,8 +376,14 @@ pub fn plan_json(prepared: &Prepared, cluster: &str, optimized: &crate::optimize
 /// an interrupted write never leaves a truncated plan behind.
 pub fn write_file_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "plan".into());
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -339,7 +409,12 @@ pub struct CheckReport {
 impl CheckReport {
     /// Enabled clouds, in check order.
     pub fn enabled(&self) -> Vec<CloudId> {
-        self.fanout.reports.iter().filter(|r| matches!(r.outcome, Outcome::Ready(_))).map(|r| r.cloud).collect()
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Ready(_)))
+            .map(|r| r.cloud)
+            .collect()
     }
 
     /// Human-readable lines, one per cloud.
@@ -349,11 +424,19 @@ impl CheckReport {
         for r in &self.fanout.reports {
             match &r.outcome {
                 Outcome::Ready(o) => {
-                    let mut line = format!("  {}: {}enabled{}", r.cloud.repr(), ansi::GREEN, ansi::RESET);
+                    let mut line = format!(
+                        "  {}: {}enabled{}",
+                        r.cloud.repr(),
+                        ansi::GREEN,
+                        ansi::RESET
+                    );
                     match &o.facts {
                         CloudFacts::Aws(f) => {
                             if let Some(i) = &f.identity {
-                                line.push_str(&format!(" [identity: {} [account={}]]", i.user_id, i.account));
+                                line.push_str(&format!(
+                                    " [identity: {} [account={}]]",
+                                    i.user_id, i.account
+                                ));
                             }
                         }
                         CloudFacts::Kubernetes(ctxs) => {
@@ -369,33 +452,50 @@ impl CheckReport {
                         CloudFacts::Catalog => {}
                     }
                     match o.cache {
-                        crate::clouds::CacheUse::Hit { age } => line.push_str(&format!(" (cached, {}s old)", age.as_secs())),
+                        crate::clouds::CacheUse::Hit { age } => {
+                            line.push_str(&format!(" (cached, {}s old)", age.as_secs()))
+                        }
                         crate::clouds::CacheUse::Miss => line.push_str(" (fetched)"),
                         crate::clouds::CacheUse::None => {}
                     }
                     out.push(line);
                 }
-                Outcome::NoCredentials(h) => {
-                    out.push(format!("  {}: {}disabled{}\n    Reason: {h}", r.cloud.repr(), ansi::DIM, ansi::RESET))
-                }
-                Outcome::Failed(e) => {
-                    out.push(format!("  {}: {}disabled{}\n    Reason: {e}", r.cloud.repr(), ansi::YELLOW, ansi::RESET))
-                }
+                Outcome::NoCredentials(h) => out.push(format!(
+                    "  {}: {}disabled{}\n    Reason: {h}",
+                    r.cloud.repr(),
+                    ansi::DIM,
+                    ansi::RESET
+                )),
+                Outcome::Failed(e) => out.push(format!(
+                    "  {}: {}disabled{}\n    Reason: {e}",
+                    r.cloud.repr(),
+                    ansi::YELLOW,
+                    ansi::RESET
+                )),
             }
         }
         for c in &self.not_allowed {
-            out.push(format!("  {}: disabled\n    Reason: not in allowed_clouds", c.repr()));
+            out.push(format!(
+                "  {}: disabled\n    Reason: not in allowed_clouds",
+                c.repr()
+            ));
         }
         let enabled = self.enabled();
         out.push(String::new());
         if enabled.is_empty() {
-            out.push("No cloud is enabled. Set up credentials for at least one cloud above.".into());
+            out.push(
+                "No cloud is enabled. Set up credentials for at least one cloud above.".into(),
+            );
         } else {
             out.push(format!(
                 "{}Enabled clouds:{} {}",
                 ansi::BRIGHT,
                 ansi::RESET,
-                enabled.iter().map(|c| c.repr()).collect::<Vec<_>>().join(", ")
+                enabled
+                    .iter()
+                    .map(|c| c.repr())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
         out
@@ -409,22 +509,39 @@ pub const ENABLED_CLOUDS_FILE: &str = "enabled-clouds.json";
 /// persists the enabled set for later launches.
 pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
-    let wanted = options.declared_clouds.clone().unwrap_or_else(|| CloudId::ALL.to_vec());
+    let wanted = options
+        .declared_clouds
+        .clone()
+        .unwrap_or_else(|| CloudId::ALL.to_vec());
     let allowed: Vec<CloudId> = match &sky_config.allowed_clouds {
         Some(a) => wanted.iter().copied().filter(|c| a.contains(c)).collect(),
         None => wanted.clone(),
     };
-    let not_allowed = wanted.iter().copied().filter(|c| !allowed.contains(c)).collect();
+    let not_allowed = wanted
+        .iter()
+        .copied()
+        .filter(|c| !allowed.contains(c))
+        .collect();
     let ctx = Arc::new(check_context(options, &sky_config));
     let fanout = fan_out(registry(&allowed, options), ctx, options.fanout).await;
-    let report = CheckReport { fanout, not_allowed };
+    let report = CheckReport {
+        fanout,
+        not_allowed,
+    };
     if options.declared_clouds.is_none() {
         let names: Vec<&str> = report.enabled().iter().map(|c| c.name()).collect();
-        let state = crate::state::StateDir::open(&options.state_dir)
-            .map_err(|e| ConfigError::Io { path: options.state_dir.clone(), source: std::io::Error::other(e.to_string()) })?;
+        let state =
+            crate::state::StateDir::open(&options.state_dir).map_err(|e| ConfigError::Io {
+                path: options.state_dir.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
         let body = serde_json::to_vec(&names).unwrap_or_default();
-        write_file_atomic(&state.path().join(ENABLED_CLOUDS_FILE), &body)
-            .map_err(|source| ConfigError::Io { path: options.state_dir.join(ENABLED_CLOUDS_FILE), source })?;
+        write_file_atomic(&state.path().join(ENABLED_CLOUDS_FILE), &body).map_err(|source| {
+            ConfigError::Io {
+                path: options.state_dir.join(ENABLED_CLOUDS_FILE),
+                source,
+            }
+        })?;
     }
     Ok(report)
 }
@@ -463,7 +580,11 @@ impl LaunchResult {
             out.push('\n');
         }
         if let Err(e) = &self.optimized.result {
-            out.push_str(&format!("{}: {}\n", e.kind.python_name(), crate::render::strip_ansi(&e.message)));
+            out.push_str(&format!(
+                "{}: {}\n",
+                e.kind.python_name(),
+                crate::render::strip_ansi(&e.message)
+            ));
         }
         out
     }
@@ -477,11 +598,21 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     let metadata = &prepared.world.catalog.gpu_metadata;
     let dag = match &request.yaml {
         Some((text, source)) => crate::task::parse_task_yaml(text, source, metadata),
-        None => Ok(crate::task::Dag { tasks: vec![Default::default()] }),
+        None => Ok(crate::task::Dag {
+            tasks: vec![Default::default()],
+        }),
     };
-    let optimized = match dag.and_then(|mut d| crate::task::apply_overrides(&mut d, &request.overrides, metadata).map(|_| d)) {
+    let optimized = match dag.and_then(|mut d| {
+        crate::task::apply_overrides(&mut d, &request.overrides, metadata).map(|_| d)
+    }) {
         Ok(mut dag) => plan(&prepared.world, &mut dag),
-        Err(e) => crate::optimize::Optimized { log: Vec::new(), result: Err(e) },
+        Err(e) => crate::optimize::Optimized {
+            log: Vec::new(),
+            result: Err(e),
+        },
     };
-    Ok(LaunchResult { prepared, optimized })
+    Ok(LaunchResult {
+        prepared,
+        optimized,
+    })
 }

@@ -96,14 +96,19 @@ fn fill_in_launchable(
     quiet: bool,
     log: &mut Vec<String>,
 ) -> Result<Enumeration, RequestError> {
-    let mut out = Enumeration { launchable: Vec::new(), cloud_candidates: Vec::new(), fuzzy: Vec::new(), hints: Vec::new() };
+    let mut out = Enumeration {
+        launchable: Vec::new(),
+        cloud_candidates: Vec::new(),
+        fuzzy: Vec::new(),
+        hints: Vec::new(),
+    };
     for (idx, r) in resources.iter().enumerate() {
         let mut list = Vec::new();
-        if let Some(c) = r.cloud {
-            if !world.enabled.contains(&c) {
-                out.launchable.push(list);
-                continue;
-            }
+        if let Some(c) = r.cloud
+            && !world.enabled.contains(&c)
+        {
+            out.launchable.push(list);
+            continue;
         }
         let clouds: Vec<CloudId> = match r.cloud {
             Some(c) => vec![c],
@@ -120,7 +125,9 @@ fn fill_in_launchable(
                 list.extend(make_launchables(world, cloud, cheapest));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources.iter().cloned()),
-                    None => out.cloud_candidates.push((cloud, feasible.resources.clone())),
+                    None => out
+                        .cloud_candidates
+                        .push((cloud, feasible.resources.clone())),
                 }
             } else {
                 for f in feasible.fuzzy {
@@ -132,11 +139,24 @@ fn fill_in_launchable(
         }
         if list.is_empty() && !(quiet || r.no_missing_accel_warnings) {
             let clouds_str = if clouds.len() > 1 {
-                format!("[{}]", clouds.iter().map(|c| c.repr()).collect::<Vec<_>>().join(", "))
+                format!(
+                    "[{}]",
+                    clouds
+                        .iter()
+                        .map(|c| c.repr())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             } else {
-                clouds.first().map_or("[]".to_string(), |c| c.repr().to_string())
+                clouds
+                    .first()
+                    .map_or("[]".to_string(), |c| c.repr().to_string())
             };
-            let nodes = if task.num_nodes > 1 { format!("{}x ", task.num_nodes) } else { String::new() };
+            let nodes = if task.num_nodes > 1 {
+                format!("{}x ", task.num_nodes)
+            } else {
+                String::new()
+            };
             log.push(format!(
                 "No resource satisfying {nodes}{} on {clouds_str}.",
                 repr_with_region_zone(world, r)
@@ -144,7 +164,12 @@ fn fill_in_launchable(
             if !out.fuzzy.is_empty() {
                 let mut sorted = out.fuzzy.clone();
                 sorted.sort();
-                log.push(format!("Did you mean: {}{}{}", ansi::CYAN, py_list(&sorted), ansi::RESET));
+                log.push(format!(
+                    "Did you mean: {}{}{}",
+                    ansi::CYAN,
+                    py_list(&sorted),
+                    ansi::RESET
+                ));
             } else {
                 if r.cpus.is_some() {
                     log.push(grey("- Try specifying a different CPU count, or add \"+\" to the end of the CPU count to allow for larger instances."));
@@ -178,7 +203,14 @@ fn grey(s: &str) -> String {
 
 /// Python list-of-str repr: `['H100:8', 'A100:8']`.
 pub fn py_list(items: &[String]) -> String {
-    format!("[{}]", items.iter().map(|s| py_str_repr(s)).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| py_str_repr(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn repr_with_region_zone(world: &World, r: &Resources) -> String {
@@ -222,7 +254,11 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
     let (vcpus, mem) = world.vcpus_mem(cloud, &it);
     let acc: Option<Accelerator> = feasibility::effective_accelerator(world, r);
     let instance_cell = if cloud == CloudId::Kubernetes {
-        if r.use_spot { String::new() } else { "-".to_string() }
+        if r.use_spot {
+            String::new()
+        } else {
+            "-".to_string()
+        }
     } else {
         it.clone()
     } + r.spot_str();
@@ -263,7 +299,9 @@ fn estimate(
     for (idx, list) in en.launchable.iter().enumerate() {
         for r in list {
             let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
-            let cost = hourly * (3600.0 / 3600.0) * task.num_nodes as f64;
+            // SkyPilot: hourly × (default runtime 3600 s / 3600) × billable nodes.
+            const RUNTIME_HOURS: f64 = 1.0;
+            let cost = hourly * RUNTIME_HOURS * task.num_nodes as f64;
             rows.push(considered(world, r, cost, idx));
         }
     }
@@ -273,12 +311,20 @@ fn estimate(
     Ok((rows, en))
 }
 
-fn unavailable_error(world: &World, task: &Task, resources: &[Resources], en: &Enumeration) -> RequestError {
+fn unavailable_error(
+    world: &World,
+    task: &Task,
+    resources: &[Resources],
+    en: &Enumeration,
+) -> RequestError {
     let mut source = "catalog";
     if world.enabled.contains(&CloudId::Kubernetes) {
         if resources.iter().any(|r| r.cloud.is_none()) {
             source = "catalog and kubernetes cluster";
-        } else if resources.iter().all(|r| r.cloud == Some(CloudId::Kubernetes)) {
+        } else if resources
+            .iter()
+            .all(|r| r.cloud == Some(CloudId::Kubernetes))
+        {
             source = "kubernetes cluster";
         }
     }
@@ -287,21 +333,45 @@ fn unavailable_error(world: &World, task: &Task, resources: &[Resources], en: &E
     let fuzzy = if en.fuzzy.is_empty() {
         String::new()
     } else {
-        format!("\nTry one of these offered accelerators: {}{}{}", ansi::CYAN, py_list(&en.fuzzy), ansi::RESET)
+        format!(
+            "\nTry one of these offered accelerators: {}{}{}",
+            ansi::CYAN,
+            py_list(&en.fuzzy),
+            ansi::RESET
+        )
     };
-    let reprs: Vec<String> =
-        resources.iter().map(|r| format!("{}x {}", task.num_nodes, repr_with_region_zone(world, r))).collect();
+    let reprs: Vec<String> = resources
+        .iter()
+        .map(|r| format!("{}x {}", task.num_nodes, repr_with_region_zone(world, r)))
+        .collect();
     let indent = "      ";
     let mut blocks = Vec::new();
     for (idx, r) in resources.iter().enumerate() {
-        let hs: Vec<&str> = en.hints.iter().filter(|(i, _)| *i == idx).map(|(_, h)| h.as_str()).collect();
+        let hs: Vec<&str> = en
+            .hints
+            .iter()
+            .filter(|(i, _)| *i == idx)
+            .map(|(_, h)| h.as_str())
+            .collect();
         if !hs.is_empty() {
-            blocks.push(format!("{}Resource: {}{}\n{}", ansi::BRIGHT, resources_repr(world, r), ansi::RESET, hs.join("\n")));
+            blocks.push(format!(
+                "{}Resource: {}{}\n{}",
+                ansi::BRIGHT,
+                resources_repr(world, r),
+                ansi::RESET,
+                hs.join("\n")
+            ));
         }
     }
     let hints_concat = blocks.join("\n");
-    let hints_formatted: Vec<String> = hints_concat.split('\n').map(|l| format!("{indent}{l}")).collect();
-    let hint_string = format!("Hint: Check Per Resource Hint\n{}", hints_formatted.join("\n"));
+    let hints_formatted: Vec<String> = hints_concat
+        .split('\n')
+        .map(|l| format!("{indent}{l}"))
+        .collect();
+    let hint_string = format!(
+        "Hint: Check Per Resource Hint\n{}",
+        hints_formatted.join("\n")
+    );
     RequestError::new(
         ErrorKind::ResourcesUnavailable,
         format!(
@@ -328,7 +398,11 @@ fn ordinal(n: usize) -> String {
 }
 
 /// `_check_specified_clouds`: disabled-cloud warnings or errors.
-fn check_specified_clouds(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<(), RequestError> {
+fn check_specified_clouds(
+    world: &World,
+    dag: &Dag,
+    log: &mut Vec<String>,
+) -> Result<(), RequestError> {
     for task in &dag.tasks {
         let all = task.resources.all();
         let mut disabled: Vec<CloudId> = Vec::new();
@@ -374,8 +448,15 @@ pub fn optimize(world: &World, dag: &Dag) -> Optimized {
     Optimized { log, result }
 }
 
-fn group_key(c: &Considered) -> (CloudId, Option<String>, bool, Option<String>) {
-    let region = if c.cloud == CloudId::Kubernetes { c.region.clone() } else { None };
+/// Table group: (cloud, accelerators, spot, Kubernetes context).
+type GroupKey = (CloudId, Option<String>, bool, Option<String>);
+
+fn group_key(c: &Considered) -> GroupKey {
+    let region = if c.cloud == CloudId::Kubernetes {
+        c.region.clone()
+    } else {
+        None
+    };
     (c.cloud, c.accelerators.clone(), c.use_spot, region)
 }
 
@@ -383,10 +464,32 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
     if world.enabled.is_empty() {
         return Err(RequestError::new(
             ErrorKind::NoCloudAccess,
-            format!("Cloud access is not set up. Run: {}sky check{}", ansi::BRIGHT, ansi::RESET),
+            format!(
+                "Cloud access is not set up. Run: {}sky check{}",
+                ansi::BRIGHT,
+                ansi::RESET
+            ),
         ));
     }
     check_specified_clouds(world, dag, log)?;
+    if world.enabled.contains(&CloudId::Kubernetes) {
+        // SkyPilot logs each unreachable context once, when Kubernetes is first queried.
+        for ctx in &world.kube_contexts {
+            if let Err(reason) = &ctx.nodes {
+                log.push(format!(
+                    "Excluding Kubernetes context {}: {reason}",
+                    ctx.name
+                ));
+            }
+        }
+        if !world.kube_contexts.is_empty() && world.kube_contexts.iter().all(|c| c.nodes.is_err()) {
+            log.push(format!(
+                "All Kubernetes contexts are unreachable. Retry if it is a transient error, or run {}sky check{} to refresh Kubernetes availability if permanent.",
+                ansi::BRIGHT,
+                ansi::RESET
+            ));
+        }
+    }
     let multi_task = dag.tasks.len() > 1;
     // Ordered resources: announce, then pick the first entry with any launchable.
     let mut local: Vec<Vec<Resources>> = Vec::new();
@@ -394,11 +497,19 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
         if let ResourceSet::Ordered(list) = &task.resources {
             let reprs: Vec<String> = list.iter().map(|r| resources_repr(world, r)).collect();
             let prefix = if multi_task {
-                format!("{}{} task is using user-specified accelerators list ", ansi::YELLOW, ordinal(i + 1))
+                format!(
+                    "{}{} task is using user-specified accelerators list ",
+                    ansi::YELLOW,
+                    ordinal(i + 1)
+                )
             } else {
                 format!("{}Using user-specified accelerators list ", ansi::YELLOW)
             };
-            log.push(format!("{prefix}{}(will be tried in the listed order): {}", ansi::RESET, reprs.join(", ")));
+            log.push(format!(
+                "{prefix}{}(will be tried in the listed order): {}",
+                ansi::RESET,
+                reprs.join(", ")
+            ));
         }
     }
     for task in &dag.tasks {
@@ -430,7 +541,13 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
         }
         let chosen = rows[best].clone();
         candidates_per_task.push(en.cloud_candidates);
-        plans.push(TaskPlan { name: task.name.clone(), num_nodes: task.num_nodes, chosen, considered: rows, table_rows: Vec::new() });
+        plans.push(TaskPlan {
+            name: task.name.clone(),
+            num_nodes: task.num_nodes,
+            chosen,
+            considered: rows,
+            table_rows: Vec::new(),
+        });
     }
     // Display pass: ordered tasks are re-estimated on all entries, quietly.
     for (i, task) in dag.tasks.iter().enumerate() {
@@ -444,7 +561,7 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
     let total_cost = plans.iter().map(|p| p.chosen.cost).sum();
     for (i, task) in dag.tasks.iter().enumerate() {
         let plan = &mut plans[i];
-        let mut groups: Vec<((CloudId, Option<String>, bool, Option<String>), Considered)> = Vec::new();
+        let mut groups: Vec<(GroupKey, Considered)> = Vec::new();
         for c in &plan.considered {
             let key = group_key(c);
             match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -466,13 +583,27 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
         if let ResourceSet::Ordered(list) = &task.resources {
             let keys: Vec<String> = list
                 .iter()
-                .map(|r| r.accelerator.as_ref().map_or("-".to_string(), |a| a.short()) + r.spot_str())
+                .map(|r| {
+                    r.accelerator
+                        .as_ref()
+                        .map_or("-".to_string(), |a| a.short())
+                        + r.spot_str()
+                })
                 .collect();
             let index = |c: &Considered| {
-                let k = c.cells[4].clone() + if c.cells[1].contains("[Spot]") { "[Spot]" } else { "" };
+                let k = c.cells[4].clone()
+                    + if c.cells[1].contains("[Spot]") {
+                        "[Spot]"
+                    } else {
+                        ""
+                    };
                 keys.iter().position(|x| *x == k).unwrap_or(usize::MAX)
             };
-            rows.sort_by(|a, b| index(a).cmp(&index(b)).then(rounded(a).total_cmp(&rounded(b))));
+            rows.sort_by(|a, b| {
+                index(a)
+                    .cmp(&index(b))
+                    .then(rounded(a).total_cmp(&rounded(b)))
+            });
         } else {
             rows.sort_by(|a, b| rounded(a).total_cmp(&rounded(b)));
         }
@@ -480,7 +611,10 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
     }
     log.extend(render_plan_tables(&plans, multi_task));
     log.extend(candidate_hints(world, &plans, &candidates_per_task));
-    Ok(Plan { tasks: plans, total_cost })
+    Ok(Plan {
+        tasks: plans,
+        total_cost,
+    })
 }
 
 fn render_plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
@@ -507,7 +641,10 @@ fn render_plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
             (Some(n), true) => format!("for task {} ", py_str_repr(n)),
             _ => String::new(),
         };
-        out.push(format!("Considered resources {task_str}({} node{plural}):", p.num_nodes));
+        out.push(format!(
+            "Considered resources {task_str}({} node{plural}):",
+            p.num_nodes
+        ));
         let mut header: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
         header.push("COST ($)".into());
         header.push("CHOSEN".into());
@@ -529,26 +666,34 @@ fn render_plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
     out
 }
 
-fn candidate_hints(world: &World, plans: &[TaskPlan], candidates: &[Vec<(CloudId, Vec<Resources>)>]) -> Vec<String> {
+fn candidate_hints(
+    world: &World,
+    plans: &[TaskPlan],
+    candidates: &[Vec<(CloudId, Vec<Resources>)>],
+) -> Vec<String> {
     let mut out = Vec::new();
     for (plan, per_cloud) in plans.iter().zip(candidates) {
         let chosen = &plan.chosen.resources;
-        let Some(acc) = feasibility::effective_accelerator(world, chosen) else { continue };
+        let Some(acc) = feasibility::effective_accelerator(world, chosen) else {
+            continue;
+        };
         let want = acc.short();
         let mut any = false;
         for (cloud, list) in per_cloud {
             let matching: Vec<&Resources> = list
                 .iter()
-                .filter(|r| feasibility::effective_accelerator(world, r).is_some_and(|a| a.short() == want))
+                .filter(|r| {
+                    feasibility::effective_accelerator(world, r).is_some_and(|a| a.short() == want)
+                })
                 .collect();
             if matching.len() > 1 {
                 any = true;
                 let mut types: Vec<String> = Vec::new();
                 for r in &matching {
-                    if let Some(it) = &r.instance_type {
-                        if !types.contains(it) {
-                            types.push(it.clone());
-                        }
+                    if let Some(it) = &r.instance_type
+                        && !types.contains(it)
+                    {
+                        types.push(it.clone());
                     }
                 }
                 out.push(format!(
@@ -564,7 +709,10 @@ fn candidate_hints(world: &World, plans: &[TaskPlan], candidates: &[Vec<(CloudId
             }
         }
         if any {
-            out.push(format!("To list more details, run: sky gpus list {}\n", acc.name));
+            out.push(format!(
+                "To list more details, run: sky gpus list {}\n",
+                acc.name
+            ));
         }
     }
     out
@@ -583,7 +731,11 @@ fn simplified_format(world: &World, r: &Resources, acc: &Accelerator) -> String 
             parts.push(format!("mem={}", render::format_float(m)));
         }
     } else {
-        let short: String = if it.chars().count() > 15 { it.chars().take(15).collect::<String>() + "..." } else { it };
+        let short: String = if it.chars().count() > 15 {
+            it.chars().take(15).collect::<String>() + "..."
+        } else {
+            it
+        };
         parts.push(short);
     }
     parts.push("...".into());

@@ -41,7 +41,11 @@ pub fn strip_ansi(s: &str) -> String {
 
 /// Display width with ANSI stripped (East-Asian wide characters count 2).
 pub fn display_width(s: &str) -> usize {
-    if s.contains('\x1b') { strip_ansi(s).width() } else { s.width() }
+    if s.contains('\x1b') {
+        strip_ansi(s).width()
+    } else {
+        s.width()
+    }
 }
 
 /// Python's `f"{x:.{digits}f}"`: the exact binary value rounded half-to-even.
@@ -49,7 +53,11 @@ pub fn format_fixed(x: f64, digits: usize) -> String {
     // Rust formats the exact decimal expansion of the binary value and rounds
     // ties to even, which is what CPython does.
     let s = format!("{x:.digits$}");
-    if s.starts_with('-') && s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+    if s.starts_with('-')
+        && s.trim_start_matches('-')
+            .chars()
+            .all(|c| c == '0' || c == '.')
+    {
         // Python keeps the sign of negative zero results ("-0.00"); so does Rust.
         return s;
     }
@@ -67,13 +75,23 @@ pub fn format_number(x: Option<f64>) -> String {
 
 /// SkyPilot's `format_float`: integers without decimals, else one decimal.
 pub fn format_float(x: f64) -> String {
-    if x.fract() == 0.0 { format!("{x:.0}") } else { format_fixed(x, 1) }
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format_fixed(x, 1)
+    }
 }
 
 fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     (0..n)
-        .map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| display_width(c)).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| display_width(c))
+                .max()
+                .unwrap_or(0)
+        })
         .collect()
 }
 
@@ -149,13 +167,24 @@ mod tests {
     #[test]
     fn framed_table_matches_prettytable_shape() {
         let rows = vec![
-            vec!["INFRA".to_string(), "COST ($)".to_string(), "CHOSEN".to_string()],
-            vec!["AWS (us-east-1)".to_string(), "3.06".to_string(), format!("{}   \u{2714}{}", ansi::GREEN, ansi::RESET)],
+            vec![
+                "INFRA".to_string(),
+                "COST ($)".to_string(),
+                "CHOSEN".to_string(),
+            ],
+            vec![
+                "AWS (us-east-1)".to_string(),
+                "3.06".to_string(),
+                format!("{}   \u{2714}{}", ansi::GREEN, ansi::RESET),
+            ],
         ];
         let t = framed_table(&rows);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "-".repeat(1 + 18 + 11 + 9));
         assert_eq!(lines[1], " INFRA             COST ($)   CHOSEN   ");
-        assert_eq!(strip_ansi(lines[3]), " AWS (us-east-1)   3.06          ✔     ");
+        assert_eq!(
+            strip_ansi(lines[3]),
+            " AWS (us-east-1)   3.06          ✔     "
+        );
     }
 }

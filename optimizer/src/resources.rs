@@ -53,12 +53,18 @@ pub struct RequestError {
 impl RequestError {
     /// A `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {
-        RequestError { kind: ErrorKind::ValueError, message: message.into() }
+        RequestError {
+            kind: ErrorKind::ValueError,
+            message: message.into(),
+        }
     }
 
     /// An error of the given kind.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        RequestError { kind, message: message.into() }
+        RequestError {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -136,7 +142,10 @@ pub fn parse_accelerator(text: &str) -> Result<Accelerator, RequestError> {
         ))
     };
     if !text.contains(':') {
-        return Ok(Accelerator { name: text.to_string(), count: AccCount(1.0) });
+        return Ok(Accelerator {
+            name: text.to_string(),
+            count: AccCount(1.0),
+        });
     }
     let parts: Vec<&str> = text.split(':').collect();
     if parts.len() != 2 {
@@ -144,7 +153,10 @@ pub fn parse_accelerator(text: &str) -> Result<Accelerator, RequestError> {
     }
     let count = parse_py_float(parts[1]).ok_or_else(parse_error)?;
     check_acc_count(parts[0], count, &AccCount(count).to_string())?;
-    Ok(Accelerator { name: parts[0].to_string(), count: AccCount(count) })
+    Ok(Accelerator {
+        name: parts[0].to_string(),
+        count: AccCount(count),
+    })
 }
 
 pub(crate) fn check_acc_count(name: &str, count: f64, shown: &str) -> Result<(), RequestError> {
@@ -186,9 +198,15 @@ pub fn parse_cpus(text: &str) -> Result<String, RequestError> {
 
 /// Validates a numeric (YAML int/float) `cpus` value: stored as Python `str(v)`.
 pub fn cpus_from_number(v: f64, is_int: bool) -> Result<String, RequestError> {
-    let s = if is_int { format!("{}", v as i64) } else { py_float_str(v) };
+    let s = if is_int {
+        format!("{}", v as i64)
+    } else {
+        py_float_str(v)
+    };
     if v <= 0.0 {
-        return Err(RequestError::value(format!("The \"cpus\" field should be positive. Found: {s}")));
+        return Err(RequestError::value(format!(
+            "The \"cpus\" field should be positive. Found: {s}"
+        )));
     }
     Ok(s)
 }
@@ -231,11 +249,14 @@ pub fn parse_memory(text: &str) -> Result<String, RequestError> {
         let lower = rest.to_ascii_lowercase();
         let mut found = None;
         for (unit, mult) in MEMORY_UNITS {
-            if let Some(num) = lower.strip_suffix(unit) {
-                if let Some(v) = parse_py_float(num) {
-                    found = Some(format!("{}{plus}{x}", py_float_str(v * mult / 1073741824.0)));
-                    break;
-                }
+            if let Some(num) = lower.strip_suffix(unit)
+                && let Some(v) = parse_py_float(num)
+            {
+                found = Some(format!(
+                    "{}{plus}{x}",
+                    py_float_str(v * mult / 1073741824.0)
+                ));
+                break;
             }
         }
         found.ok_or_else(error)?
@@ -367,7 +388,11 @@ impl Resources {
     }
 
     /// SkyPilot's `repr(Resources)`; `memory` is the (possibly inferred) memory text.
-    pub fn repr_with(&self, inferred_memory: Option<&str>, accelerator: Option<&Accelerator>) -> String {
+    pub fn repr_with(
+        &self,
+        inferred_memory: Option<&str>,
+        accelerator: Option<&Accelerator>,
+    ) -> String {
         let mut hw = String::new();
         if let Some(it) = &self.instance_type {
             hw.push_str(it);
@@ -407,7 +432,11 @@ impl Resources {
     }
 
     /// `repr_with_region_zone`: the repr with `, region=..., zone=...` before the closing paren.
-    pub fn repr_with_region_zone_with(&self, inferred_memory: Option<&str>, accelerator: Option<&Accelerator>) -> String {
+    pub fn repr_with_region_zone_with(
+        &self,
+        inferred_memory: Option<&str>,
+        accelerator: Option<&Accelerator>,
+    ) -> String {
         let mut base = self.repr_with(inferred_memory, accelerator);
         let mut extra = String::new();
         if let Some(r) = &self.region {
@@ -455,11 +484,23 @@ pub fn parse_infra(text: &str) -> Result<Infra, RequestError> {
     let cloud = if cloud_text == "*" {
         None
     } else {
-        Some(cloud_text.parse::<CloudId>().map_err(|e| RequestError::value(e.to_string()))?)
+        Some(
+            cloud_text
+                .parse::<CloudId>()
+                .map_err(|e| RequestError::value(e.to_string()))?,
+        )
     };
     if cloud == Some(CloudId::Kubernetes) {
-        let region = if parts.len() > 1 { unset(&parts[1..].join("/")) } else { None };
-        return Ok(Infra { cloud, region, zone: None });
+        let region = if parts.len() > 1 {
+            unset(&parts[1..].join("/"))
+        } else {
+            None
+        };
+        return Ok(Infra {
+            cloud,
+            region,
+            zone: None,
+        });
     }
     if parts.len() > 3 {
         return Err(RequestError::value(format!(
@@ -475,7 +516,9 @@ pub fn parse_infra(text: &str) -> Result<Infra, RequestError> {
 
 /// `infra.formatted_str()`: `AWS (us-east-1)`, `-` without a cloud; long names middle-truncated.
 pub fn infra_display(cloud: Option<CloudId>, region: Option<&str>, zone: Option<&str>) -> String {
-    let Some(cloud) = cloud else { return "-".into() };
+    let Some(cloud) = cloud else {
+        return "-".into();
+    };
     let loc = match (zone, region) {
         (Some(z), _) => Some(z.to_string()),
         (None, Some(r)) => Some(r.strip_prefix("ssh-").unwrap_or(r).to_string()),
@@ -504,7 +547,13 @@ mod tests {
 
     #[test]
     fn python_float_strings() {
-        for (x, want) in [(32.0, "32.0"), (0.5, "0.5"), (1e-5, "1e-05"), (16.0, "16.0"), (1.5, "1.5")] {
+        for (x, want) in [
+            (32.0, "32.0"),
+            (0.5, "0.5"),
+            (1e-5, "1e-05"),
+            (16.0, "16.0"),
+            (1.5, "1.5"),
+        ] {
             assert_eq!(py_float_str(x), want, "{x}");
         }
     }
@@ -522,7 +571,7 @@ mod tests {
             ("0", Err(())),
         ] {
             let got = parse_memory(input).map_err(|_| ());
-            assert_eq!(got.as_deref(), want, "{input}");
+            assert_eq!(got.as_deref().map_err(|_| ()), want, "{input}");
         }
     }
 
@@ -531,7 +580,10 @@ mod tests {
         let a = parse_accelerator("V100:0.5").unwrap();
         assert_eq!(a.short(), "V100:0.5");
         assert_eq!(parse_accelerator("V100: 0.5").unwrap().count, AccCount(0.5));
-        assert_eq!(parse_accelerator("H100:8").unwrap().dict_repr(), "{'H100': 8}");
+        assert_eq!(
+            parse_accelerator("H100:8").unwrap().dict_repr(),
+            "{'H100': 8}"
+        );
         assert!(parse_accelerator("H100:abc").is_err());
         assert!(parse_accelerator("a:b:c").is_err());
         assert!(parse_accelerator("H100:0").is_err());
@@ -540,12 +592,22 @@ mod tests {
     #[test]
     fn infra_forms() {
         let i = parse_infra("aws/us-east-1/us-east-1a").unwrap();
-        assert_eq!((i.cloud, i.region.as_deref(), i.zone.as_deref()), (Some(CloudId::Aws), Some("us-east-1"), Some("us-east-1a")));
+        assert_eq!(
+            (i.cloud, i.region.as_deref(), i.zone.as_deref()),
+            (Some(CloudId::Aws), Some("us-east-1"), Some("us-east-1a"))
+        );
         let k = parse_infra("k8s/my/ctx").unwrap();
         assert_eq!(k.region.as_deref(), Some("my/ctx"));
         assert!(parse_infra("aws//x").is_err());
         assert!(parse_infra("aws/a/b/c").is_err());
         assert!(parse_infra("awz").unwrap_err().message.contains("aws"));
-        assert_eq!(infra_display(Some(CloudId::Kubernetes), Some("gke-prod-cluster-with-a-long-name"), None), "Kubernetes (gke-prod-cl...a-long-name)");
+        assert_eq!(
+            infra_display(
+                Some(CloudId::Kubernetes),
+                Some("gke-prod-cluster-with-a-long-name"),
+                None
+            ),
+            "Kubernetes (gke-prod-cl...a-long-name)"
+        );
     }
 }

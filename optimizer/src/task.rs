@@ -5,7 +5,8 @@ use serde_yaml_ng::{Mapping, Value};
 use crate::catalog::GpuMetadata;
 use crate::catalog::query::py_str_repr;
 use crate::resources::{
-    self, Accelerator, DiskTier, RequestError, Resources, check_acc_count, parse_accelerator, parse_infra,
+    self, Accelerator, DiskTier, RequestError, Resources, check_acc_count, parse_accelerator,
+    parse_infra,
 };
 
 /// The requested resources of a task.
@@ -47,7 +48,12 @@ pub struct Task {
 
 impl Default for Task {
     fn default() -> Self {
-        Task { name: None, num_nodes: 1, resources: ResourceSet::AnyOf(vec![Resources::default()]), run: None }
+        Task {
+            name: None,
+            num_nodes: 1,
+            resources: ResourceSet::AnyOf(vec![Resources::default()]),
+            run: None,
+        }
     }
 }
 
@@ -94,15 +100,53 @@ pub struct Overrides {
 }
 
 const TASK_KEYS: &[&str] = &[
-    "name", "workdir", "num_nodes", "resources", "envs", "secrets", "file_mounts", "setup", "run", "inputs",
-    "outputs", "service", "event_callback", "config", "volumes", "_metadata", "_user_specified_yaml",
-    "pool", "file_mounts_mapping",
+    "name",
+    "workdir",
+    "num_nodes",
+    "resources",
+    "envs",
+    "secrets",
+    "file_mounts",
+    "setup",
+    "run",
+    "inputs",
+    "outputs",
+    "service",
+    "event_callback",
+    "config",
+    "volumes",
+    "_metadata",
+    "_user_specified_yaml",
+    "pool",
+    "file_mounts_mapping",
 ];
 
 const RESOURCE_KEYS: &[&str] = &[
-    "infra", "cloud", "region", "zone", "instance_type", "cpus", "memory", "accelerators", "gpus",
-    "accelerator_args", "use_spot", "job_recovery", "spot_recovery", "disk_size", "disk_tier", "network_tier",
-    "image_id", "ports", "labels", "any_of", "ordered", "local_disk", "max_hourly_cost", "autostop", "priority",
+    "infra",
+    "cloud",
+    "region",
+    "zone",
+    "instance_type",
+    "cpus",
+    "memory",
+    "accelerators",
+    "gpus",
+    "accelerator_args",
+    "use_spot",
+    "job_recovery",
+    "spot_recovery",
+    "disk_size",
+    "disk_tier",
+    "network_tier",
+    "image_id",
+    "ports",
+    "labels",
+    "any_of",
+    "ordered",
+    "local_disk",
+    "max_hourly_cost",
+    "autostop",
+    "priority",
     "volumes",
 ];
 
@@ -129,7 +173,11 @@ fn value_text(v: &Value) -> Option<String> {
 }
 
 /// Parses a task YAML (one or more `---`-separated documents). `source` names the file in errors.
-pub fn parse_task_yaml(text: &str, source: &str, metadata: &[GpuMetadata]) -> Result<Dag, RequestError> {
+pub fn parse_task_yaml(
+    text: &str,
+    source: &str,
+    metadata: &[GpuMetadata],
+) -> Result<Dag, RequestError> {
     let mut tasks = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         let value = <Value as serde::Deserialize>::deserialize(doc)
@@ -164,7 +212,11 @@ fn kind_name(v: &Value) -> &'static str {
     }
 }
 
-fn task_from_mapping(map: &Mapping, source: &str, metadata: &[GpuMetadata]) -> Result<Task, RequestError> {
+fn task_from_mapping(
+    map: &Mapping,
+    source: &str,
+    metadata: &[GpuMetadata],
+) -> Result<Task, RequestError> {
     for k in map.keys() {
         let key = value_text(k).unwrap_or_default();
         if !TASK_KEYS.contains(&key.as_str()) {
@@ -191,11 +243,21 @@ fn task_from_mapping(map: &Mapping, source: &str, metadata: &[GpuMetadata]) -> R
         }
     };
     let run = map.get("run").and_then(value_text);
-    Ok(Task { name, num_nodes, resources, run })
+    Ok(Task {
+        name,
+        num_nodes,
+        resources,
+        run,
+    })
 }
 
 fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
-    let bad = || RequestError::value(format!("num_nodes should be a positive int. Got: {}", value_text(v).unwrap_or_default()));
+    let bad = || {
+        RequestError::value(format!(
+            "num_nodes should be a positive int. Got: {}",
+            value_text(v).unwrap_or_default()
+        ))
+    };
     match v {
         Value::Number(n) => match n.as_i64() {
             Some(i) if i > 0 && i <= u32::MAX as i64 => Ok(i as u32),
@@ -207,12 +269,18 @@ fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
 
 /// Expands memory-based GPU specs (`32GB+`, `nvidia:16GB`, `32GB:2`) through `common/metadata.csv`.
 /// Returns `(accelerator string, user_specified)` pairs.
-fn expand_accelerator_str(spec: &str, metadata: &[GpuMetadata]) -> Result<Vec<(String, bool)>, RequestError> {
+fn expand_accelerator_str(
+    spec: &str,
+    metadata: &[GpuMetadata],
+) -> Result<Vec<(String, bool)>, RequestError> {
     let is_mem = |s: &str| {
         let s = s.strip_suffix('+').unwrap_or(s);
         s.len() > 2
             && s[..s.len() - 2].chars().all(|c| c.is_ascii_digit())
-            && matches!(&s[s.len() - 2..].to_ascii_lowercase()[..], "gb" | "mb" | "tb")
+            && matches!(
+                &s[s.len() - 2..].to_ascii_lowercase()[..],
+                "gb" | "mb" | "tb"
+            )
     };
     let split: Vec<&str> = spec.split(':').collect();
     let (manufacturer, memory, count) = match split.as_slice() {
@@ -222,10 +290,12 @@ fn expand_accelerator_str(spec: &str, metadata: &[GpuMetadata]) -> Result<Vec<(S
         [mem] if is_mem(mem) => (None, *mem, "1"),
         _ => return Ok(vec![(spec.to_string(), true)]),
     };
-    let count: u32 = count
-        .trim()
-        .parse()
-        .map_err(|_| RequestError::value(format!("Invalid accelerator count in {}.", py_str_repr(spec))))?;
+    let count: u32 = count.trim().parse().map_err(|_| {
+        RequestError::value(format!(
+            "Invalid accelerator count in {}.",
+            py_str_repr(spec)
+        ))
+    })?;
     let parsed = resources::parse_memory(memory).map_err(|_| {
         RequestError::value(format!(
             "\"accelerators\" field should be a number (e.g. \"16\") or \"<number><unit>\" where unit is one of KB/MB/GB/TB/PB (e.g. \"16GB\") or \"<number>+\" for \"at least\". Got: {}",
@@ -237,14 +307,23 @@ fn expand_accelerator_str(spec: &str, metadata: &[GpuMetadata]) -> Result<Vec<(S
     let gb = gb.trunc();
     Ok(metadata
         .iter()
-        .filter(|m| if plus { m.memory_gb >= gb } else { m.memory_gb == gb })
+        .filter(|m| {
+            if plus {
+                m.memory_gb >= gb
+            } else {
+                m.memory_gb == gb
+            }
+        })
         .filter(|m| manufacturer.is_none_or(|man| m.manufacturer.eq_ignore_ascii_case(man)))
         .map(|m| (format!("{}:{count}", m.gpu), false))
         .collect())
 }
 
 /// Parses a `resources:` mapping (with `any_of`/`ordered` and multi-accelerator forms).
-pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Result<ResourceSet, RequestError> {
+pub fn resource_set_from_mapping(
+    map: &Mapping,
+    metadata: &[GpuMetadata],
+) -> Result<ResourceSet, RequestError> {
     for k in map.keys() {
         let key = value_text(k).unwrap_or_default();
         if !RESOURCE_KEYS.contains(&key.as_str()) {
@@ -258,7 +337,9 @@ pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Res
     let mut base = map.clone();
     if base.contains_key("gpus") {
         if base.contains_key("accelerators") {
-            return Err(RequestError::value("Cannot specify both gpus and accelerators in config."));
+            return Err(RequestError::value(
+                "Cannot specify both gpus and accelerators in config.",
+            ));
         }
         let v = base.remove("gpus").unwrap_or(Value::Null);
         base.insert(Value::from("accelerators"), v);
@@ -266,7 +347,9 @@ pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Res
     let any_of = base.remove("any_of");
     let ordered = base.remove("ordered");
     if any_of.is_some() && ordered.is_some() {
-        return Err(RequestError::value("Cannot specify both \"any_of\" and \"ordered\" in resources."));
+        return Err(RequestError::value(
+            "Cannot specify both \"any_of\" and \"ordered\" in resources.",
+        ));
     }
     let accelerators = base.get("accelerators").cloned();
     let mut accel_list: Option<(Vec<(String, bool)>, bool)> = None; // (entries, is_list)
@@ -301,7 +384,9 @@ pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Res
             other => push_all(&value_text(other).unwrap_or_default())?,
         }
         if entries.len() > 1 && ordered.is_some() {
-            return Err(RequestError::value("Cannot specify multiple \"accelerators\" with \"ordered\" in resources."));
+            return Err(RequestError::value(
+                "Cannot specify multiple \"accelerators\" with \"ordered\" in resources.",
+            ));
         }
         if entries.len() > 1 && any_of.is_some() && is_list {
             return Err(RequestError::value(
@@ -310,27 +395,30 @@ pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Res
         }
         accel_list = Some((entries, is_list));
     }
-    let alternatives = |v: Option<Value>, what: &str| -> Result<Option<Vec<Resources>>, RequestError> {
-        let Some(v) = v else { return Ok(None) };
-        let Value::Sequence(items) = v else {
-            return Err(RequestError::value(format!("\"{what}\" must be a list of resource mappings.")));
-        };
-        let mut out = Vec::new();
-        for item in items {
-            let mut merged = base.clone();
-            if let Value::Mapping(m) = item {
-                for (k, v) in m {
-                    if value_text(&k).as_deref() == Some("gpus") {
-                        merged.insert(Value::from("accelerators"), v);
-                    } else {
-                        merged.insert(k, v);
+    let alternatives =
+        |v: Option<Value>, what: &str| -> Result<Option<Vec<Resources>>, RequestError> {
+            let Some(v) = v else { return Ok(None) };
+            let Value::Sequence(items) = v else {
+                return Err(RequestError::value(format!(
+                    "\"{what}\" must be a list of resource mappings."
+                )));
+            };
+            let mut out = Vec::new();
+            for item in items {
+                let mut merged = base.clone();
+                if let Value::Mapping(m) = item {
+                    for (k, v) in m {
+                        if value_text(&k).as_deref() == Some("gpus") {
+                            merged.insert(Value::from("accelerators"), v);
+                        } else {
+                            merged.insert(k, v);
+                        }
                     }
                 }
+                out.push(single_from_mapping(&merged)?);
             }
-            out.push(single_from_mapping(&merged)?);
-        }
-        Ok(Some(out))
-    };
+            Ok(Some(out))
+        };
     if let Some(list) = alternatives(any_of, "any_of")? {
         return Ok(ResourceSet::AnyOf(list));
     }
@@ -350,7 +438,11 @@ pub fn resource_set_from_mapping(map: &Mapping, metadata: &[GpuMetadata]) -> Res
             // A memory spec that matched no GPU: nothing to try.
             return Ok(ResourceSet::AnyOf(Vec::new()));
         }
-        return Ok(if is_list { ResourceSet::Ordered(out) } else { ResourceSet::AnyOf(out) });
+        return Ok(if is_list {
+            ResourceSet::Ordered(out)
+        } else {
+            ResourceSet::AnyOf(out)
+        });
     }
     Ok(ResourceSet::AnyOf(vec![single_from_mapping(&base)?]))
 }
@@ -376,7 +468,10 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
         r.zone = parsed.zone;
     } else {
         if let Some(c) = &cloud {
-            r.cloud = Some(c.parse().map_err(|e: crate::clouds::UnknownCloud| RequestError::value(e.to_string()))?);
+            r.cloud =
+                Some(c.parse().map_err(|e: crate::clouds::UnknownCloud| {
+                    RequestError::value(e.to_string())
+                })?);
         }
         r.region = region;
         r.zone = zone;
@@ -384,7 +479,9 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
     r.instance_type = text("instance_type");
     if let Some(v) = get("cpus") {
         r.cpus = Some(match v {
-            Value::Number(n) => resources::cpus_from_number(n.as_f64().unwrap_or(0.0), n.is_i64() || n.is_u64())?,
+            Value::Number(n) => {
+                resources::cpus_from_number(n.as_f64().unwrap_or(0.0), n.is_i64() || n.is_u64())?
+            }
             other => resources::parse_cpus(&value_text(other).unwrap_or_default())?,
         });
     }
@@ -395,24 +492,37 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
         r.accelerator = Some(match v {
             Value::Mapping(m) if m.len() == 1 => {
                 let null = Value::Null;
-                let (k, c) = m.iter().next().map(|(k, c)| (value_text(k).unwrap_or_default(), c)).unwrap_or((String::new(), &null));
+                let (k, c) = m
+                    .iter()
+                    .next()
+                    .map(|(k, c)| (value_text(k).unwrap_or_default(), c))
+                    .unwrap_or((String::new(), &null));
                 match c {
                     Value::Number(n) => {
                         let count = n.as_f64().unwrap_or(0.0);
                         check_acc_count(&k, count, &value_text(c).unwrap_or_default())?;
-                        Accelerator { name: k, count: resources::AccCount(count) }
+                        Accelerator {
+                            name: k,
+                            count: resources::AccCount(count),
+                        }
                     }
-                    Value::Null => Accelerator { name: k, count: resources::AccCount(1.0) },
-                    other => parse_accelerator(&format!("{k}:{}", value_text(other).unwrap_or_default()))?,
+                    Value::Null => Accelerator {
+                        name: k,
+                        count: resources::AccCount(1.0),
+                    },
+                    other => parse_accelerator(&format!(
+                        "{k}:{}",
+                        value_text(other).unwrap_or_default()
+                    ))?,
                 }
             }
             other => parse_accelerator(&value_text(other).unwrap_or_default())?,
         });
     }
-    if let Some(Value::Mapping(args)) = get("accelerator_args") {
-        if let Some(Value::Bool(b)) = args.get("tpu_vm") {
-            r.tpu_vm = *b;
-        }
+    if let Some(Value::Mapping(args)) = get("accelerator_args")
+        && let Some(Value::Bool(b)) = args.get("tpu_vm")
+    {
+        r.tpu_vm = *b;
     }
     if let Some(v) = get("use_spot") {
         r.use_spot = matches!(v, Value::Bool(true));
@@ -452,9 +562,15 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
 }
 
 /// Applies CLI overrides to every resource of every task (SkyPilot's `Resources.copy(**overrides)`).
-pub fn apply_overrides(dag: &mut Dag, o: &Overrides, metadata: &[GpuMetadata]) -> Result<(), RequestError> {
+pub fn apply_overrides(
+    dag: &mut Dag,
+    o: &Overrides,
+    metadata: &[GpuMetadata],
+) -> Result<(), RequestError> {
     if o.infra.is_some() && (o.cloud.is_some() || o.region.is_some() || o.zone.is_some()) {
-        return Err(RequestError::value("Cannot specify both --infra and --cloud, --region, or --zone."));
+        return Err(RequestError::value(
+            "Cannot specify both --infra and --cloud, --region, or --zone.",
+        ));
     }
     let infra = match &o.infra {
         Some(i) => Some(parse_infra(i)?),
@@ -462,9 +578,10 @@ pub fn apply_overrides(dag: &mut Dag, o: &Overrides, metadata: &[GpuMetadata]) -
     };
     let is_none = |s: &Option<String>| s.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("none"));
     let legacy_cloud = match o.cloud.as_deref() {
-        Some(c) if !c.eq_ignore_ascii_case("none") => {
-            Some(c.parse::<crate::clouds::CloudId>().map_err(|e| RequestError::value(e.to_string()))?)
-        }
+        Some(c) if !c.eq_ignore_ascii_case("none") => Some(
+            c.parse::<crate::clouds::CloudId>()
+                .map_err(|e| RequestError::value(e.to_string()))?,
+        ),
         _ => None,
     };
     let cpus = match &o.cpus {
@@ -479,10 +596,12 @@ pub fn apply_overrides(dag: &mut Dag, o: &Overrides, metadata: &[GpuMetadata]) -
         Some(t) if !is_none(&o.disk_tier) => Some(DiskTier::parse(t)?),
         _ => None,
     };
-    if let Some(size) = o.disk_size {
-        if size == 0 {
-            return Err(RequestError::value("\"disk_size\" must be a positive integer (in GB). Got: 0."));
-        }
+    if let Some(size) = o.disk_size
+        && size == 0
+    {
+        return Err(RequestError::value(
+            "\"disk_size\" must be a positive integer (in GB). Got: 0.",
+        ));
     }
     // --gpus goes through the config path so memory-based specs expand like in SkyPilot's server.
     let gpu_set = match &o.gpus {
@@ -532,7 +651,10 @@ pub fn apply_overrides(dag: &mut Dag, o: &Overrides, metadata: &[GpuMetadata]) -
                 r.zone = o.zone.clone().filter(|_| !is_none(&o.zone));
             }
             if o.instance_type.is_some() {
-                r.instance_type = o.instance_type.clone().filter(|_| !is_none(&o.instance_type));
+                r.instance_type = o
+                    .instance_type
+                    .clone()
+                    .filter(|_| !is_none(&o.instance_type));
             }
             if o.cpus.is_some() {
                 r.cpus = cpus.clone();

@@ -22,7 +22,14 @@ pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
 }
 
 fn clouds_list(clouds: &[CloudId]) -> String {
-    format!("[{}]", clouds.iter().map(|c| c.repr()).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        clouds
+            .iter()
+            .map(|c| c.repr())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// Validates one resource in SkyPilot's order.
@@ -36,7 +43,9 @@ pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
 }
 
 fn tpu_cloud(r: &mut Resources) -> Result<(), RequestError> {
-    let Some(acc) = &r.accelerator else { return Ok(()) };
+    let Some(acc) = &r.accelerator else {
+        return Ok(());
+    };
     if !acc.name.to_lowercase().contains("tpu") {
         return Ok(());
     }
@@ -44,34 +53,48 @@ fn tpu_cloud(r: &mut Resources) -> Result<(), RequestError> {
         r.cloud = Some(CloudId::Gcp);
     }
     if !matches!(r.cloud, Some(CloudId::Gcp | CloudId::Kubernetes)) {
-        return Err(RequestError::new(ErrorKind::AssertionError, "Cloud must be GCP or Kubernetes for TPU accelerators."));
+        return Err(RequestError::new(
+            ErrorKind::AssertionError,
+            "Cloud must be GCP or Kubernetes for TPU accelerators.",
+        ));
     }
-    if r.cloud == Some(CloudId::Gcp) && r.tpu_vm {
-        if let Some(it) = &r.instance_type {
-            if it != "TPU-VM" {
-                return Err(RequestError::value(format!(
-                    "Cannot specify instance type (got {}) for TPU VM.",
-                    py_str_repr(it)
-                )));
-            }
-        }
+    if r.cloud == Some(CloudId::Gcp)
+        && r.tpu_vm
+        && let Some(it) = &r.instance_type
+        && it != "TPU-VM"
+    {
+        return Err(RequestError::value(format!(
+            "Cannot specify instance type (got {}) for TPU VM.",
+            py_str_repr(it)
+        )));
     }
     Ok(())
 }
 
 /// `accelerator_registry.canonicalize_accelerator_name`.
-pub fn canonicalize_name(world: &World, name: &str, cloud: Option<CloudId>) -> Result<String, RequestError> {
+pub fn canonicalize_name(
+    world: &World,
+    name: &str,
+    cloud: Option<CloudId>,
+) -> Result<String, RequestError> {
     if name.to_lowercase().starts_with("tpu-") {
         return Ok(name.to_lowercase());
     }
     let pattern = crate::catalog::query::NamePattern::new(name);
     let entries = &world.catalog.accelerators.entries;
-    let matches: Vec<&(String, String)> = entries.iter().filter(|(n, _)| pattern.contains(n)).collect();
+    let matches: Vec<&(String, String)> = entries
+        .iter()
+        .filter(|(n, _)| pattern.contains(n))
+        .collect();
     if let Some((exact, _)) = matches.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
         return Ok(exact.clone());
     }
     let mut names: Vec<String> = match cloud {
-        Some(c) => matches.iter().filter(|(_, clouds)| clouds.contains(c.repr())).map(|(n, _)| n.clone()).collect(),
+        Some(c) => matches
+            .iter()
+            .filter(|(_, clouds)| clouds.contains(c.repr()))
+            .map(|(n, _)| n.clone())
+            .collect(),
         None => matches.iter().map(|(n, _)| n.clone()).collect(),
     };
     if names.is_empty() && matches!(cloud, None | Some(CloudId::Kubernetes)) {
@@ -79,10 +102,11 @@ pub fn canonicalize_name(world: &World, name: &str, cloud: Option<CloudId>) -> R
         for ctx in world.reachable_contexts() {
             if let Ok(nodes) = &ctx.nodes {
                 for n in nodes {
-                    if let Some(a) = &n.accelerator {
-                        if pattern.contains(a) && !names.contains(a) {
-                            names.push(a.clone());
-                        }
+                    if let Some(a) = &n.accelerator
+                        && pattern.contains(a)
+                        && !names.contains(a)
+                    {
+                        names.push(a.clone());
                     }
                 }
             }
@@ -112,20 +136,29 @@ fn canonicalize_accelerator(world: &World, r: &mut Resources) -> Result<(), Requ
     Ok(())
 }
 
-fn validate_region_zone_for(world: &World, cloud: CloudId, region: Option<&str>, zone: Option<&str>) -> Result<(Option<String>, Option<String>), String> {
+fn validate_region_zone_for(
+    world: &World,
+    cloud: CloudId,
+    region: Option<&str>,
+    zone: Option<&str>,
+) -> Result<(Option<String>, Option<String>), String> {
     match cloud {
         CloudId::Kubernetes => {
             if zone.is_some() {
-                return Err("Kubernetes zones are not supported. Zone is not allowed for Kubernetes.".into());
+                return Err(
+                    "Kubernetes zones are not supported. Zone is not allowed for Kubernetes."
+                        .into(),
+                );
             }
-            if let Some(reg) = region {
-                if !world.kube_contexts.iter().any(|c| c.name == reg) {
-                    let names: Vec<String> = world.kube_contexts.iter().map(|c| c.name.clone()).collect();
-                    return Err(format!(
-                        "Context {reg} not found in kubeconfig. Kubernetes only supports context names as regions. Available contexts: {}",
-                        crate::optimize::py_list(&names)
-                    ));
-                }
+            if let Some(reg) = region
+                && !world.kube_contexts.iter().any(|c| c.name == reg)
+            {
+                let names: Vec<String> =
+                    world.kube_contexts.iter().map(|c| c.name.clone()).collect();
+                return Err(format!(
+                    "Context {reg} not found in kubeconfig. Kubernetes only supports context names as regions. Available contexts: {}",
+                    crate::optimize::py_list(&names)
+                ));
             }
             Ok((region.map(str::to_string), None))
         }
@@ -176,7 +209,10 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                 let hint = if errors.len() == 1 {
                     errors[0].1.clone()
                 } else {
-                    let mut rows = vec![vec!["Cloud".to_string(), "Hint".to_string()], vec!["-----".into(), "----".into()]];
+                    let mut rows = vec![
+                        vec!["Cloud".to_string(), "Hint".to_string()],
+                        vec!["-----".into(), "----".into()],
+                    ];
                     for (c, e) in &errors {
                         rows.push(vec![c.repr().to_string(), wrap(e, 80).join("\n")]);
                     }
@@ -197,7 +233,8 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
         }
     };
     let (region, zone) =
-        validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref()).map_err(RequestError::value)?;
+        validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref())
+            .map_err(RequestError::value)?;
     r.region = region;
     r.zone = zone;
     Ok(())
@@ -230,15 +267,30 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 fn multiline_borderless(rows: &[Vec<String>]) -> String {
     let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..ncols)
-        .map(|i| rows.iter().flat_map(|r| r.get(i).map(|c| c.lines().map(render::display_width).max().unwrap_or(0))).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .flat_map(|r| {
+                    r.get(i)
+                        .map(|c| c.lines().map(render::display_width).max().unwrap_or(0))
+                })
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = Vec::new();
     for row in rows {
-        let height = row.iter().map(|c| c.lines().count().max(1)).max().unwrap_or(1);
+        let height = row
+            .iter()
+            .map(|c| c.lines().count().max(1))
+            .max()
+            .unwrap_or(1);
         for line_idx in 0..height {
             let mut s = String::new();
             for (i, w) in widths.iter().enumerate() {
-                let cell = row.get(i).and_then(|c| c.lines().nth(line_idx)).unwrap_or("");
+                let cell = row
+                    .get(i)
+                    .and_then(|c| c.lines().nth(line_idx))
+                    .unwrap_or("");
                 s.push_str(cell);
                 s.push_str(&" ".repeat(w - render::display_width(cell) + 2));
             }
@@ -249,22 +301,36 @@ fn multiline_borderless(rows: &[Vec<String>]) -> String {
 }
 
 fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), RequestError> {
-    let Some(it) = r.instance_type.clone() else { return Ok(()) };
+    let Some(it) = r.instance_type.clone() else {
+        return Ok(());
+    };
     match r.cloud {
         Some(c) => {
             if !world.instance_type_exists(c, &it) {
-                return Err(RequestError::value(format!("Invalid instance type {} for cloud {}.", py_str_repr(&it), c.repr())));
+                return Err(RequestError::value(format!(
+                    "Invalid instance type {} for cloud {}.",
+                    py_str_repr(&it),
+                    c.repr()
+                )));
             }
         }
         None => {
-            let valid: Vec<CloudId> = world.enabled.iter().copied().filter(|&c| world.instance_type_exists(c, &it)).collect();
+            let valid: Vec<CloudId> = world
+                .enabled
+                .iter()
+                .copied()
+                .filter(|&c| world.instance_type_exists(c, &it))
+                .collect();
             if valid.is_empty() {
                 let cloud_str = if world.enabled.len() == 1 {
                     format!("for cloud {}", world.enabled[0].repr())
                 } else {
                     format!("for any cloud among {}", clouds_list(&world.enabled))
                 };
-                return Err(RequestError::value(format!("Invalid instance type {} {cloud_str}.", py_str_repr(&it))));
+                return Err(RequestError::value(format!(
+                    "Invalid instance type {} {cloud_str}.",
+                    py_str_repr(&it)
+                )));
             }
             if valid.len() > 1 {
                 return Err(RequestError::value(format!(
@@ -280,7 +346,9 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
 }
 
 fn validate_cpus_mem(world: &World, r: &Resources) -> Result<(), RequestError> {
-    let (Some(it), Some(cloud)) = (&r.instance_type, r.cloud) else { return Ok(()) };
+    let (Some(it), Some(cloud)) = (&r.instance_type, r.cloud) else {
+        return Ok(());
+    };
     let (cpus, mem) = world.vcpus_mem(cloud, it);
     if let (Some(req), Some(have)) = (&r.cpus, cpus) {
         let have_s = py_float_str(have);

@@ -6,7 +6,11 @@ use crate::clouds::CloudId;
 
 macro_rules! fixture {
     ($path:literal) => {
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/catalogs/", $path))
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/catalogs/",
+            $path
+        ))
     };
 }
 

@@ -1299,6 +1299,22 @@ pub fn unreachable_api_message(context: &str, error: &str) -> String {
 mod tests {
     use super::*;
 
+    type DisplayCase<'a> = (&'a str, f64, f64, Option<(&'a str, u32)>);
+    type RequestCase<'a> = (
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<(&'a str, f64)>,
+        Option<&'a str>,
+    );
+    type FitsCase<'a> = (&'a str, &'a [KubeNode], Option<f64>, Result<(), &'a str>);
+    type AllowedCase<'a> = (
+        Option<Vec<String>>,
+        Option<&'a str>,
+        bool,
+        Vec<String>,
+        Vec<String>,
+    );
+
     fn node(json: &str) -> KubeNode {
         let doc = format!(r#"{{"kind":"NodeList","items":[{json}]}}"#);
         parse_node_list(doc.as_bytes()).expect("parse").remove(0)
@@ -1389,7 +1405,7 @@ mod tests {
 
     #[test]
     fn instance_type_display_and_parse() {
-        let cases: [(&str, f64, f64, Option<(&str, u32)>); 5] = [
+        let cases: [DisplayCase; 5] = [
             ("2CPU--2GB", 2.0, 2.0, None),
             ("0.5CPU--1.5GB", 0.5, 1.5, None),
             ("4CPU--16GB--H100:1", 4.0, 16.0, Some(("H100", 1))),
@@ -1445,12 +1461,7 @@ mod tests {
 
     #[test]
     fn instance_type_for_request() {
-        let cases: [(
-            Option<&str>,
-            Option<&str>,
-            Option<(&str, f64)>,
-            Option<&str>,
-        ); 18] = [
+        let cases: [RequestCase; 18] = [
             (None, None, None, Some("2CPU--2GB")),
             (Some("4"), None, None, Some("4CPU--4GB")),
             (Some("4+"), None, None, Some("4CPU--4GB")),
@@ -1651,7 +1662,7 @@ mod tests {
         let sky_cluster = vec![h100.clone(), t4_down.clone(), cpu.clone()];
         let cpu_cluster = vec![cpu.clone()];
         let it = |s: &str| s.parse::<KubeInstanceType>().expect(s);
-        let cases: Vec<(&str, &[KubeNode], Option<f64>, Result<(), &str>)> = vec![
+        let cases: Vec<FitsCase> = vec![
             ("2CPU--2GB", &cpu_cluster, None, Ok(())),
             ("8CPU--32GB", &cpu_cluster, None, Ok(())),
             ("8CPU--32GB", &cpu_cluster, Some(100.0), Ok(())),
@@ -1816,13 +1827,7 @@ kubernetes:
     fn allowed_context_rules() {
         let kc: Vec<String> = ["kind-a", "gke-b", "ssh-pool"].map(String::from).to_vec();
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let cases: Vec<(
-            Option<Vec<String>>,
-            Option<&str>,
-            bool,
-            Vec<String>,
-            Vec<String>,
-        )> = vec![
+        let cases: Vec<AllowedCase> = vec![
             (None, Some("gke-b"), false, s(&["gke-b"]), s(&[])),
             (None, None, false, s(&[]), s(&[])),
             (None, Some("kind-a"), true, s(&["kind-a", "gke-b"]), s(&[])),

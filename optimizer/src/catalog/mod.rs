@@ -39,7 +39,9 @@ pub enum CatalogError {
         found: String,
     },
     /// The file is empty (truncated download?).
-    #[error("catalog {source_name} is empty; re-download it or remove it to use the bundled catalog")]
+    #[error(
+        "catalog {source_name} is empty; re-download it or remove it to use the bundled catalog"
+    )]
     Empty {
         /// File path or other name of the input.
         source_name: String,
@@ -142,7 +144,9 @@ impl CloudCatalog {
         };
         let headers = csv.byte_headers().map_err(read_err)?.clone();
         if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-            return Err(CatalogError::Empty { source_name: source_name.to_string() });
+            return Err(CatalogError::Empty {
+                source_name: source_name.to_string(),
+            });
         }
         let col = |name: &str| headers.iter().position(|h| h == name.as_bytes());
         let required = |name: &'static str| {
@@ -218,7 +222,10 @@ impl CloudCatalog {
                 }),
             }
         }
-        Ok((CloudCatalog::from_rows(cloud, rows, c_zone.is_some(), schema), warnings))
+        Ok((
+            CloudCatalog::from_rows(cloud, rows, c_zone.is_some(), schema),
+            warnings,
+        ))
     }
 
     /// Builds a catalog from rows (used by loaders, tests and the AZ-mapping join).
@@ -234,11 +241,20 @@ impl CloudCatalog {
                 }
             }
         }
-        CloudCatalog { cloud, rows, has_zones, schema, by_instance }
+        CloudCatalog {
+            cloud,
+            rows,
+            has_zones,
+            schema,
+            by_instance,
+        }
     }
 
     /// Rows of one instance type, in file order.
-    pub fn instance_rows<'a>(&'a self, instance_type: &str) -> impl Iterator<Item = &'a VmRow> + 'a {
+    pub fn instance_rows<'a>(
+        &'a self,
+        instance_type: &str,
+    ) -> impl Iterator<Item = &'a VmRow> + 'a {
         self.by_instance
             .get(instance_type)
             .map(|v| v.as_slice())
@@ -291,21 +307,21 @@ struct RowColumns {
     disk_count: Option<usize>,
 }
 
-fn field<'r>(record: &'r csv::ByteRecord, col: Option<usize>) -> Result<Option<&'r str>, String> {
+fn field(record: &csv::ByteRecord, col: Option<usize>) -> Result<Option<&str>, String> {
     let Some(col) = col else { return Ok(None) };
     let Some(bytes) = record.get(col) else {
-        return Err(format!("expected at least {} fields, found {}", col + 1, record.len()));
+        return Err(format!(
+            "expected at least {} fields, found {}",
+            col + 1,
+            record.len()
+        ));
     };
     let text = std::str::from_utf8(bytes).map_err(|_| format!("field {} is not UTF-8", col + 1))?;
     let text = text.trim();
     Ok(if text.is_empty() { None } else { Some(text) })
 }
 
-fn number(
-    record: &csv::ByteRecord,
-    col: Option<usize>,
-    name: &str,
-) -> Result<Option<f64>, String> {
+fn number(record: &csv::ByteRecord, col: Option<usize>, name: &str) -> Result<Option<f64>, String> {
     match field(record, col)? {
         None => Ok(None),
         Some(t) if t.eq_ignore_ascii_case("nan") => Ok(None),
@@ -330,10 +346,7 @@ fn parse_row(record: &csv::ByteRecord, c: RowColumns) -> Result<VmRow, String> {
         region: region.into(),
         zone: boxed(field(record, c.zone)?),
         local_disk_type: boxed(field(record, c.disk_type)?),
-        nvme_supported: match field(record, c.nvme)? {
-            None => None,
-            Some(t) => Some(t.eq_ignore_ascii_case("true") || t == "1"),
-        },
+        nvme_supported: field(record, c.nvme)?.map(|t| t.eq_ignore_ascii_case("true") || t == "1"),
         local_disk_size: number(record, c.disk_size, "LocalDiskSize")?,
         local_disk_count: number(record, c.disk_count, "LocalDiskCount")?,
     })
@@ -352,7 +365,10 @@ impl AzMapping {
         let mut names = HashMap::new();
         let headers = csv
             .headers()
-            .map_err(|e| CatalogError::Read { source_name: source_name.into(), message: e.to_string() })?
+            .map_err(|e| CatalogError::Read {
+                source_name: source_name.into(),
+                message: e.to_string(),
+            })?
             .clone();
         let id_col = headers.iter().position(|h| h == "AvailabilityZone");
         let name_col = headers.iter().position(|h| h == "AvailabilityZoneName");
@@ -364,8 +380,10 @@ impl AzMapping {
             });
         };
         for record in csv.records() {
-            let record = record
-                .map_err(|e| CatalogError::Read { source_name: source_name.into(), message: e.to_string() })?;
+            let record = record.map_err(|e| CatalogError::Read {
+                source_name: source_name.into(),
+                message: e.to_string(),
+            })?;
             if let (Some(id), Some(name)) = (record.get(id_col), record.get(name_col)) {
                 names.insert(id.into(), name.into());
             }
@@ -395,11 +413,19 @@ impl AcceleratorTable {
     /// Parses `AcceleratorName,Clouds`.
     pub fn from_reader<R: Read>(reader: R, source_name: &str) -> Result<Self, CatalogError> {
         let mut csv = csv::Reader::from_reader(reader);
-        let err = |e: csv::Error| CatalogError::Read { source_name: source_name.into(), message: e.to_string() };
+        let err = |e: csv::Error| CatalogError::Read {
+            source_name: source_name.into(),
+            message: e.to_string(),
+        };
         let headers = csv.headers().map_err(err)?.clone();
-        let name = headers.iter().position(|h| h == "AcceleratorName").ok_or_else(|| {
-            CatalogError::MissingColumn { source_name: source_name.into(), column: "AcceleratorName", found: headers.iter().collect::<Vec<_>>().join(",") }
-        })?;
+        let name = headers
+            .iter()
+            .position(|h| h == "AcceleratorName")
+            .ok_or_else(|| CatalogError::MissingColumn {
+                source_name: source_name.into(),
+                column: "AcceleratorName",
+                found: headers.iter().collect::<Vec<_>>().join(","),
+            })?;
         let clouds = headers.iter().position(|h| h == "Clouds");
         let mut entries = Vec::new();
         for record in csv.records() {
@@ -424,24 +450,42 @@ pub struct GpuMetadata {
 }
 
 /// Parses `common/metadata.csv` (`GPU,MemoryGB,Manufacturer`).
-pub fn parse_gpu_metadata<R: Read>(reader: R, source_name: &str) -> Result<Vec<GpuMetadata>, CatalogError> {
+pub fn parse_gpu_metadata<R: Read>(
+    reader: R,
+    source_name: &str,
+) -> Result<Vec<GpuMetadata>, CatalogError> {
     let mut csv = csv::Reader::from_reader(reader);
-    let err = |e: csv::Error| CatalogError::Read { source_name: source_name.into(), message: e.to_string() };
+    let err = |e: csv::Error| CatalogError::Read {
+        source_name: source_name.into(),
+        message: e.to_string(),
+    };
     let headers = csv.headers().map_err(err)?.clone();
     let pos = |n: &'static str| {
-        headers.iter().position(|h| h == n).ok_or_else(|| CatalogError::MissingColumn {
-            source_name: source_name.into(),
-            column: n,
-            found: headers.iter().collect::<Vec<_>>().join(","),
-        })
+        headers
+            .iter()
+            .position(|h| h == n)
+            .ok_or_else(|| CatalogError::MissingColumn {
+                source_name: source_name.into(),
+                column: n,
+                found: headers.iter().collect::<Vec<_>>().join(","),
+            })
     };
     let (g, m, f) = (pos("GPU")?, pos("MemoryGB")?, pos("Manufacturer")?);
     let mut out = Vec::new();
     for record in csv.records() {
         let record = record.map_err(err)?;
-        let (Some(gpu), Some(mem), Some(man)) = (record.get(g), record.get(m), record.get(f)) else { continue };
-        let Ok(memory_gb) = mem.trim().parse::<f64>() else { continue };
-        out.push(GpuMetadata { gpu: gpu.to_string(), memory_gb, manufacturer: man.to_string() });
+        let (Some(gpu), Some(mem), Some(man)) = (record.get(g), record.get(m), record.get(f))
+        else {
+            continue;
+        };
+        let Ok(memory_gb) = mem.trim().parse::<f64>() else {
+            continue;
+        };
+        out.push(GpuMetadata {
+            gpu: gpu.to_string(),
+            memory_gb,
+            manufacturer: man.to_string(),
+        });
     }
     Ok(out)
 }
@@ -476,5 +520,93 @@ impl Catalog {
     /// Loaded cloud catalogs.
     pub fn clouds(&self) -> impl Iterator<Item = &CloudCatalog> {
         self.clouds.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
+
+    #[test]
+    fn malformed_rows_are_skipped_with_file_and_line() {
+        let csv = format!(
+            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\nbad.row,,,two,8,,0.1,,us-east-1,use1-az1,x86_64\np3.2xlarge,V100,1,8,61,,3.06,0.9,us-east-1,use1-az2,x86_64\n,,,,,,,,,,\n"
+        );
+        let (cat, warnings) =
+            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
+        assert_eq!(cat.rows.len(), 2);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0].line, 3);
+        assert!(
+            warnings[0]
+                .to_string()
+                .starts_with("aws/vms.csv:3: skipped malformed row: vCPUs is not a number"),
+            "{}",
+            warnings[0]
+        );
+        assert_eq!(warnings[1].line, 5);
+        assert_eq!(cat.schema, Schema::V8);
+        assert_eq!(
+            cat.accelerator_of("p3.2xlarge"),
+            Some(("V100".to_string(), 1.0))
+        );
+    }
+
+    #[test]
+    fn missing_column_and_empty_file_are_errors_naming_the_file() {
+        let err = CloudCatalog::from_reader(
+            CloudId::Aws,
+            "InstanceType,Price\nx,1\n".as_bytes(),
+            "x/vms.csv",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("x/vms.csv") && err.to_string().contains("\"Region\""),
+            "{err}"
+        );
+        let err = CloudCatalog::from_reader(CloudId::Aws, "".as_bytes(), "y/vms.csv").unwrap_err();
+        assert!(
+            matches!(err, CatalogError::Empty { .. }) && err.to_string().contains("y/vms.csv"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn columns_are_found_by_name_in_any_order() {
+        let csv = "Region,Price,InstanceType,vCPUs,MemoryGiB\nus-east-1,0.5,a.b,4,16\n";
+        let (cat, w) =
+            CloudCatalog::from_reader(CloudId::Lambda, csv.as_bytes(), "lambda/vms.csv").unwrap();
+        assert!(w.is_empty());
+        assert_eq!(cat.vcpus_mem("a.b"), Some((Some(4.0), Some(16.0))));
+        assert!(!cat.has_zones);
+    }
+
+    #[test]
+    fn v6_layout_loads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/catalogs-v6/aws/vms.csv");
+        let bytes = std::fs::read(&dir).expect("v6 fixture exists");
+        let (cat, warnings) = CloudCatalog::from_reader(CloudId::Aws, &bytes[..], "v6").unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(cat.schema, Schema::V6);
+        assert!(!cat.rows.is_empty());
+    }
+
+    #[test]
+    fn az_mapping_is_an_inner_join() {
+        let csv = format!(
+            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\nm6i.large,,,2,8,,0.096,0.04,us-east-1,use1-az9,x86_64\n"
+        );
+        let (cat, _) = CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws").unwrap();
+        let mapping = AzMapping::from_reader(
+            "AvailabilityZone,AvailabilityZoneName\nuse1-az1,us-east-1b\n".as_bytes(),
+            "m",
+        )
+        .unwrap();
+        let mapped = cat.apply_az_mapping(&mapping);
+        assert_eq!(mapped.rows.len(), 1);
+        assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
     }
 }

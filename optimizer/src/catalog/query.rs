@@ -81,10 +81,10 @@ pub struct LocalDisk {
 }
 
 fn region_zone_ok(row: &VmRow, region: Option<&str>, zone: Option<&str>) -> bool {
-    if let Some(r) = region {
-        if !row.region.eq_ignore_ascii_case(r) {
-            return false;
-        }
+    if let Some(r) = region
+        && !row.region.eq_ignore_ascii_case(r)
+    {
+        return false;
     }
     if let Some(z) = zone {
         match &row.zone {
@@ -104,13 +104,18 @@ fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
         return false;
     }
     let total = row.local_disk_size.unwrap_or(0.0) * row.local_disk_count.unwrap_or(0.0);
-    if d.at_least { total >= d.size_gb } else { (total - d.size_gb).abs() < 1.0 }
+    if d.at_least {
+        total >= d.size_gb
+    } else {
+        (total - d.size_gb).abs() < 1.0
+    }
 }
 
 fn row_passes(row: &VmRow, f: &Filter<'_>) -> bool {
     region_zone_ok(row, f.region, f.zone)
         && f.cpus.is_none_or(|c| c.matches(row.vcpus, row.vcpus))
-        && f.memory.is_none_or(|m| m.matches(row.memory_gib, row.vcpus))
+        && f.memory
+            .is_none_or(|m| m.matches(row.memory_gib, row.vcpus))
         && local_disk_ok(row, f.local_disk)
 }
 
@@ -142,7 +147,8 @@ impl NamePattern {
         let escaped = regex::escape(name);
         let full = build(format!("^(?:{name})$"))
             .unwrap_or_else(|| build(format!("^(?:{escaped})$")).expect("escaped regex is valid"));
-        let contains = build(name.to_string()).unwrap_or_else(|| build(escaped).expect("escaped regex is valid"));
+        let contains = build(name.to_string())
+            .unwrap_or_else(|| build(escaped).expect("escaped regex is valid"));
         NamePattern { full, contains }
     }
 
@@ -200,8 +206,12 @@ impl CloudCatalog {
         if !any {
             return Err(match (region, zone) {
                 (_, Some(z)) => format!("Instance type {instance_type:?} not found in zone {z:?}."),
-                (Some(r), None) => format!("Instance type {instance_type:?} not found in region {r:?}."),
-                (None, None) => format!("Instance type {instance_type:?} not found in all regions."),
+                (Some(r), None) => {
+                    format!("Instance type {instance_type:?} not found in region {r:?}.")
+                }
+                (None, None) => {
+                    format!("Instance type {instance_type:?} not found in all regions.")
+                }
             });
         }
         best.ok_or_else(|| {
@@ -213,7 +223,11 @@ impl CloudCatalog {
     }
 
     /// Regions (and zones) offering `rows`, ordered as SkyPilot's `get_region_zones`.
-    pub fn region_zones_of<'a>(&self, rows: impl Iterator<Item = &'a VmRow>, spot: bool) -> Vec<RegionZones> {
+    pub fn region_zones_of<'a>(
+        &self,
+        rows: impl Iterator<Item = &'a VmRow>,
+        spot: bool,
+    ) -> Vec<RegionZones> {
         let mut sorted: Vec<&VmRow> = rows
             .filter(|r| r.price_for(spot).is_some() && (!self.has_zones || r.zone.is_some()))
             .collect();
@@ -227,7 +241,10 @@ impl CloudCatalog {
             let idx = match out.iter().position(|r| *r.region == *row.region) {
                 Some(i) => i,
                 None => {
-                    out.push(RegionZones { region: row.region.to_string(), zones: Vec::new() });
+                    out.push(RegionZones {
+                        region: row.region.to_string(),
+                        zones: Vec::new(),
+                    });
                     out.len() - 1
                 }
             };
@@ -237,7 +254,8 @@ impl CloudCatalog {
         }
         if matches!(self.cloud, CloudId::Aws | CloudId::Lambda) {
             // US regions first, each group keeping its order.
-            let (us, rest): (Vec<_>, Vec<_>) = out.into_iter().partition(|r| r.region.starts_with("us-"));
+            let (us, rest): (Vec<_>, Vec<_>) =
+                out.into_iter().partition(|r| r.region.starts_with("us-"));
             out = us.into_iter().chain(rest).collect();
         }
         out
@@ -252,7 +270,8 @@ impl CloudCatalog {
         zone: Option<&str>,
     ) -> Vec<RegionZones> {
         self.region_zones_of(
-            self.instance_rows(instance_type).filter(|r| region_zone_ok(r, region, zone)),
+            self.instance_rows(instance_type)
+                .filter(|r| region_zone_ok(r, region, zone)),
             spot,
         )
     }
@@ -269,12 +288,16 @@ impl CloudCatalog {
         let mut best: Option<(&VmRow, f64)> = None;
         let mut any_row = false;
         for row in &self.rows {
-            let Some(it) = row.instance_type.as_deref() else { continue };
+            let Some(it) = row.instance_type.as_deref() else {
+                continue;
+            };
             if !family(it) || !row_passes(row, filter) {
                 continue;
             }
             any_row = true;
-            let Some(price) = row.price_for(use_spot_price) else { continue };
+            let Some(price) = row.price_for(use_spot_price) else {
+                continue;
+            };
             if filter.max_hourly_cost.is_some_and(|m| price > m) {
                 continue;
             }
@@ -301,15 +324,23 @@ impl CloudCatalog {
             .iter()
             .filter(|r| {
                 r.instance_type.is_some()
-                    && r.accelerator_name.as_deref().is_some_and(|n| pattern.full_match(n))
-                    && r.accelerator_count.is_some_and(|c| (c - count).abs() <= 0.01)
+                    && r.accelerator_name
+                        .as_deref()
+                        .is_some_and(|n| pattern.full_match(n))
+                    && r.accelerator_count
+                        .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)
             })
             .collect();
         if exact.is_empty() {
-            return AcceleratorMatch::NoMatch { fuzzy: self.fuzzy_accelerators(&pattern, count, filter) };
+            return AcceleratorMatch::NoMatch {
+                fuzzy: self.fuzzy_accelerators(&pattern, count, filter),
+            };
         }
-        let mut rows: Vec<&VmRow> = exact.into_iter().filter(|r| row_passes(r, filter)).collect();
+        let mut rows: Vec<&VmRow> = exact
+            .into_iter()
+            .filter(|r| row_passes(r, filter))
+            .collect();
         if rows.is_empty() || rows.iter().all(|r| r.price_for(spot).is_none()) {
             return AcceleratorMatch::Instances(Vec::new());
         }
@@ -328,12 +359,19 @@ impl CloudCatalog {
     }
 
     /// `NAME:COUNT` of accelerators whose name contains `pattern` with at least `count`, cheapest first.
-    pub(crate) fn fuzzy_accelerators(&self, pattern: &NamePattern, count: f64, filter: &Filter<'_>) -> Vec<String> {
+    pub(crate) fn fuzzy_accelerators(
+        &self,
+        pattern: &NamePattern,
+        count: f64,
+        filter: &Filter<'_>,
+    ) -> Vec<String> {
         let mut rows: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
-                r.accelerator_name.as_deref().is_some_and(|n| pattern.contains(n))
+                r.accelerator_name
+                    .as_deref()
+                    .is_some_and(|n| pattern.contains(n))
                     && r.accelerator_count.is_some_and(|c| c >= count)
                     && region_zone_ok(r, filter.region, filter.zone)
             })
@@ -344,7 +382,10 @@ impl CloudCatalog {
         for r in rows {
             let name = r.accelerator_name.as_deref().unwrap_or_default();
             let c = r.accelerator_count.unwrap_or(0.0);
-            if seen.iter().any(|(n, bits)| *n == name && *bits == c.to_bits()) {
+            if seen
+                .iter()
+                .any(|(n, bits)| *n == name && *bits == c.to_bits())
+            {
                 continue;
             }
             seen.push((name, c.to_bits()));
@@ -379,7 +420,10 @@ impl CloudCatalog {
             if close.is_empty() {
                 String::new()
             } else {
-                format!("\nDid you mean one of these: {}?", py_str_repr(&close.join(", ")))
+                format!(
+                    "\nDid you mean one of these: {}?",
+                    py_str_repr(&close.join(", "))
+                )
             }
         };
         let mut validated_region = region.map(str::to_string);
@@ -414,18 +458,28 @@ impl CloudCatalog {
             validated_region = Some(filtered[0].region.to_string());
         }
         if let Some(z) = zone {
-            let in_zone: Vec<&VmRow> = filtered.iter().copied().filter(|row| row.zone.as_deref() == Some(z)).collect();
+            let in_zone: Vec<&VmRow> = filtered
+                .iter()
+                .copied()
+                .filter(|row| row.zone.as_deref() == Some(z))
+                .collect();
             if in_zone.is_empty() {
-                let region_str = region.map(|r| format!(" for region {}", py_str_repr(r))).unwrap_or_default();
+                let region_str = region
+                    .map(|r| format!(" for region {}", py_str_repr(r)))
+                    .unwrap_or_default();
                 let mut all: Vec<String> = Vec::new();
                 for row in &filtered {
-                    if let Some(rz) = &row.zone {
-                        if !all.iter().any(|a| **a == **rz) {
-                            all.push(rz.to_string());
-                        }
+                    if let Some(rz) = &row.zone
+                        && !all.iter().any(|a| **a == **rz)
+                    {
+                        all.push(rz.to_string());
                     }
                 }
-                return Err(format!("Invalid zone {}{region_str}{}", py_str_repr(z), candidates(z, all)));
+                return Err(format!(
+                    "Invalid zone {}{region_str}{}",
+                    py_str_repr(z),
+                    candidates(z, all)
+                ));
             }
             validated_region = Some(in_zone[0].region.to_string());
         }

@@ -217,7 +217,7 @@ impl AwsCloud {
 
         // Serialise fetchers of the same identity across processes; a lock
         // that cannot be had in time only costs a duplicate STS call.
-        let _lock = match &cache {
+        let guard = match &cache {
             Some((store, key)) => match store.lock(key, self.options.lock_wait).await {
                 Ok(lock) => Some(lock),
                 Err(e) => {
@@ -227,8 +227,8 @@ impl AwsCloud {
             },
             None => None,
         };
-        if let (Some((store, key)), Some(_)) = (&cache, &_lock)
-            && ctx.refresh && !ctx.refresh
+        if let (Some((store, key)), Some(_)) = (&cache, &guard)
+            && !ctx.refresh
             && let Lookup::Hit { value, age } = store.get::<AwsIdentity>(key)
         {
             span.record("cache", "hit");

@@ -2,7 +2,10 @@
 
 use futures::future::BoxFuture;
 
-use super::{CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check, credentials_from_files};
+use super::{
+    CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check,
+    credentials_from_files,
+};
 
 /// The Cudo Compute adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -14,10 +17,17 @@ impl Cloud for CudoCloud {
     }
 
     fn credentials(&self, ctx: &CheckContext) -> Credentials {
-        credentials_from_files(ctx, &[".config/cudo/cudo.yml"], "Cudo credentials not found. Run: cudoctl init")
+        credentials_from_files(
+            ctx,
+            &[".config/cudo/cudo.yml"],
+            "Cudo credentials not found. Run: cudoctl init",
+        )
     }
 
-    fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a CheckContext,
+    ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
         catalog_only_check(self, ctx)
     }
 }

@@ -21,7 +21,10 @@ pub struct FanOutOptions {
 
 impl Default for FanOutOptions {
     fn default() -> Self {
-        FanOutOptions { serial: false, global_deadline: Duration::from_secs(10) }
+        FanOutOptions {
+            serial: false,
+            global_deadline: Duration::from_secs(10),
+        }
     }
 }
 
@@ -79,11 +82,13 @@ async fn check_one(cloud: Arc<dyn Cloud>, ctx: Arc<CheckContext>) -> Outcome {
     let span = tracing::Span::current();
     let outcome = match cloud.credentials(&ctx) {
         Credentials::Missing(hint) => Outcome::NoCredentials(hint),
-        Credentials::Present(_) => match tokio::time::timeout(ctx.cloud_timeout, cloud.check(&ctx)).await {
-            Ok(Ok(o)) => Outcome::Ready(o),
-            Ok(Err(e)) => Outcome::Failed(e),
-            Err(_) => Outcome::Failed(CloudError::Timeout(ctx.cloud_timeout)),
-        },
+        Credentials::Present(_) => {
+            match tokio::time::timeout(ctx.cloud_timeout, cloud.check(&ctx)).await {
+                Ok(Ok(o)) => Outcome::Ready(o),
+                Ok(Err(e)) => Outcome::Failed(e),
+                Err(_) => Outcome::Failed(CloudError::Timeout(ctx.cloud_timeout)),
+            }
+        }
     };
     let (label, cache) = match &outcome {
         Outcome::Ready(o) => (
@@ -117,7 +122,11 @@ fn cloud_span(cloud: CloudId) -> tracing::Span {
 
 /// Checks every cloud, concurrently unless `options.serial`. Never fails: a
 /// failed, denied or timed-out cloud is a [`CloudReport`] with [`Outcome::Failed`].
-pub async fn fan_out(clouds: Vec<Arc<dyn Cloud>>, ctx: Arc<CheckContext>, options: FanOutOptions) -> FanOut {
+pub async fn fan_out(
+    clouds: Vec<Arc<dyn Cloud>>,
+    ctx: Arc<CheckContext>,
+    options: FanOutOptions,
+) -> FanOut {
     let start = Instant::now();
     let ids: Vec<CloudId> = clouds.iter().map(|c| c.id()).collect();
     let mut reports: Vec<Option<CloudReport>> = vec![None; clouds.len()];
@@ -131,7 +140,12 @@ pub async fn fan_out(clouds: Vec<Arc<dyn Cloud>>, ctx: Arc<CheckContext>, option
                 Ok(o) => o,
                 Err(_) => Outcome::Failed(CloudError::Timeout(options.global_deadline)),
             };
-            reports[i] = Some(CloudReport { cloud: id, outcome, started, elapsed: start.elapsed() - started });
+            reports[i] = Some(CloudReport {
+                cloud: id,
+                outcome,
+                started,
+                elapsed: start.elapsed() - started,
+            });
         }
     } else {
         let mut set = JoinSet::new();
@@ -142,7 +156,15 @@ pub async fn fan_out(clouds: Vec<Arc<dyn Cloud>>, ctx: Arc<CheckContext>, option
                 async move {
                     let started = start.elapsed();
                     let outcome = check_one(cloud, ctx).await;
-                    (i, CloudReport { cloud: id, outcome, started, elapsed: start.elapsed() - started })
+                    (
+                        i,
+                        CloudReport {
+                            cloud: id,
+                            outcome,
+                            started,
+                            elapsed: start.elapsed() - started,
+                        },
+                    )
                 }
                 .instrument(cloud_span(id)),
             );
@@ -173,5 +195,8 @@ pub async fn fan_out(clouds: Vec<Arc<dyn Cloud>>, ctx: Arc<CheckContext>, option
             })
         })
         .collect();
-    FanOut { reports, wall: start.elapsed() }
+    FanOut {
+        reports,
+        wall: start.elapsed(),
+    }
 }

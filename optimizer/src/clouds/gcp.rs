@@ -2,7 +2,10 @@
 
 use futures::future::BoxFuture;
 
-use super::{CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check, credentials_from_files};
+use super::{
+    CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check,
+    credentials_from_files,
+};
 
 /// The GCP adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -14,10 +17,20 @@ impl Cloud for GcpCloud {
     }
 
     fn credentials(&self, ctx: &CheckContext) -> Credentials {
-        credentials_from_files(ctx, &["GOOGLE_APPLICATION_CREDENTIALS", ".config/gcloud/application_default_credentials.json"], "GCP credentials are not set. Run: gcloud init && gcloud auth application-default login")
+        credentials_from_files(
+            ctx,
+            &[
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                ".config/gcloud/application_default_credentials.json",
+            ],
+            "GCP credentials are not set. Run: gcloud init && gcloud auth application-default login",
+        )
     }
 
-    fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a CheckContext,
+    ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
         catalog_only_check(self, ctx)
     }
 }

@@ -98,10 +98,15 @@ fn random_unit() -> f64 {
 /// `ctx.refresh`) before listing a context and fills it after a successful
 /// listing. Failed listings are never cached.
 pub trait NodeCache: Send + Sync {
-    /// Cached nodes for `context` no older than `max_age`, with their age.
-    fn get(&self, context: &str, max_age: Duration) -> Option<(Vec<KubeNode>, Duration)>;
+    /// Cached nodes for `context` at API server `server` no older than `max_age`, with their age.
+    fn get(
+        &self,
+        context: &str,
+        server: &str,
+        max_age: Duration,
+    ) -> Option<(Vec<KubeNode>, Duration)>;
     /// Stores a successful listing.
-    fn put(&self, context: &str, nodes: &[KubeNode]);
+    fn put(&self, context: &str, server: &str, nodes: &[KubeNode], ttl: Duration);
 }
 
 /// How [`KubernetesCloud`] reaches the clusters.
@@ -415,7 +420,15 @@ impl KubernetesCloud {
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
         let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = contexts
             .iter()
-            .map(|c| cache.and_then(|cache| cache.get(c, self.options.node_cache_ttl)))
+            .map(|c| {
+                cache.and_then(|cache| {
+                    cache.get(
+                        c,
+                        &server_of(&resolved.kubeconfig, c),
+                        self.options.node_cache_ttl,
+                    )
+                })
+            })
             .collect();
         let to_list: Vec<String> = contexts
             .iter()
@@ -444,7 +457,12 @@ impl KubernetesCloud {
                 if let (Some(cache), Ok(nodes)) =
                     (self.options.node_cache.as_ref(), &ctx_result.nodes)
                 {
-                    cache.put(name, nodes);
+                    cache.put(
+                        name,
+                        &server_of(&resolved.kubeconfig, name),
+                        nodes,
+                        self.options.node_cache_ttl,
+                    );
                 }
                 out.push(ctx_result);
             }
@@ -655,5 +673,75 @@ mod tests {
             "~/.kube/config"
         );
         assert_eq!(display_path(Path::new("/etc/kube"), home), "/etc/kube");
+    }
+}
+
+/// The API server URL of a context (part of the node cache key: the same
+/// context name may point at another cluster after a kubeconfig change).
+fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
+    let cluster = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .map(|c| c.cluster.clone())
+        .unwrap_or_default();
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster)
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.server.clone())
+        .unwrap_or_default()
+}
+
+/// The on-disk [`NodeCache`]: one entry per (context, server), keyed by an
+/// HMAC digest, written atomically by [`crate::state::CacheStore`].
+#[derive(Debug, Clone)]
+pub struct StateNodeCache {
+    store: crate::state::CacheStore,
+    hasher: crate::state::KeyedHasher,
+}
+
+/// Cache kind (folder) of Kubernetes node listings.
+pub const NODE_CACHE_KIND: &str = "kube-nodes";
+
+/// Schema version of node cache entries.
+pub const NODE_CACHE_SCHEMA: u32 = 1;
+
+impl StateNodeCache {
+    /// A node cache under `state`.
+    pub fn open(state: &crate::state::StateDir) -> Result<Self, crate::state::StateError> {
+        Ok(StateNodeCache {
+            store: state.store(NODE_CACHE_KIND, NODE_CACHE_SCHEMA)?,
+            hasher: state.hasher()?,
+        })
+    }
+
+    fn key(&self, context: &str, server: &str) -> String {
+        self.hasher.digest(&[
+            ("context", context.as_bytes()),
+            ("server", server.as_bytes()),
+        ])
+    }
+}
+
+impl NodeCache for StateNodeCache {
+    fn get(
+        &self,
+        context: &str,
+        server: &str,
+        max_age: Duration,
+    ) -> Option<(Vec<KubeNode>, Duration)> {
+        match self.store.get::<Vec<KubeNode>>(&self.key(context, server)) {
+            crate::state::Lookup::Hit { value, age } if age <= max_age => Some((value, age)),
+            _ => None,
+        }
+    }
+
+    fn put(&self, context: &str, server: &str, nodes: &[KubeNode], ttl: Duration) {
+        if let Err(e) = self.store.put(&self.key(context, server), &nodes, ttl) {
+            tracing::warn!(error = %e, "cannot write the Kubernetes node cache");
+        }
     }
 }

@@ -2,7 +2,10 @@
 
 use futures::future::BoxFuture;
 
-use super::{CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check, credentials_from_files};
+use super::{
+    CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check,
+    credentials_from_files,
+};
 
 /// The Lambda Cloud adapter.
 #[derive(Debug, Clone, Copy, Default)]
@@ -14,10 +17,17 @@ impl Cloud for LambdaCloud {
     }
 
     fn credentials(&self, ctx: &CheckContext) -> Credentials {
-        credentials_from_files(ctx, &[".lambda_cloud/lambda_keys"], "Lambda credentials not found. Put your API key in ~/.lambda_cloud/lambda_keys as: api_key = <key>")
+        credentials_from_files(
+            ctx,
+            &[".lambda_cloud/lambda_keys"],
+            "Lambda credentials not found. Put your API key in ~/.lambda_cloud/lambda_keys as: api_key = <key>",
+        )
     }
 
-    fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a CheckContext,
+    ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
         catalog_only_check(self, ctx)
     }
 }

@@ -21,7 +21,9 @@ use std::str::FromStr;
 /// `ARCHITECTURE.md`, "Determinism"): SkyPilot keeps the enabled set in a
 /// Python set whose order is arbitrary but fixed, we pin it to this order
 /// unless the user lists the clouds explicitly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum CloudId {
     /// Amazon Web Services.
@@ -132,7 +134,10 @@ impl FromStr for CloudId {
             .into_iter()
             .map(str::to_string)
             .collect();
-        Err(UnknownCloud { name: s.to_string(), suggestions })
+        Err(UnknownCloud {
+            name: s.to_string(),
+            suggestions,
+        })
     }
 }
 
@@ -258,12 +263,19 @@ pub trait Cloud: Send + Sync {
     ///
     /// Implementations set explicit timeouts on their SDK clients; the fan-out
     /// additionally wraps the call in `ctx.cloud_timeout`.
-    fn check<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
+    fn check<'a>(
+        &'a self,
+        ctx: &'a CheckContext,
+    ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
 }
 
 /// Looks for the first existing credential file. An entry in upper case names
 /// an environment variable holding a path; other entries are relative to home.
-pub(crate) fn credentials_from_files(ctx: &CheckContext, candidates: &[&str], hint: &str) -> Credentials {
+pub(crate) fn credentials_from_files(
+    ctx: &CheckContext,
+    candidates: &[&str],
+    hint: &str,
+) -> Credentials {
     for c in candidates {
         let path = if c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_') {
             match ctx.env.get(*c) {
@@ -287,6 +299,9 @@ pub(crate) fn catalog_only_check<'a>(
 ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
     Box::pin(async move {
         let _ = (cloud, ctx);
-        Ok(CheckOutcome { facts: CloudFacts::Catalog, cache: CacheUse::None })
+        Ok(CheckOutcome {
+            facts: CloudFacts::Catalog,
+            cache: CacheUse::None,
+        })
     })
 }

@@ -495,12 +495,17 @@ fn fixture_dir_mode() {
 struct MemoryCache(Mutex<BTreeMap<String, Vec<KubeNode>>>);
 
 impl NodeCache for MemoryCache {
-    fn get(&self, context: &str, _max_age: Duration) -> Option<(Vec<KubeNode>, Duration)> {
+    fn get(
+        &self,
+        context: &str,
+        _server: &str,
+        _max_age: Duration,
+    ) -> Option<(Vec<KubeNode>, Duration)> {
         let map = self.0.lock().ok()?;
         map.get(context)
             .map(|n| (n.clone(), Duration::from_secs(7)))
     }
-    fn put(&self, context: &str, nodes: &[KubeNode]) {
+    fn put(&self, context: &str, _server: &str, nodes: &[KubeNode], _ttl: Duration) {
         if let Ok(mut map) = self.0.lock() {
             map.insert(context.to_string(), nodes.to_vec());
         }

@@ -6,3 +6,5 @@ mod state;
 mod aws_identity;
 // Table scenarios from fixtures/scenarios, snapshotted with insta.
 mod scenarios;
+// Whole launches against the mocks: fan-out, caches, partial tables, secrets.
+mod fanout;

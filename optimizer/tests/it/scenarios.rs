@@ -44,7 +44,10 @@ fn cases() -> Vec<(String, PathBuf)> {
     for entry in std::fs::read_dir(&dir).expect("fixtures/scenarios exists") {
         let path = entry.expect("readable dir entry").path();
         if path.join("scenario.toml").is_file() {
-            out.push((path.file_name().unwrap().to_string_lossy().into_owned(), path));
+            out.push((
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                path,
+            ));
         }
     }
     out.sort();
@@ -54,8 +57,8 @@ fn cases() -> Vec<(String, PathBuf)> {
 /// Runs one case; returns its snapshot text and, on an unexpected exit code, a failure message.
 fn run_case(dir: &Path) -> (String, Option<String>) {
     let text = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
-    let scenario: Scenario =
-        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
+    let scenario: Scenario = toml::from_str(&text)
+        .unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
     let home = tempfile::tempdir().unwrap();
     if let Some(cfg) = &scenario.config {
         std::fs::create_dir_all(home.path().join(".sky")).unwrap();
@@ -70,7 +73,8 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         .env("RUST_BACKTRACE", "0")
         .env("SKY_ENABLED_CLOUDS", scenario.clouds.join(","));
     if let Some(k) = &scenario.kubernetes {
-        cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube")).env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
+        cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube"))
+            .env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
     }
     for (k, v) in &scenario.env {
         cmd.env(k, v);
@@ -84,7 +88,9 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         // Relative path so the "YAML to run:" line is stable.
         cmd.current_dir(dir).arg(task);
     }
-    cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().expect("sky runs");
     {
         use std::io::Write;
@@ -99,27 +105,48 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let mut failure = None;
     if code != scenario.exit_code {
-        failure = Some(format!("{}: exit code {code}, expected {}", dir.display(), scenario.exit_code));
+        failure = Some(format!(
+            "{}: exit code {code}, expected {}",
+            dir.display(),
+            scenario.exit_code
+        ));
     }
     if stderr.contains("panicked") {
         failure = Some(format!("{}: sky panicked:\n{stderr}", dir.display()));
     }
-    let snapshot = format!("# {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}", scenario.description);
+    let snapshot = format!(
+        "# {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        scenario.description
+    );
     (snapshot, failure)
 }
 
 #[test]
 fn table_scenarios() {
     let cases = cases();
-    assert!(cases.len() >= 30, "expected the scenario corpus, found {} cases", cases.len());
+    assert!(
+        cases.len() >= 30,
+        "expected the scenario corpus, found {} cases",
+        cases.len()
+    );
     // Run the processes two at a time: each is independent.
     let results: Vec<(String, (String, Option<String>))> = std::thread::scope(|s| {
         let chunks: Vec<&[(String, PathBuf)]> = cases.chunks(cases.len().div_ceil(2)).collect();
         let handles: Vec<_> = chunks
             .into_iter()
-            .map(|chunk| s.spawn(move || chunk.iter().map(|(name, dir)| (name.clone(), run_case(dir))).collect::<Vec<_>>()))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(name, dir)| (name.clone(), run_case(dir)))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("scenario thread")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("scenario thread"))
+            .collect()
     });
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
@@ -127,7 +154,12 @@ fn table_scenarios() {
     // --timings output varies run to run.
     settings.add_filter(r"\d+\.\d+ ms", "[T] ms");
     let failures: Vec<String> = results.iter().filter_map(|(_, (_, f))| f.clone()).collect();
-    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} scenario(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     settings.bind(|| {
         for (name, (snapshot, _)) in results {
             insta::assert_snapshot!(name, snapshot);

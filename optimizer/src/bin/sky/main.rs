@@ -38,10 +38,11 @@ fn main() -> ExitCode {
         Command::Launch(a) => &a.common,
         Command::Check(a) => &a.common,
     };
-    let trace_path = common
-        .trace
-        .clone()
-        .or_else(|| std::env::var_os("SKYPILOT_TIMELINE_FILE_PATH").filter(|v| !v.is_empty()).map(Into::into));
+    let trace_path = common.trace.clone().or_else(|| {
+        std::env::var_os("SKYPILOT_TIMELINE_FILE_PATH")
+            .filter(|v| !v.is_empty())
+            .map(Into::into)
+    });
     // The guard flushes the trace when dropped: keep it alive for the whole run
     // and drop it before returning (never `process::exit` past it).
     let guard = init_tracing(trace_path.as_deref());
@@ -52,8 +53,12 @@ fn main() -> ExitCode {
 
 fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::FlushGuard> {
     use tracing_subscriber::prelude::*;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SKY_LOG").unwrap_or_else(|_| "warn".into());
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter);
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("SKY_LOG").unwrap_or_else(|_| "warn".into());
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_filter(filter);
     match trace {
         Some(path) => {
             let (chrome, guard) = tracing_chrome::ChromeLayerBuilder::new()
@@ -73,14 +78,19 @@ fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::Flush
 }
 
 fn run(opts: Opts) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sky: cannot start the async runtime: {e}");
             return exit::CONFIG;
         }
     };
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let work = async move {
         match opts.command {
             Command::Launch(args) => output::launch(*args, color).await,

@@ -23,11 +23,18 @@ struct Out {
 
 impl Out {
     fn new(color: bool) -> Self {
-        Out { color, stdout: std::io::stdout().lock() }
+        Out {
+            color,
+            stdout: std::io::stdout().lock(),
+        }
     }
 
     fn line(&mut self, text: &str) {
-        let text = if self.color { text.to_string() } else { strip_ansi(text) };
+        let text = if self.color {
+            text.to_string()
+        } else {
+            strip_ansi(text)
+        };
         // A closed pipe (`sky ... | head`) is not an error worth reporting.
         let _ = writeln!(self.stdout, "{text}");
     }
@@ -44,12 +51,18 @@ fn process_env() -> BTreeMap<String, String> {
 }
 
 fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
-    let home = std::env::var_os("HOME").map(PathBuf::from).or_else(dirs::home_dir).unwrap_or_else(|| PathBuf::from("/"));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .or_else(dirs::home_dir)
+        .unwrap_or_else(|| PathBuf::from("/"));
     let mut opts = LaunchOptions::from_env(process_env(), home)?;
     opts.catalog_dir = common.catalog_dir.clone();
     opts.refresh = common.refresh;
     if !(common.cloud_timeout.is_finite() && common.cloud_timeout > 0.0) {
-        anyhow::bail!("--cloud-timeout must be a positive number of seconds, got {}", common.cloud_timeout);
+        anyhow::bail!(
+            "--cloud-timeout must be a positive number of seconds, got {}",
+            common.cloud_timeout
+        );
     }
     opts.cloud_timeout = Duration::from_secs_f64(common.cloud_timeout);
     opts.fanout.global_deadline = opts.cloud_timeout + Duration::from_secs(1);
@@ -62,8 +75,10 @@ fn overrides(args: &LaunchArgs) -> anyhow::Result<Overrides> {
         Some(n) => match n.trim().parse::<u32>() {
             Ok(v) if v > 0 => Some(v),
             _ => {
-                return Err(anyhow::anyhow!("num_nodes should be a positive int. Got: {n}"))
-                    .context("invalid --num-nodes");
+                return Err(anyhow::anyhow!(
+                    "num_nodes should be a positive int. Got: {n}"
+                ))
+                .context("invalid --num-nodes");
             }
         },
     };
@@ -98,7 +113,9 @@ fn is_yaml(entry: &str) -> bool {
 
 fn default_cluster_name() -> String {
     let user = std::env::var("USER").unwrap_or_else(|_| "user".into());
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     let hash = (std::process::id() ^ nanos) & 0xffff;
     format!("sky-{hash:04x}-{user}")
 }
@@ -108,13 +125,22 @@ fn print_excluded(prepared: &Prepared) {
         eprintln!("sky: warning: {w}");
     }
     for e in &prepared.excluded {
-        eprintln!("sky: warning: {} left out of the table: {}", e.cloud.repr(), e.reason);
+        eprintln!(
+            "sky: warning: {} left out of the table: {}",
+            e.cloud.repr(),
+            e.reason
+        );
     }
 }
 
 fn print_timings(out: &mut Out, fanout: &FanOut, prepared: &Prepared) {
     out.line("");
-    out.line(&format!("{}Timings{} (catalog load {:.1} ms, overlapping the checks):", ansi::BRIGHT, ansi::RESET, ms(prepared.catalog_load)));
+    out.line(&format!(
+        "{}Timings{} (catalog load {:.1} ms, overlapping the checks):",
+        ansi::BRIGHT,
+        ansi::RESET,
+        ms(prepared.catalog_load)
+    ));
     for r in &fanout.reports {
         let cache = match r.cache() {
             CacheUse::None => "-".to_string(),
@@ -126,10 +152,20 @@ fn print_timings(out: &mut Out, fanout: &FanOut, prepared: &Prepared) {
             Outcome::NoCredentials(_) => "no credentials".to_string(),
             Outcome::Failed(e) => format!("failed: {e}"),
         };
-        out.line(&format!("  {:<11} {:>9.1} ms  cache {:<14} {outcome}", r.cloud.repr(), ms(r.elapsed), cache));
+        out.line(&format!(
+            "  {:<11} {:>9.1} ms  cache {:<14} {outcome}",
+            r.cloud.repr(),
+            ms(r.elapsed),
+            cache
+        ));
     }
     if let Some(c) = fanout.critical_path() {
-        out.line(&format!("  critical path: {} ({:.1} ms); fan-out wall time {:.1} ms", c.cloud.repr(), ms(c.started + c.elapsed), ms(fanout.wall)));
+        out.line(&format!(
+            "  critical path: {} ({:.1} ms); fan-out wall time {:.1} ms",
+            c.cloud.repr(),
+            ms(c.started + c.elapsed),
+            ms(fanout.wall)
+        ));
     }
 }
 
@@ -143,23 +179,55 @@ fn read_dag(entry: &[String], prepared: &Prepared) -> anyhow::Result<(Dag, Optio
         let path = Path::new(&entry[0]);
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read task YAML {}; check the path", path.display()))?;
-        let dag = optimizer::task::parse_task_yaml(&text, &path.display().to_string(), &prepared.world.catalog.gpu_metadata)
-            .map_err(|e| anyhow::anyhow!("{}: {}", e.kind.python_name(), e.message))?;
-        return Ok((dag, Some(format!("{}YAML to run: {}{}", ansi::CYAN, ansi::RESET, entry[0]))));
+        let dag = optimizer::task::parse_task_yaml(
+            &text,
+            &path.display().to_string(),
+            &prepared.world.catalog.gpu_metadata,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {}", e.kind.python_name(), e.message))?;
+        return Ok((
+            dag,
+            Some(format!(
+                "{}YAML to run: {}{}",
+                ansi::CYAN,
+                ansi::RESET,
+                entry[0]
+            )),
+        ));
     }
-    let mut dag = Dag { tasks: vec![Default::default()] };
+    let mut dag = Dag {
+        tasks: vec![Default::default()],
+    };
     if joined.is_empty() {
         return Ok((dag, None));
     }
     dag.tasks[0].run = Some(joined.clone());
-    Ok((dag, Some(format!("{}Command to run: {}{}", ansi::CYAN, ansi::RESET, joined))))
+    Ok((
+        dag,
+        Some(format!(
+            "{}Command to run: {}{}",
+            ansi::CYAN,
+            ansi::RESET,
+            joined
+        )),
+    ))
 }
 
 pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
     let opts = options(&args.common)?;
     let overrides = overrides(&args)?;
     if args.cloud.is_some() || args.region.is_some() || args.zone.is_some() {
-        eprintln!("{}", paint(color, &format!("{}The --cloud, --region, and --zone options are deprecated. Use --infra instead.{}", ansi::YELLOW, ansi::RESET)));
+        eprintln!(
+            "{}",
+            paint(
+                color,
+                &format!(
+                    "{}The --cloud, --region, and --zone options are deprecated. Use --infra instead.{}",
+                    ansi::YELLOW,
+                    ansi::RESET
+                )
+            )
+        );
     }
     let prepared = match launch::prepare(&opts).await {
         Ok(p) => p,
@@ -179,28 +247,41 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
             return Ok(exit::REQUEST);
         }
     };
-    if let Err(e) = optimizer::task::apply_overrides(&mut dag, &overrides, &prepared.world.catalog.gpu_metadata) {
+    if let Err(e) =
+        optimizer::task::apply_overrides(&mut dag, &overrides, &prepared.world.catalog.gpu_metadata)
+    {
         out.flush();
-        eprintln!("{}", paint(color, &format!("{}: {}", e.kind.python_name(), e.message)));
+        eprintln!(
+            "{}",
+            paint(color, &format!("{}: {}", e.kind.python_name(), e.message))
+        );
         return Ok(exit::REQUEST);
     }
     let cluster = args.cluster.clone().unwrap_or_else(default_cluster_name);
-    if !json {
-        if let Some(h) = &header {
-            out.line(h);
-        }
+    if !json && let Some(h) = &header {
+        out.line(h);
     }
     // SkyPilot validates (POST /validate) before naming the cluster.
     if let Err(e) = optimizer::validate::validate_dag(&prepared.world, &mut dag) {
         out.flush();
-        eprintln!("{}", paint(color, &format!("{}: {}", e.kind.python_name(), e.message)));
+        eprintln!(
+            "{}",
+            paint(color, &format!("{}: {}", e.kind.python_name(), e.message))
+        );
         return Ok(exit::REQUEST);
     }
     if !json {
         if args.yes {
-            out.line(&format!("{}Running on cluster: {}{cluster}", ansi::CYAN, ansi::RESET));
+            out.line(&format!(
+                "{}Running on cluster: {}{cluster}",
+                ansi::CYAN,
+                ansi::RESET
+            ));
         }
-        let any_spot = dag.tasks.iter().any(|t| t.resources.all().iter().any(|r| r.use_spot));
+        let any_spot = dag
+            .tasks
+            .iter()
+            .any(|t| t.resources.all().iter().any(|r| r.use_spot));
         if any_spot {
             out.line(&format!(
                 "{}{}Launching a spot job that does not automatically recover from preemptions. To get automatic recovery, use managed job instead: sky jobs launch or sky.jobs.launch().{}",
@@ -223,14 +304,21 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         Ok(p) => p,
         Err(e) => {
             out.flush();
-            eprintln!("{}", paint(color, &format!("{}: {}", e.kind.python_name(), e.message)));
+            eprintln!(
+                "{}",
+                paint(color, &format!("{}: {}", e.kind.python_name(), e.message))
+            );
             if args.common.timings {
                 print_timings(&mut out, &prepared.fanout, &prepared);
             }
             return Ok(exit::REQUEST);
         }
     };
-    let code = if prepared.excluded.is_empty() { exit::OK } else { exit::PARTIAL };
+    let code = if prepared.excluded.is_empty() {
+        exit::OK
+    } else {
+        exit::PARTIAL
+    };
     if args.common.timings {
         print_timings(&mut out, &prepared.fanout, &prepared);
     }
@@ -244,7 +332,11 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
     if !args.yes {
         out.flush();
         let mut stdout = std::io::stdout();
-        let _ = write!(stdout, "Launching a new cluster {}. Proceed? [Y/n]: ", optimizer::catalog::query::py_str_repr(&cluster));
+        let _ = write!(
+            stdout,
+            "Launching a new cluster {}. Proceed? [Y/n]: ",
+            optimizer::catalog::query::py_str_repr(&cluster)
+        );
         let _ = stdout.flush();
         let mut answer = String::new();
         let read = std::io::stdin().lock().read_line(&mut answer).unwrap_or(0);
@@ -275,14 +367,20 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
 }
 
 fn paint(color: bool, s: &str) -> String {
-    if color && std::io::IsTerminal::is_terminal(&std::io::stderr()) { s.to_string() } else { strip_ansi(s) }
+    if color && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        s.to_string()
+    } else {
+        strip_ansi(s)
+    }
 }
 
 pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<u8> {
     let mut opts = options(&args.common)?;
     let mut wanted = Vec::new();
     for c in &args.clouds {
-        let id: CloudId = c.parse().map_err(|e: optimizer::clouds::UnknownCloud| anyhow::anyhow!("{e}"))?;
+        let id: CloudId = c
+            .parse()
+            .map_err(|e: optimizer::clouds::UnknownCloud| anyhow::anyhow!("{e}"))?;
         wanted.push(id);
     }
     if !wanted.is_empty() {
@@ -299,8 +397,16 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<u8> {
     if args.common.timings {
         out.line("");
         for r in &report.fanout.reports {
-            out.line(&format!("  {:<11} {:>9.1} ms", r.cloud.repr(), ms(r.elapsed)));
+            out.line(&format!(
+                "  {:<11} {:>9.1} ms",
+                r.cloud.repr(),
+                ms(r.elapsed)
+            ));
         }
     }
-    Ok(if report.enabled().is_empty() { exit::NO_CLOUD } else { exit::OK })
+    Ok(if report.enabled().is_empty() {
+        exit::NO_CLOUD
+    } else {
+        exit::OK
+    })
 }

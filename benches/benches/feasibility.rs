@@ -1,0 +1,35 @@
+//! `feasibility/<cloud>/<request>`: one cloud's `feasible_resources` for
+//! H100:8, T4 and the default CPU request; `optimize/<request>`: the whole
+//! pure core (enumeration over every enabled cloud, costs, table rows).
+
+use std::time::Duration;
+
+use benches::ops::{Op, REQUESTS, feasibility_clouds};
+use criterion::{BenchmarkId, Criterion};
+
+/// The `feasibility` and `optimize` groups.
+pub fn benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("feasibility");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for cloud in feasibility_clouds() {
+        for r in REQUESTS {
+            let op = Op::Feasibility(cloud, r);
+            g.bench_function(BenchmarkId::new(cloud.name(), r.name), |b| {
+                b.iter(|| op.run(crate::inputs()))
+            });
+        }
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("optimize");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for r in REQUESTS {
+        let op = Op::Optimize(r);
+        g.bench_function(r.name, |b| b.iter(|| op.run(crate::inputs())));
+    }
+    g.finish();
+}

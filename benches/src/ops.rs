@@ -1,0 +1,181 @@
+//! The CPU-bound operations, shared by the criterion groups and `bench-ops`
+//! (which runs each once under callgrind). An [`Op`]'s [`Op::id`] is its
+//! criterion benchmark id, so times and instruction counts share a key.
+
+use std::hint::black_box;
+
+use anyhow::{Context, anyhow};
+use optimizer::catalog::kubernetes::KubePricing;
+use optimizer::clouds::CloudId;
+use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
+use optimizer::config::{CatalogSource, load_catalog};
+use optimizer::feasibility::{World, feasible_resources};
+use optimizer::resources::Resources;
+use optimizer::task::{Dag, Overrides, Task, apply_overrides};
+
+use crate::{CATALOG_CLOUDS, fixtures_dir};
+
+/// A request the feasibility and optimize benchmarks use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedRequest {
+    /// Benchmark parameter (`h100x8`, `t4`, `cpu-default`).
+    pub name: &'static str,
+    /// `--gpus`, if any.
+    pub gpus: Option<&'static str>,
+}
+
+/// `--gpus H100:8`, `--gpus T4` and no flags (SkyPilot's default CPU instance).
+pub const REQUESTS: [NamedRequest; 3] = [
+    NamedRequest {
+        name: "h100x8",
+        gpus: Some("H100:8"),
+    },
+    NamedRequest {
+        name: "t4",
+        gpus: Some("T4"),
+    },
+    NamedRequest {
+        name: "cpu-default",
+        gpus: None,
+    },
+];
+
+/// Clouds whose feasibility is benchmarked: the catalog clouds plus Kubernetes
+/// (fixture contexts `h100-cluster` and `gke-t4`).
+pub fn feasibility_clouds() -> Vec<CloudId> {
+    let mut v = CATALOG_CLOUDS.to_vec();
+    v.push(CloudId::Kubernetes);
+    v
+}
+
+/// One CPU-bound operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `load_catalog(Bundled, all 7 catalog clouds)`: parse and index.
+    LoadAll,
+    /// `load_catalog(Bundled, [aws])`.
+    LoadAws,
+    /// `feasible_resources` of one cloud for one request.
+    Feasibility(CloudId, NamedRequest),
+    /// `optimize` of a one-task DAG over the whole world.
+    Optimize(NamedRequest),
+    /// `framed_table` of the H100:8 "Considered resources" rows.
+    Render,
+}
+
+impl Op {
+    /// Every operation, in suite order.
+    pub fn all() -> Vec<Op> {
+        let mut v = vec![Op::LoadAll, Op::LoadAws];
+        for cloud in feasibility_clouds() {
+            v.extend(REQUESTS.iter().map(|r| Op::Feasibility(cloud, *r)));
+        }
+        v.extend(REQUESTS.iter().map(|r| Op::Optimize(*r)));
+        v.push(Op::Render);
+        v
+    }
+
+    /// The criterion benchmark id (`group/function[/parameter]`).
+    pub fn id(self) -> String {
+        match self {
+            Op::LoadAll => "catalog/load-all-7".into(),
+            Op::LoadAws => "catalog/load-aws".into(),
+            Op::Feasibility(c, r) => format!("feasibility/{}/{}", c.name(), r.name),
+            Op::Optimize(r) => format!("optimize/{}", r.name),
+            Op::Render => "render/framed-table".into(),
+        }
+    }
+
+    /// Runs the operation once on prepared inputs.
+    pub fn run(self, inputs: &Inputs) {
+        match self {
+            Op::LoadAll => {
+                black_box(load_catalog(&CatalogSource::Bundled, &CATALOG_CLOUDS).ok());
+            }
+            Op::LoadAws => {
+                black_box(load_catalog(&CatalogSource::Bundled, &[CloudId::Aws]).ok());
+            }
+            Op::Feasibility(cloud, r) => {
+                black_box(feasible_resources(&inputs.world, cloud, inputs.resources(r), 1).ok());
+            }
+            Op::Optimize(r) => {
+                black_box(optimizer::optimize::optimize(&inputs.world, inputs.dag(r)));
+            }
+            Op::Render => {
+                black_box(optimizer::render::framed_table(black_box(&inputs.rows)));
+            }
+        }
+    }
+}
+
+/// Inputs built once: the world, the parsed requests, the table rows.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// All 7 catalogs, every catalog cloud plus Kubernetes enabled.
+    pub world: World,
+    /// `(request, its one-task DAG)`.
+    pub dags: Vec<(NamedRequest, Dag)>,
+    /// Table rows (header first) of the H100:8 plan.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Inputs {
+    /// Loads the bundled catalogs, the Kubernetes fixture contexts, parses
+    /// the requests and optimises H100:8 once for the table rows.
+    pub fn new() -> anyhow::Result<Inputs> {
+        let mut loaded = load_catalog(&CatalogSource::Bundled, &CATALOG_CLOUDS)
+            .context("loading the bundled catalogs")?;
+        loaded.apply_aws_identity(None);
+        let contexts = ["h100-cluster".to_string(), "gke-t4".to_string()];
+        let world = World {
+            catalog: loaded.catalog,
+            enabled: feasibility_clouds(),
+            kube_contexts: contexts_from_fixture_dir(&fixtures_dir().join("kube-nodes"), &contexts),
+            kube_pricing: KubePricing::default(),
+        };
+        let mut dags = Vec::new();
+        for r in REQUESTS {
+            let mut dag = Dag {
+                tasks: vec![Task::default()],
+            };
+            let overrides = Overrides {
+                gpus: r.gpus.map(str::to_string),
+                ..Default::default()
+            };
+            apply_overrides(&mut dag, &overrides, &world.catalog.gpu_metadata)
+                .map_err(|e| anyhow!("request {}: {}", r.name, e.message))?;
+            dags.push((r, dag));
+        }
+        let plan = optimizer::optimize::optimize(&world, &dags[0].1)
+            .result
+            .map_err(|e| anyhow!("optimising H100:8: {}", e.message))?;
+        let task = plan.tasks.first().context("the H100:8 plan has no task")?;
+        let mut rows = vec![
+            [
+                "INFRA", "INSTANCE", "vCPUs", "Mem(GB)", "GPUS", "COST ($)", "CHOSEN",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        for r in &task.table_rows {
+            let mut row = r.cells.to_vec();
+            row.push(String::new());
+            rows.push(row);
+        }
+        Ok(Inputs { world, dags, rows })
+    }
+
+    /// The DAG of a request.
+    pub fn dag(&self, r: NamedRequest) -> &Dag {
+        self.dags
+            .iter()
+            .find(|(n, _)| *n == r)
+            .map(|(_, d)| d)
+            .unwrap_or(&self.dags[0].1)
+    }
+
+    /// The (single) resources of a request.
+    pub fn resources(&self, r: NamedRequest) -> &Resources {
+        &self.dag(r).tasks[0].resources.all()[0]
+    }
+}

@@ -1,0 +1,444 @@
+//! Running things: the criterion suite, callgrind instruction counts and the
+//! whole-process `sky launch` measurement. Each returns data; printing and
+//! exit codes belong to `bench-gate`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, bail};
+
+use crate::FLOORS_ENV;
+use crate::env_info::Environment;
+use crate::gate::{Results, SCHEMA, collect_criterion, subdirs};
+
+/// The cargo target directory of `workspace` (`CARGO_TARGET_DIR` if set).
+pub fn target_dir(workspace: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
+        Some(d) => workspace.join(d),
+        None => workspace.join("target"),
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct SuiteOptions {
+    /// The workspace root whose benches run.
+    pub workspace: PathBuf,
+    /// Its cargo target directory (see [`target_dir`]).
+    pub target_dir: PathBuf,
+    /// criterion filter (a regex over benchmark ids); `None` = everything.
+    pub filter: Option<String>,
+    /// Also count instructions under callgrind (skipped if valgrind is missing).
+    pub instructions: bool,
+    /// Name stored in the results.
+    pub name: String,
+}
+
+/// Deletes every `change/` folder under `target/criterion`: criterion leaves
+/// them behind, and a stale one must never be read as this run's change.
+pub fn delete_stale_changes(criterion_dir: &Path) -> usize {
+    let stale: Vec<PathBuf> = subdirs(criterion_dir)
+        .into_iter()
+        .filter(|d| d.file_name().is_some_and(|n| n == "change"))
+        .collect();
+    stale
+        .iter()
+        .filter(|d| std::fs::remove_dir_all(d).is_ok())
+        .count()
+}
+
+/// Runs `cargo bench -p benches --bench main` (criterion output streams to
+/// the terminal), then collects this run's samples, floors and, if asked,
+/// instruction counts.
+pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
+    let target = opts.target_dir.clone();
+    let criterion_dir = target.join("criterion");
+    let removed = delete_stale_changes(&criterion_dir);
+    if removed > 0 {
+        eprintln!("bench-gate: removed {removed} stale criterion change/ folder(s)");
+    }
+    let floors_path = target.join("bench/floors.json");
+    let _ = std::fs::remove_file(&floors_path);
+    // criterion's mtimes are compared with this: allow for coarse file-system clocks.
+    let since = SystemTime::now() - Duration::from_secs(1);
+    let mut cmd = Command::new("cargo");
+    cmd.args(["bench", "-p", "benches", "--bench", "main", "--"])
+        .current_dir(&opts.workspace)
+        .env("CARGO_TARGET_DIR", &target)
+        .env(FLOORS_ENV, &floors_path);
+    if let Some(f) = &opts.filter {
+        cmd.arg(f);
+    }
+    let started = Instant::now();
+    let status = cmd.status().context("running cargo bench")?;
+    if !status.success() {
+        bail!("`cargo bench -p benches --bench main` failed ({status}); see its output above");
+    }
+    eprintln!(
+        "bench-gate: criterion suite took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let floors: BTreeMap<String, f64> = match std::fs::read(&floors_path) {
+        Ok(b) => serde_json::from_slice(&b)
+            .with_context(|| format!("parsing {}", floors_path.display()))?,
+        Err(_) => BTreeMap::new(),
+    };
+    let benchmarks = collect_criterion(&criterion_dir, since, &floors)?;
+    if benchmarks.is_empty() {
+        bail!(
+            "no benchmark results were written under {} by this run (does the filter {:?} match any benchmark? \
+             `cargo bench -p benches --bench main -- --list` lists them)",
+            criterion_dir.display(),
+            opts.filter.as_deref().unwrap_or("")
+        );
+    }
+    let (instructions, instructions_note) = if opts.instructions {
+        count_instructions(&opts.workspace, &target, opts.filter.as_deref())?
+    } else {
+        (
+            BTreeMap::new(),
+            Some("instruction counts not measured in this run (--no-instructions)".into()),
+        )
+    };
+    Ok(Results {
+        schema: SCHEMA.into(),
+        name: opts.name.clone(),
+        environment: Environment::capture(&opts.workspace),
+        benchmarks,
+        instructions,
+        instructions_note,
+    })
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Builds `bench-ops` (bench profile) and runs it once under callgrind. It
+/// performs every selected CPU-bound operation twice (warm-up, then a
+/// measured call between `bench_ops_start()` and `bench_ops_stop()`);
+/// callgrind dumps its counters on entering either marker, so each
+/// `bench_ops_stop` dump holds exactly one operation's instructions, all
+/// threads included. Returns the counts and
+/// a note when valgrind is missing (counts then skipped, not failed).
+pub fn count_instructions(
+    workspace: &Path,
+    target: &Path,
+    filter: Option<&str>,
+) -> anyhow::Result<(BTreeMap<String, u64>, Option<String>)> {
+    if !have("valgrind") {
+        let note = "valgrind is not installed: instruction counts skipped (install it with `apt-get install valgrind`)";
+        eprintln!("bench-gate: {note}");
+        return Ok((BTreeMap::new(), Some(note.into())));
+    }
+    let status = Command::new("cargo")
+        .args([
+            "build",
+            "--profile",
+            "bench",
+            "-p",
+            "benches",
+            "--bin",
+            "bench-ops",
+        ])
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .context("building bench-ops")?;
+    if !status.success() {
+        bail!("`cargo build --profile bench -p benches --bin bench-ops` failed ({status})");
+    }
+    let exe = target.join("release/bench-ops");
+    let out_dir = target.join("bench/callgrind");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let mut cmd = Command::new("valgrind");
+    cmd.args([
+        "--tool=callgrind",
+        "--dump-instr=no",
+        "--collect-jumps=no",
+        "--dump-before=*bench_ops_start*",
+        "--dump-before=*bench_ops_stop*",
+    ])
+    .arg(format!(
+        "--callgrind-out-file={}",
+        out_dir.join("callgrind.out").display()
+    ))
+    .arg(&exe)
+    .args(filter);
+    let started = Instant::now();
+    eprintln!(
+        "bench-gate: counting instructions under callgrind ({})",
+        exe.display()
+    );
+    let output = cmd
+        .stderr(Stdio::piped())
+        .output()
+        .context("running valgrind")?;
+    if !output.status.success() {
+        bail!(
+            "callgrind run of bench-ops failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .rev()
+                .take(15)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    let order: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("measured ").map(str::to_string))
+        .collect();
+    let counts = read_stop_dumps(&out_dir)?;
+    if counts.len() != order.len() {
+        bail!(
+            "callgrind wrote {} per-operation dumps for {} operations in {}; were the bench_ops_start/stop markers inlined away?",
+            counts.len(),
+            order.len(),
+            out_dir.display()
+        );
+    }
+    eprintln!(
+        "bench-gate: {} instruction counts in {:.1} s",
+        order.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok((order.into_iter().zip(counts).collect(), None))
+}
+
+/// Instruction totals of the dumps triggered by `bench_ops_stop`, in part order.
+fn read_stop_dumps(dir: &Path) -> anyhow::Result<Vec<u64>> {
+    let mut parts: Vec<(u64, u64)> = Vec::new();
+    for e in std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .flatten()
+    {
+        let text = std::fs::read_to_string(e.path())
+            .with_context(|| format!("reading {}", e.path().display()))?;
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).map(str::trim).map(str::to_string))
+        };
+        let is_after = field("desc: Trigger:")
+            .is_some_and(|t| t.contains("Dump After") || t.contains("--dump-after"));
+        if !is_after {
+            continue;
+        }
+        let part = field("part:").and_then(|p| p.parse().ok()).unwrap_or(0);
+        let total = field("summary:")
+            .or_else(|| field("totals:"))
+            .and_then(|t| t.split_whitespace().next().and_then(|n| n.parse().ok()))
+            .with_context(|| format!("no summary line in {}", e.path().display()))?;
+        parts.push((part, total));
+    }
+    parts.sort();
+    Ok(parts.into_iter().map(|(_, t)| t).collect())
+}
+
+/// Whole-process `sky launch --dryrun -y --gpus H100:8` figures.
+#[derive(Debug, Clone)]
+pub struct ProcessFigures {
+    /// How the times were taken.
+    pub tool: String,
+    /// Wall times of the runs, sorted.
+    pub times: Vec<Duration>,
+    /// Peak RSS (KiB) of each `/usr/bin/time -v` run.
+    pub max_rss_kib: Vec<u64>,
+    /// The exact command lines, for the notes.
+    pub commands: Vec<String>,
+}
+
+impl ProcessFigures {
+    /// Median wall time.
+    pub fn median(&self) -> Duration {
+        self.times
+            .get(self.times.len() / 2)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// Measures the release `sky` binary with every catalog cloud declared:
+/// hyperfine when installed (else a timing loop here), and peak RSS with
+/// `/usr/bin/time -v`. Home and state directory are fresh temp folders.
+pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessFigures> {
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "optimizer", "--bin", "sky"])
+        .current_dir(workspace)
+        .status()
+        .context("building sky")?;
+    if !status.success() {
+        bail!("`cargo build --release -p optimizer --bin sky` failed ({status})");
+    }
+    let sky = target_dir(workspace).join("release/sky");
+    let dir = tempfile::Builder::new()
+        .prefix("sky-process-")
+        .tempdir()
+        .context("creating a temp dir")?;
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home)?;
+    let env: Vec<(&str, String)> = vec![
+        ("SKY_ENABLED_CLOUDS", crate::ALL_CATALOG_CLOUDS.to_string()),
+        ("HOME", home.display().to_string()),
+        (
+            "SKY_STATE_DIR",
+            dir.path().join("state").display().to_string(),
+        ),
+    ];
+    let args = ["launch", "--dryrun", "-y", "--gpus", "H100:8"];
+    let env_text = env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sky_cmd = format!("{} {}", sky.display(), args.join(" "));
+    let mut commands = Vec::new();
+    let check = Command::new(&sky)
+        .args(args)
+        .envs(env.iter().cloned())
+        .output()
+        .context("running sky")?;
+    if !check.status.success() {
+        bail!(
+            "`{env_text} {sky_cmd}` failed ({}): {}",
+            check.status,
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let (tool, mut times) = if have("hyperfine") {
+        let json = dir.path().join("hyperfine.json");
+        let mut cmd = Command::new("hyperfine");
+        cmd.args([
+            "-N",
+            "--warmup",
+            "3",
+            "--runs",
+            &runs.to_string(),
+            "--export-json",
+        ])
+        .arg(&json)
+        .arg(&sky_cmd)
+        .envs(env.iter().cloned());
+        commands.push(format!(
+            "env {env_text} hyperfine -N --warmup 3 --runs {runs} '{sky_cmd}'"
+        ));
+        let status = cmd.status().context("running hyperfine")?;
+        if !status.success() {
+            bail!("hyperfine failed ({status})");
+        }
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json)?)?;
+        let times: Vec<Duration> = v["results"][0]["times"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.as_f64())
+                    .map(Duration::from_secs_f64)
+                    .collect()
+            })
+            .unwrap_or_default();
+        ("hyperfine".to_string(), times)
+    } else {
+        commands.push(format!(
+            "env {env_text} {sky_cmd}   # x{runs}, timed by bench-gate (hyperfine not installed)"
+        ));
+        let mut times = Vec::new();
+        for _ in 0..3 + runs {
+            let t = Instant::now();
+            let s = Command::new(&sky)
+                .args(args)
+                .envs(env.iter().cloned())
+                .stdout(Stdio::null())
+                .status()?;
+            if !s.success() {
+                bail!("sky failed ({s})");
+            }
+            times.push(t.elapsed());
+        }
+        times.drain(..3);
+        ("bench-gate timing loop".to_string(), times)
+    };
+    times.sort();
+    let mut max_rss_kib = Vec::new();
+    if Path::new("/usr/bin/time").exists() {
+        commands.push(format!(
+            "env {env_text} /usr/bin/time -v {sky_cmd}   # x5, \"Maximum resident set size\""
+        ));
+        for _ in 0..5 {
+            let out = Command::new("/usr/bin/time")
+                .arg("-v")
+                .arg(&sky)
+                .args(args)
+                .envs(env.iter().cloned())
+                .output()?;
+            let text = String::from_utf8_lossy(&out.stderr);
+            if let Some(kib) = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+                .and_then(|v| v.trim().parse().ok())
+            {
+                max_rss_kib.push(kib);
+            }
+        }
+        max_rss_kib.sort();
+    }
+    Ok(ProcessFigures {
+        tool,
+        times,
+        max_rss_kib,
+        commands,
+    })
+}
+
+/// Profiles the benchmarks matching `filter` for `seconds` each
+/// (`-- --profile-time`), returning their `profile/` folders (holding
+/// `flamegraph.svg` and `folded.txt`).
+pub fn profile(
+    workspace: &Path,
+    target: &Path,
+    filter: &str,
+    seconds: u32,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let since = SystemTime::now() - Duration::from_secs(1);
+    let status = Command::new("cargo")
+        .args([
+            "bench",
+            "-p",
+            "benches",
+            "--bench",
+            "main",
+            "--",
+            "--profile-time",
+            &seconds.to_string(),
+            filter,
+        ])
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .context("running cargo bench --profile-time")?;
+    if !status.success() {
+        bail!(
+            "`cargo bench -p benches --bench main -- --profile-time {seconds} {filter}` failed ({status})"
+        );
+    }
+    let mut dirs: Vec<PathBuf> = subdirs(&target.join("criterion"))
+        .into_iter()
+        .filter(|d| d.file_name().is_some_and(|n| n == "profile"))
+        .filter(|d| {
+            std::fs::metadata(d.join("folded.txt"))
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= since)
+        })
+        .collect();
+    dirs.sort();
+    Ok(dirs)
+}

@@ -1,0 +1,7 @@
+//! Integration tests of the harness: report files, trace and SVG shape, the
+//! overhead measurement, scenarios, standalone mocks.
+
+mod overhead;
+mod report;
+mod scenarios;
+mod util;

@@ -1,0 +1,166 @@
+//! `harness run tiny` end to end: every report file, the trace's tracks, the
+//! SVGs, and a second run against the first as baseline.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::{assert_svg, chrome_slices, tracks_per_launch};
+
+const FILES: &[&str] = &[
+    "README.md",
+    "summary.md",
+    "raw.json",
+    "scenario.toml",
+    "optimizer-output.txt",
+    "trace.json",
+    "spans-flamegraph.svg",
+    "spans.folded",
+    "cpu-flamegraph.svg",
+    "cpu.folded",
+];
+
+const DIFFS: &[&str] = &[
+    "diff-spans-forward.svg",
+    "diff-spans-reverse.svg",
+    "diff-cpu-forward.svg",
+    "diff-cpu-reverse.svg",
+];
+
+fn harness_run(out: &Path, folder_args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args([
+            "run",
+            "tiny",
+            "--engine",
+            "in-process",
+            "--cpu-extra",
+            "1",
+            "--no-progress",
+            "--out",
+        ])
+        .arg(out)
+        .args(folder_args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run the harness binary");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "harness run failed: {}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn report_dir(out: &Path) -> std::path::PathBuf {
+    let dirs: Vec<_> = std::fs::read_dir(out)
+        .expect("out dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(
+        dirs.len(),
+        1,
+        "one report folder in {}: {dirs:?}",
+        out.display()
+    );
+    let dir = dirs[0].clone();
+    let name = dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.ends_with("-tiny"),
+        "folder name <date>-<host>-tiny: {name}"
+    );
+    assert!(
+        name.as_bytes()[..10]
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }),
+        "{name}"
+    );
+    dir
+}
+
+#[test]
+fn tiny_run_writes_every_file_and_a_baseline_diff() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let first_out = tmp.path().join("first");
+    let stdout = harness_run(&first_out, &[]);
+    assert!(stdout.contains("concurrent, warm cache"), "{stdout}");
+    let first = report_dir(&first_out);
+    for f in FILES {
+        let p = first.join(f);
+        assert!(
+            p.is_file() && std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0) > 0,
+            "missing or empty {f}"
+        );
+    }
+    for svg in ["spans-flamegraph.svg", "cpu-flamegraph.svg"] {
+        assert_svg(&first.join(svg));
+    }
+
+    // One async track per cloud in every launch.
+    let slices = chrome_slices(&first.join("trace.json"));
+    let launches = tracks_per_launch(&slices);
+    assert_eq!(
+        launches.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["launch concurrent", "launch serial", "launch warm"]
+    );
+    for (launch, clouds) in &launches {
+        assert_eq!(
+            clouds.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["aws", "gcp", "kubernetes"],
+            "{launch}"
+        );
+        let mut all_ids = std::collections::BTreeSet::new();
+        for (cloud, ids) in clouds {
+            assert_eq!(ids.len(), 1, "{launch}: {cloud} spans {} tracks", ids.len());
+            assert!(
+                all_ids.insert(*ids.iter().next().unwrap_or(&0)),
+                "{launch}: {cloud} shares a track"
+            );
+        }
+    }
+
+    // raw.json: every measured and warm-up sample, all three modes.
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("raw.json")).unwrap_or_default())
+            .expect("raw.json");
+    assert_eq!(raw["schema"], "harness-raw/v1");
+    let samples = raw["samples"].as_array().expect("samples");
+    assert_eq!(samples.len(), 3 * (2 + 1), "3 modes x (2 runs + 1 warm-up)");
+    assert_eq!(
+        raw["instrumented"]["traced"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let spans = std::fs::read_to_string(first.join("spans.folded")).unwrap_or_default();
+    assert!(
+        spans.contains("launch serial;fan_out;cloud_check aws"),
+        "{spans}"
+    );
+
+    // Second run, diffed against the first.
+    let second_out = tmp.path().join("second");
+    let stdout = harness_run(
+        &second_out,
+        &["--baseline", first.to_str().unwrap_or_default()],
+    );
+    assert!(stdout.contains("moved most"), "{stdout}");
+    let second = report_dir(&second_out);
+    for f in FILES.iter().chain(DIFFS) {
+        assert!(second.join(f).is_file(), "missing {f}");
+    }
+    for f in DIFFS {
+        assert_svg(&second.join(f));
+    }
+    let summary = std::fs::read_to_string(second.join("summary.md")).unwrap_or_default();
+    assert!(summary.contains("Span time that moved most"), "{summary}");
+}

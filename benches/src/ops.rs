@@ -132,6 +132,7 @@ impl Inputs {
             enabled: feasibility_clouds(),
             kube_contexts: contexts_from_fixture_dir(&fixtures_dir().join("kube-nodes"), &contexts),
             kube_pricing: KubePricing::default(),
+            reservation_clouds: Vec::new(),
         };
         let mut dags = Vec::new();
         for r in REQUESTS {

@@ -202,7 +202,14 @@ class _FakeCoreV1Api:
     def _node_list_bytes(self) -> bytes:
         path = os.path.join(self._kube_dir, f'{self._context}.json')
         if not os.path.exists(path):
-            return b'{"kind":"NodeList","apiVersion":"v1","items":[]}'
+            # Convention shared with our `sky` (SKY_KUBE_NODES_DIR): a context
+            # without a node list is unreachable -> the API call times out
+            # (urllib3 MaxRetryError, which SkyPilot retries 3 times and
+            # reports as "Timed out when trying to get node info ...").
+            import urllib3  # pylint: disable=import-outside-toplevel
+            raise urllib3.exceptions.MaxRetryError(
+                None, f'/api/v1/nodes ({self._context})',
+                'conformance oracle: no node list fixture')
         with open(path, 'rb') as f:
             return f.read()
 
@@ -293,6 +300,22 @@ def _install_patches(sc: Dict[str, Any], state: Dict[str, Any]) -> None:
     gcp_utils.list_reservations_for_instance_type_in_zone = (
         lambda *a, **k: [])
     aws_utils.list_reservations_for_instance_type = lambda *a, **k: []
+
+    # 3b. Image sizes: no EC2 / GCE image lookups (they need boto3 or the
+    #     Google API client and the network); answer what SkyPilot answers
+    #     without credentials: the default image size.
+    from sky.clouds import gcp as gcp_cloud
+    aws_cloud.AWS.get_image_size = classmethod(
+        lambda cls, image_id, region: float(aws_cloud.DEFAULT_AMI_GB))
+    orig_gcp_image_size = gcp_cloud.GCP._get_image_size  # pylint: disable=protected-access
+
+    def gcp_image_size(cls, image_id):
+        if len(image_id.split('/')) == 1 and not image_id.startswith(
+                'skypilot:'):
+            return orig_gcp_image_size.__func__(cls, image_id)
+        return float(gcp_cloud.DEFAULT_GCP_IMAGE_GB)
+
+    gcp_cloud.GCP._get_image_size = classmethod(gcp_image_size)  # pylint: disable=protected-access
 
     # 4. Kubernetes API: a fake CoreV1Api per context serving
     #    <scenario>/kube/<context>.json; every other API group refuses.

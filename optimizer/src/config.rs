@@ -266,6 +266,24 @@ pub struct SkyConfig {
 }
 
 impl SkyConfig {
+    /// Clouds with `specific_reservations` or `prioritize_reservations` configured.
+    pub fn reservation_clouds(&self) -> Vec<CloudId> {
+        [CloudId::Aws, CloudId::Gcp]
+            .into_iter()
+            .filter(|c| {
+                self.raw.get(c.name()).is_some_and(|section| {
+                    section
+                        .get("specific_reservations")
+                        .is_some_and(|v| !v.is_null())
+                        || section
+                            .get("prioritize_reservations")
+                            .and_then(|v| v.as_bool())
+                            .unwrap_or(false)
+                })
+            })
+            .collect()
+    }
+
     /// Kubernetes pricing (global `kubernetes.pricing`).
     pub fn kube_pricing(&self) -> KubePricing {
         KubePricing::from_config(&self.raw, None).unwrap_or_default()

@@ -20,6 +20,9 @@ pub struct World {
     pub kube_contexts: Vec<KubeContext>,
     /// Kubernetes pricing (`kubernetes.pricing` in the config).
     pub kube_pricing: KubePricing,
+    /// Clouds with reservations configured (`<cloud>.specific_reservations` or
+    /// `prioritize_reservations`): they are optimised per zone, like GCP.
+    pub reservation_clouds: Vec<CloudId>,
 }
 
 impl World {
@@ -82,6 +85,13 @@ impl World {
                     count: AccCount(c),
                 }),
         }
+    }
+
+    /// Whether launchables of `cloud` are per zone even on demand (GCP always;
+    /// AWS when reservations are configured).
+    pub fn optimizes_by_zone(&self, cloud: CloudId) -> bool {
+        cloud == CloudId::Gcp
+            || (cloud == CloudId::Aws && self.reservation_clouds.contains(&CloudId::Aws))
     }
 
     /// Contexts that could be listed.
@@ -291,48 +301,82 @@ fn check_gcp_attachable(world: &World, r: &Resources, it: &str) -> Result<(), Re
         return Ok(());
     };
     let mismatch = |m: String| Err(RequestError::new(ErrorKind::ResourcesMismatch, m));
-    if acc.name.starts_with("tpu-") {
-        if it != "TPU-VM" && !it.starts_with("n1-") {
-            return mismatch(format!(
-                "TPU {} can only be attached to N1 machines or TPU-VM, not {it}.",
-                acc.name
-            ));
-        }
-        return Ok(());
-    }
-    let count = acc.count.0 as u32;
-    if let Some(table) = gcp::fixed_machine_types(&acc.name) {
-        let ok = table
-            .iter()
-            .any(|(c, types)| *c as f64 == acc.count.0 && types.contains(&it));
-        if !ok {
-            let valid: Vec<String> = table
-                .iter()
-                .flat_map(|(_, t)| t.iter().map(|s| format!("'{s}'")))
-                .collect();
-            return mismatch(format!(
-                "{} GPUs cannot be attached to {it}. Use one of [{}] instead. Please refer to https://cloud.google.com/compute/docs/gpus#a100-gpus",
-                acc.name,
-                valid.join(", ")
-            ));
-        }
-        return Ok(());
-    }
-    if !it.starts_with("n1-") {
+    let exists = world.cloud_catalog(CloudId::Gcp).is_some_and(|c| {
+        c.rows.iter().any(|row| {
+            row.accelerator_name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(&acc.name))
+        })
+    });
+    if !exists {
         return mismatch(format!(
-            "{} GPUs can only be attached to N1 VMs. Got {it}. Please refer to https://cloud.google.com/compute/docs/gpus",
+            "{} is not available in GCP. See 'sky gpus list --cloud gcp'",
             acc.name
         ));
     }
-    if let Some((max_cpus, max_mem)) = gcp::max_host_cpu_mem(&acc.name, count) {
-        let (cpus, mem) = world.vcpus_mem(CloudId::Gcp, it);
-        if cpus.is_some_and(|c| c > max_cpus) || mem.is_some_and(|m| m > max_mem) {
+    if acc.name.starts_with("tpu-") {
+        if it != "TPU-VM" && !it.starts_with("n1-") {
+            return mismatch(
+                "TPU Nodes can be only used with N1 machines. Please refer to: https://cloud.google.com/compute/docs/general-purpose-machines#n1_machines"
+                    .into(),
+            );
+        }
+        return Ok(());
+    }
+    let count = acc.count.0;
+    let fixed = gcp::fixed_machine_types(&acc.name);
+    if let Some(table) = fixed {
+        let matching: Vec<&str> = table
+            .iter()
+            .find(|(c, _)| *c as f64 == count)
+            .map(|(_, t)| t.to_vec())
+            .unwrap_or_default();
+        if !matching.contains(&it) {
+            let list: Vec<String> = matching.iter().map(|s| format!("'{s}'")).collect();
             return mismatch(format!(
-                "{it} is not compatible with {}. The maximum number of vCPUs is {} and the maximum memory is {} GB for {}.",
-                acc.short(),
-                max_cpus as i64,
-                max_mem as i64,
-                acc.short()
+                "{} GPUs cannot be attached to {it}. Use one of [{}] instead. Please refer to https://cloud.google.com/compute/docs/gpus",
+                acc.name,
+                list.join(", ")
+            ));
+        }
+    } else if !it.starts_with("n1-") {
+        return mismatch(format!(
+            "{} GPUs cannot be attached to {it}. Use N1 instance types instead. Please refer to: https://cloud.google.com/compute/docs/machine-types#gpus",
+            acc.name
+        ));
+    }
+    let valid_counts: Vec<u32> = match fixed {
+        Some(table) => table.iter().map(|(c, _)| *c).collect(),
+        None => gcp::max_host_counts(&acc.name),
+    };
+    if !valid_counts.iter().any(|c| *c as f64 == count) {
+        return mismatch(format!(
+            "{}:{} is not launchable on GCP. The valid {} counts are [{}].",
+            acc.name,
+            acc.count,
+            acc.name,
+            valid_counts
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if fixed.is_some() {
+        return Ok(());
+    }
+    if let Some((max_cpus, max_mem)) = gcp::max_host_cpu_mem(&acc.name, count as u32) {
+        let (cpus, mem) = world.vcpus_mem(CloudId::Gcp, it);
+        if cpus.is_some_and(|c| c > max_cpus) {
+            return mismatch(format!(
+                "{}:{} cannot be attached to {it}. The maximum number of vCPUs is {}. Please refer to: https://cloud.google.com/compute/docs/gpus",
+                acc.name, acc.count, max_cpus as i64
+            ));
+        }
+        if mem.is_some_and(|m| m > max_mem) {
+            return mismatch(format!(
+                "{}:{} cannot be attached to {it}. The maximum CPU memory is {} GB. Please refer to: https://cloud.google.com/compute/docs/gpus",
+                acc.name, acc.count, max_mem as i64
             ));
         }
     }
@@ -418,6 +462,10 @@ fn default_instance_type(world: &World, cloud: CloudId, r: &Resources) -> Option
 }
 
 fn generic_feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+    if cloud == CloudId::Azure && r.disk_tier == Some(crate::resources::DiskTier::Ultra) {
+        // Azure has no ultra disks: no instance type passes its disk-tier filter.
+        return FeasibleResources::default();
+    }
     let Some(cat) = world.cloud_catalog(cloud) else {
         return FeasibleResources::default();
     };
@@ -764,9 +812,9 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
             } else {
                 cat.hourly_cost(it, r.use_spot, region, zone)?
             };
-            let acc_cost = match &r.accelerator {
+            let acc_cost = match effective_accelerator(world, r) {
                 None => 0.0,
-                Some(a) => gcp_accelerator_cost(cat, a, r.use_spot, region, zone),
+                Some(a) => gcp_accelerator_cost(cat, &a, r.use_spot, region, zone),
             };
             Ok(vm + acc_cost)
         }
@@ -810,9 +858,4 @@ fn gcp_accelerator_cost(
     } else {
         min_spot
     }
-}
-
-/// Whether a cloud always optimises by zone (GCP) rather than only for spot.
-pub fn optimizes_by_zone(cloud: CloudId) -> bool {
-    cloud == CloudId::Gcp
 }

@@ -295,6 +295,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         enabled,
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
+        reservation_clouds: sky_config.reservation_clouds(),
     };
     Ok(Prepared {
         world,
@@ -599,7 +600,10 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     let dag = match &request.yaml {
         Some((text, source)) => crate::task::parse_task_yaml(text, source, metadata),
         None => Ok(crate::task::Dag {
-            tasks: vec![Default::default()],
+            tasks: vec![crate::task::Task {
+                name: Some("sky-cmd".into()),
+                ..Default::default()
+            }],
         }),
     };
     let optimized = match dag.and_then(|mut d| {

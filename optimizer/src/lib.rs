@@ -19,6 +19,7 @@ pub mod config;
 pub mod feasibility;
 pub mod launch;
 pub mod optimize;
+pub mod pytext;
 pub mod render;
 pub mod resources;
 pub mod state;

@@ -231,7 +231,7 @@ fn make_launchables(world: &World, cloud: CloudId, cheapest: &Resources) -> Vec<
     let regions = feasibility::regions_with_offering(world, cloud, cheapest);
     let mut out = Vec::new();
     for rz in regions {
-        if !rz.zones.is_empty() && (cheapest.use_spot || feasibility::optimizes_by_zone(cloud)) {
+        if !rz.zones.is_empty() && (cheapest.use_spot || world.optimizes_by_zone(cloud)) {
             for z in rz.zones {
                 let mut r = cheapest.clone();
                 r.region = Some(rz.region.clone());
@@ -239,9 +239,9 @@ fn make_launchables(world: &World, cloud: CloudId, cheapest: &Resources) -> Vec<
                 out.push(r);
             }
         } else {
+            // SkyPilot's `copy(region=...)` keeps a zone the request pinned.
             let mut r = cheapest.clone();
             r.region = Some(rz.region);
-            r.zone = None;
             out.push(r);
         }
     }

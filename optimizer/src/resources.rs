@@ -25,6 +25,8 @@ pub enum ErrorKind {
     ResourcesUnavailable,
     /// `sky.exceptions.NoCloudAccessError`.
     NoCloudAccess,
+    /// `sky.exceptions.InvalidSkyPilotConfigError` (task schema violations).
+    InvalidConfig,
 }
 
 impl ErrorKind {
@@ -36,6 +38,7 @@ impl ErrorKind {
             ErrorKind::ResourcesMismatch => "sky.exceptions.ResourcesMismatchError",
             ErrorKind::ResourcesUnavailable => "sky.exceptions.ResourcesUnavailableError",
             ErrorKind::NoCloudAccess => "sky.exceptions.NoCloudAccessError",
+            ErrorKind::InvalidConfig => "sky.exceptions.InvalidSkyPilotConfigError",
         }
     }
 }
@@ -337,6 +340,8 @@ pub struct Resources {
     pub accelerator: Option<Accelerator>,
     /// TPU VM (GCP `accelerator_args.tpu_vm`, default true).
     pub tpu_vm: bool,
+    /// `accelerator_args` as SkyPilot shows them: (key, Python repr of the value).
+    pub accelerator_args: Option<Vec<(String, String)>>,
     /// Spot instances.
     pub use_spot: bool,
     /// Whether `use_spot` was given explicitly.
@@ -368,6 +373,7 @@ impl Default for Resources {
             memory: None,
             accelerator: None,
             tpu_vm: true,
+            accelerator_args: None,
             use_spot: false,
             use_spot_specified: false,
             disk_size: DEFAULT_DISK_SIZE_GB,
@@ -406,6 +412,13 @@ impl Resources {
         }
         if let Some(a) = accelerator.or(self.accelerator.as_ref()) {
             hw.push_str(&format!(", {}", a.dict_repr()));
+            if let Some(args) = &self.accelerator_args {
+                let items: Vec<String> = args
+                    .iter()
+                    .map(|(k, v)| format!("{}: {v}", py_str_repr(k)))
+                    .collect();
+                hw.push_str(&format!(", accelerator_args={{{}}}", items.join(", ")));
+            }
         }
         if let Some(img) = &self.image_id {
             hw.push_str(&format!(", image_id={img}"));

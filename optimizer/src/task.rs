@@ -151,7 +151,7 @@ const RESOURCE_KEYS: &[&str] = &[
 ];
 
 fn did_you_mean(key: &str, known: &[&str]) -> String {
-    let close = difflib::get_close_matches(key, known.to_vec(), 1, 0.6);
+    let close = crate::pytext::close_matches(key, known.iter().copied(), 1, 0.6);
     match close.first() {
         Some(k) => format!(" Did you mean {}?", py_str_repr(k)),
         None => String::new(),
@@ -179,9 +179,13 @@ pub fn parse_task_yaml(
     metadata: &[GpuMetadata],
 ) -> Result<Dag, RequestError> {
     let mut tasks = Vec::new();
+    let mut all_empty = true;
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         let value = <Value as serde::Deserialize>::deserialize(doc)
             .map_err(|e| RequestError::value(format!("Invalid YAML in {source}: {e}")))?;
+        if !value.is_null() {
+            all_empty = false;
+        }
         let map = match value {
             Value::Null => Mapping::new(),
             Value::Mapping(m) => m,
@@ -194,8 +198,11 @@ pub fn parse_task_yaml(
         };
         tasks.push(task_from_mapping(&map, source, metadata)?);
     }
-    if tasks.is_empty() {
-        tasks.push(Task::default());
+    if tasks.is_empty() || all_empty {
+        return Err(RequestError::value(format!(
+            "{} is empty or contains no task definition. Add at least a `run:` (or `setup:`) field.",
+            py_str_repr(source)
+        )));
     }
     Ok(Dag { tasks })
 }
@@ -252,18 +259,26 @@ fn task_from_mapping(
 }
 
 fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
-    let bad = || {
-        RequestError::value(format!(
-            "num_nodes should be a positive int. Got: {}",
-            value_text(v).unwrap_or_default()
-        ))
+    let shown = value_text(v).unwrap_or_default();
+    let bad = || RequestError::value(format!("num_nodes should be a positive int. Got: {shown}"));
+    // The task schema rejects non-integers before SkyPilot's own check.
+    let schema = |shown: String| {
+        RequestError::new(
+            crate::resources::ErrorKind::InvalidConfig,
+            format!(
+                "Invalid task YAML: {shown} is not of type 'integer'. Check problematic field(s): $.num_nodes"
+            ),
+        )
     };
     match v {
         Value::Number(n) => match n.as_i64() {
             Some(i) if i > 0 && i <= u32::MAX as i64 => Ok(i as u32),
-            _ => Err(bad()),
+            Some(_) => Err(bad()),
+            // 1.0 passes the schema (an integral float) and fails SkyPilot's check.
+            None if n.as_f64().is_some_and(|f| f.fract() == 0.0) => Err(bad()),
+            None => Err(schema(shown.clone())),
         },
-        _ => Err(bad()),
+        _ => Err(schema(py_str_repr(&shown))),
     }
 }
 
@@ -519,10 +534,22 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
             other => parse_accelerator(&value_text(other).unwrap_or_default())?,
         });
     }
-    if let Some(Value::Mapping(args)) = get("accelerator_args")
-        && let Some(Value::Bool(b)) = args.get("tpu_vm")
-    {
-        r.tpu_vm = *b;
+    if let Some(Value::Mapping(args)) = get("accelerator_args") {
+        let mut shown = Vec::new();
+        for (k, v) in args {
+            let key = value_text(k).unwrap_or_default();
+            if key == "tpu_vm"
+                && let Value::Bool(b) = v
+            {
+                r.tpu_vm = *b;
+            }
+            let repr = match v {
+                Value::String(s) => py_str_repr(s),
+                other => value_text(other).unwrap_or_else(|| "None".into()),
+            };
+            shown.push((key, repr));
+        }
+        r.accelerator_args = Some(shown);
     }
     if let Some(v) = get("use_spot") {
         r.use_spot = matches!(v, Value::Bool(true));
@@ -606,6 +633,8 @@ pub fn apply_overrides(
     // --gpus goes through the config path so memory-based specs expand like in SkyPilot's server.
     let gpu_set = match &o.gpus {
         Some(g) if !is_none(&o.gpus) => {
+            // The client builds a Resources first, which parses NAME[:COUNT] strictly.
+            parse_accelerator(g)?;
             let mut m = Mapping::new();
             m.insert(Value::from("accelerators"), Value::from(g.clone()));
             Some(resource_set_from_mapping(&m, metadata)?)

@@ -39,7 +39,57 @@ pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     validate_region_zone(world, r)?;
     validate_instance_type(world, r)?;
     validate_cpus_mem(world, r)?;
+    validate_image_id(r)?;
+    validate_disk_tier(r)?;
     Ok(())
+}
+
+fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
+    let Some(image) = &r.image_id else {
+        return Ok(());
+    };
+    if image.starts_with("docker:") {
+        return Ok(());
+    }
+    let Some(cloud) = r.cloud else {
+        return Err(RequestError::value(
+            "Cloud must be specified when image_id is provided.",
+        ));
+    };
+    match cloud {
+        CloudId::Lambda => Err(RequestError::value(
+            "Lambda cloud only supports Docker images. Please prefix your image with \"docker:\" (e.g., image_id: docker:your-image-name).",
+        )),
+        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => Err(RequestError::value(
+            "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.",
+        )),
+        CloudId::Aws if r.region.is_none() && !image.starts_with("skypilot:") => {
+            Err(RequestError::value(
+                "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {
+    use crate::resources::DiskTier;
+    let (Some(tier), Some(cloud)) = (r.disk_tier, r.cloud) else {
+        return Ok(());
+    };
+    let supported = match cloud {
+        CloudId::Aws | CloudId::Gcp => true,
+        CloudId::Azure => tier != DiskTier::Ultra,
+        _ => tier == DiskTier::Best,
+    };
+    if supported {
+        return Ok(());
+    }
+    Err(RequestError::value(format!(
+        "Disk tier {} is not supported for instance type {}.",
+        tier.as_str(),
+        r.instance_type.as_deref().unwrap_or("None")
+    )))
 }
 
 fn tpu_cloud(r: &mut Resources) -> Result<(), RequestError> {
@@ -57,6 +107,24 @@ fn tpu_cloud(r: &mut Resources) -> Result<(), RequestError> {
             ErrorKind::AssertionError,
             "Cloud must be GCP or Kubernetes for TPU accelerators.",
         ));
+    }
+    let has_runtime = r
+        .accelerator_args
+        .as_ref()
+        .is_some_and(|a| a.iter().any(|(k, _)| k == "runtime_version"));
+    if r.cloud == Some(CloudId::Gcp) && !has_runtime {
+        let version = if !r.tpu_vm {
+            "2.12.0"
+        } else if acc.name.starts_with("tpu-v5") {
+            "v2-alpha-tpuv5"
+        } else if acc.name.starts_with("tpu-v6e") {
+            "v2-alpha-tpuv6e"
+        } else {
+            "tpu-vm-base"
+        };
+        r.accelerator_args
+            .get_or_insert_with(Vec::new)
+            .push(("runtime_version".into(), py_str_repr(version)));
     }
     if r.cloud == Some(CloudId::Gcp)
         && r.tpu_vm
@@ -214,7 +282,10 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                         vec!["-----".into(), "----".into()],
                     ];
                     for (c, e) in &errors {
-                        rows.push(vec![c.repr().to_string(), wrap(e, 80).join("\n")]);
+                        rows.push(vec![
+                            c.repr().to_string(),
+                            crate::pytext::wrap(e, 80).join("\n"),
+                        ]);
                     }
                     multiline_borderless(&rows)
                 };
@@ -238,29 +309,6 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
     r.region = region;
     r.zone = zone;
     Ok(())
-}
-
-/// Python's `textwrap.wrap(text, width)` for plain text (splits on whitespace, keeps words whole).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-        while cur.len() > width {
-            let rest = cur.split_off(width);
-            lines.push(std::mem::replace(&mut cur, rest));
-        }
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines
 }
 
 /// A borderless table whose cells may span several lines (prettytable pads every line).
@@ -307,11 +355,8 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
     match r.cloud {
         Some(c) => {
             if !world.instance_type_exists(c, &it) {
-                return Err(RequestError::value(format!(
-                    "Invalid instance type {} for cloud {}.",
-                    py_str_repr(&it),
-                    c.repr()
-                )));
+                // SkyPilot's client fails first, looking up the type's memory for display.
+                return Err(RequestError::value(format!("No instance type {it} found.")));
             }
         }
         None => {

@@ -143,3 +143,13 @@ pub fn tpu_vm_host(acc: &str) -> (f64, f64) {
         (96.0, 334.0)
     }
 }
+
+/// Valid counts of an N1-attached GPU (SkyPilot asserts the GPU is in its
+/// max-CPU/memory table; unknown GPUs get no valid count).
+pub fn max_host_counts(gpu: &str) -> Vec<u32> {
+    match gpu {
+        "K80" | "V100" => vec![1, 2, 4, 8],
+        "T4" | "P4" | "P100" => vec![1, 2, 4],
+        _ => Vec::new(),
+    }
+}

@@ -411,11 +411,8 @@ impl CloudCatalog {
     ) -> Result<(Option<String>, Option<String>), String> {
         let cloud_name = self.cloud.name();
         let candidates = |loc: &str, all: Vec<String>| -> String {
-            let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-            let mut close: Vec<String> = difflib::get_close_matches(loc, refs, 5, 0.6)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+            let mut close =
+                crate::pytext::close_matches(loc, all.iter().map(String::as_str), 5, 0.6);
             close.sort();
             if close.is_empty() {
                 String::new()

@@ -129,11 +129,8 @@ impl FromStr for CloudId {
         if let Some(id) = CloudId::ALL.into_iter().find(|c| c.name() == lower) {
             return Ok(id);
         }
-        let names: Vec<&str> = CloudId::ALL.iter().map(|c| c.name()).collect();
-        let suggestions = difflib::get_close_matches(&lower, names, 3, 0.6)
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        let suggestions =
+            crate::pytext::close_matches(&lower, CloudId::ALL.iter().map(|c| c.name()), 3, 0.6);
         Err(UnknownCloud {
             name: s.to_string(),
             suggestions,

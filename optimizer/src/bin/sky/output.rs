@@ -195,8 +195,12 @@ fn read_dag(entry: &[String], prepared: &Prepared) -> anyhow::Result<(Dag, Optio
             )),
         ));
     }
+    // SkyPilot's CLI names a task built from flags or a command `sky-cmd`.
     let mut dag = Dag {
-        tasks: vec![Default::default()],
+        tasks: vec![optimizer::task::Task {
+            name: Some("sky-cmd".into()),
+            ..Default::default()
+        }],
     };
     if joined.is_empty() {
         return Ok((dag, None));

@@ -344,6 +344,10 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         let _ = stdout.flush();
         let mut answer = String::new();
         let read = std::io::stdin().lock().read_line(&mut answer).unwrap_or(0);
+        if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            // A terminal echoes the user's Enter; piped input does not.
+            println!();
+        }
         let answer = answer.trim().to_ascii_lowercase();
         if read == 0 || !(answer.is_empty() || answer == "y" || answer == "yes") {
             println!("Aborted!");

@@ -150,12 +150,18 @@ const RESOURCE_KEYS: &[&str] = &[
     "volumes",
 ];
 
-fn did_you_mean(key: &str, known: &[&str]) -> String {
+/// SkyPilot's schema error for an unknown key, with its did-you-mean.
+fn unknown_field(what: &str, key: &str, known: &[&str]) -> RequestError {
     let close = crate::pytext::close_matches(key, known.iter().copied(), 1, 0.6);
-    match close.first() {
-        Some(k) => format!(" Did you mean {}?", py_str_repr(k)),
-        None => String::new(),
-    }
+    let message = match close.first() {
+        Some(k) => format!("Invalid {what} YAML: Instead of {}, did you mean {}?", py_str_repr(key), py_str_repr(k)),
+        None => format!(
+            "Invalid {what} YAML: Additional properties are not allowed ({} was unexpected). Known fields: {}.",
+            py_str_repr(key),
+            known.join(", ")
+        ),
+    };
+    RequestError::new(crate::resources::ErrorKind::InvalidConfig, message)
 }
 
 fn value_text(v: &Value) -> Option<String> {
@@ -227,11 +233,7 @@ fn task_from_mapping(
     for k in map.keys() {
         let key = value_text(k).unwrap_or_default();
         if !TASK_KEYS.contains(&key.as_str()) {
-            return Err(RequestError::value(format!(
-                "Invalid task YAML {source}: unknown field {}.{}",
-                py_str_repr(&key),
-                did_you_mean(&key, TASK_KEYS)
-            )));
+            return Err(unknown_field("task", &key, TASK_KEYS));
         }
     }
     let name = map.get("name").and_then(value_text);
@@ -342,11 +344,7 @@ pub fn resource_set_from_mapping(
     for k in map.keys() {
         let key = value_text(k).unwrap_or_default();
         if !RESOURCE_KEYS.contains(&key.as_str()) {
-            return Err(RequestError::value(format!(
-                "Invalid resources: unknown field {}.{}",
-                py_str_repr(&key),
-                did_you_mean(&key, RESOURCE_KEYS)
-            )));
+            return Err(unknown_field("resources", &key, RESOURCE_KEYS));
         }
     }
     let mut base = map.clone();

@@ -248,8 +248,9 @@ impl LoadedCatalog {
             .and_then(|h| self.az_mappings.iter().find(|(hash, _)| hash == h))
             .or_else(|| self.az_mappings.first())?;
         let (hash, mapping) = chosen.clone();
-        let aws = self.catalog.cloud(CloudId::Aws)?.apply_az_mapping(&mapping);
-        self.catalog.insert(aws);
+        self.catalog
+            .cloud_mut(CloudId::Aws)?
+            .apply_az_mapping(&mapping);
         Some(hash)
     }
 }

@@ -202,17 +202,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
                 break;
             }
         }
-        if let Some(chunk) = chunks.last() {
-            if len(chunk) > width {
-                // Break a long word at the remaining space.
-                let space_left = if width > cur_len { width - cur_len } else { 1 };
-                let chunk = chunks.pop().unwrap_or_default();
-                let head: String = chunk.chars().take(space_left).collect();
-                let tail: String = chunk.chars().skip(space_left).collect();
-                cur.push(head);
-                if !tail.is_empty() {
-                    chunks.push(tail);
-                }
+        if let Some(chunk) = chunks.last()
+            && len(chunk) > width
+        {
+            // Break a long word at the remaining space.
+            let space_left = if width > cur_len { width - cur_len } else { 1 };
+            let chunk = chunks.pop().unwrap_or_default();
+            let head: String = chunk.chars().take(space_left).collect();
+            let tail: String = chunk.chars().skip(space_left).collect();
+            cur.push(head);
+            if !tail.is_empty() {
+                chunks.push(tail);
             }
         }
         if cur.last().is_some_and(|c| c.trim().is_empty()) {

@@ -154,7 +154,11 @@ const RESOURCE_KEYS: &[&str] = &[
 fn unknown_field(what: &str, key: &str, known: &[&str]) -> RequestError {
     let close = crate::pytext::close_matches(key, known.iter().copied(), 1, 0.6);
     let message = match close.first() {
-        Some(k) => format!("Invalid {what} YAML: Instead of {}, did you mean {}?", py_str_repr(key), py_str_repr(k)),
+        Some(k) => format!(
+            "Invalid {what} YAML: Instead of {}, did you mean {}?",
+            py_str_repr(key),
+            py_str_repr(k)
+        ),
         None => format!(
             "Invalid {what} YAML: Additional properties are not allowed ({} was unexpected). Known fields: {}.",
             py_str_repr(key),

@@ -12,6 +12,7 @@ pub mod query;
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::Arc;
 
 use crate::clouds::CloudId;
 
@@ -73,9 +74,9 @@ impl std::fmt::Display for CatalogWarning {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VmRow {
     /// Instance type; empty for GCP accelerator rows.
-    pub instance_type: Option<Box<str>>,
+    pub instance_type: Option<Arc<str>>,
     /// Accelerator name (as written in the catalog).
-    pub accelerator_name: Option<Box<str>>,
+    pub accelerator_name: Option<Arc<str>>,
     /// Accelerator count.
     pub accelerator_count: Option<f64>,
     /// vCPUs.
@@ -87,11 +88,11 @@ pub struct VmRow {
     /// Spot hourly price.
     pub spot_price: Option<f64>,
     /// Region.
-    pub region: Box<str>,
+    pub region: Arc<str>,
     /// Availability zone (zone ID for raw AWS catalogs).
-    pub zone: Option<Box<str>>,
+    pub zone: Option<Arc<str>>,
     /// Local disk type (`ssd`/`hdd`), AWS only.
-    pub local_disk_type: Option<Box<str>>,
+    pub local_disk_type: Option<Arc<str>>,
     /// Whether NVMe is supported, AWS only.
     pub nvme_supported: Option<bool>,
     /// Size of one local disk in GB.
@@ -127,7 +128,7 @@ pub struct CloudCatalog {
     pub has_zones: bool,
     /// Detected layout.
     pub schema: Schema,
-    by_instance: HashMap<Box<str>, Vec<u32>>,
+    by_instance: HashMap<Arc<str>, Vec<u32>>,
 }
 
 impl CloudCatalog {
@@ -178,6 +179,22 @@ impl CloudCatalog {
         let mut rows = Vec::with_capacity(4096);
         let mut warnings = Vec::new();
         let mut record = csv::ByteRecord::new();
+        let columns = RowColumns {
+            instance: c_instance,
+            region: c_region,
+            price: c_price,
+            acc_name: c_acc_name,
+            acc_count: c_acc_count,
+            vcpus: c_vcpus,
+            mem: c_mem,
+            spot: c_spot,
+            zone: c_zone,
+            disk_type: c_disk_type,
+            nvme: c_nvme,
+            disk_size: c_disk_size,
+            disk_count: c_disk_count,
+        };
+        let mut strings = Interners::default();
         loop {
             match csv.read_byte_record(&mut record) {
                 Ok(true) => {}
@@ -196,24 +213,7 @@ impl CloudCatalog {
                 }
             }
             let line = record.position().map_or(0, |p| p.line());
-            match parse_row(
-                &record,
-                RowColumns {
-                    instance: c_instance,
-                    region: c_region,
-                    price: c_price,
-                    acc_name: c_acc_name,
-                    acc_count: c_acc_count,
-                    vcpus: c_vcpus,
-                    mem: c_mem,
-                    spot: c_spot,
-                    zone: c_zone,
-                    disk_type: c_disk_type,
-                    nvme: c_nvme,
-                    disk_size: c_disk_size,
-                    disk_count: c_disk_count,
-                },
-            ) {
+            match parse_row(&record, &columns, &mut strings) {
                 Ok(row) => rows.push(row),
                 Err(message) => warnings.push(CatalogWarning {
                     source_name: source_name.to_string(),
@@ -230,7 +230,7 @@ impl CloudCatalog {
 
     /// Builds a catalog from rows (used by loaders, tests and the AZ-mapping join).
     pub fn from_rows(cloud: CloudId, rows: Vec<VmRow>, has_zones: bool, schema: Schema) -> Self {
-        let mut by_instance: HashMap<Box<str>, Vec<u32>> = HashMap::new();
+        let mut by_instance: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
         for (i, row) in rows.iter().enumerate() {
             if let Some(it) = &row.instance_type {
                 match by_instance.get_mut(it) {
@@ -275,19 +275,19 @@ impl CloudCatalog {
 
     /// Replaces AWS zone IDs by the account's zone names (an inner join:
     /// rows whose zone ID is not in the mapping disappear, as in SkyPilot).
-    pub fn apply_az_mapping(&self, mapping: &AzMapping) -> CloudCatalog {
-        let rows = self
-            .rows
-            .iter()
-            .filter_map(|row| {
-                let zone_id = row.zone.as_deref()?;
-                let name = mapping.names.get(zone_id)?;
-                let mut row = row.clone();
-                row.zone = Some(name.clone());
-                Some(row)
-            })
-            .collect();
-        CloudCatalog::from_rows(self.cloud, rows, self.has_zones, self.schema)
+    pub fn apply_az_mapping(&mut self, mapping: &AzMapping) {
+        let before = self.rows.len();
+        self.rows.retain_mut(|row| {
+            let Some(name) = row.zone.as_deref().and_then(|id| mapping.names.get(id)) else {
+                return false;
+            };
+            row.zone = Some(name.clone());
+            true
+        });
+        if self.rows.len() != before {
+            let rows = std::mem::take(&mut self.rows);
+            *self = CloudCatalog::from_rows(self.cloud, rows, self.has_zones, self.schema);
+        }
     }
 }
 
@@ -307,7 +307,7 @@ struct RowColumns {
     disk_count: Option<usize>,
 }
 
-fn field(record: &csv::ByteRecord, col: Option<usize>) -> Result<Option<&str>, String> {
+fn field_bytes(record: &csv::ByteRecord, col: Option<usize>) -> Result<Option<&[u8]>, String> {
     let Some(col) = col else { return Ok(None) };
     let Some(bytes) = record.get(col) else {
         return Err(format!(
@@ -316,37 +316,102 @@ fn field(record: &csv::ByteRecord, col: Option<usize>) -> Result<Option<&str>, S
             record.len()
         ));
     };
-    let text = std::str::from_utf8(bytes).map_err(|_| format!("field {} is not UTF-8", col + 1))?;
-    let text = text.trim();
-    Ok(if text.is_empty() { None } else { Some(text) })
+    let bytes = bytes.trim_ascii();
+    Ok(if bytes.is_empty() { None } else { Some(bytes) })
+}
+
+fn text(bytes: &[u8], col: usize) -> Result<&str, String> {
+    std::str::from_utf8(bytes).map_err(|_| format!("field {} is not UTF-8", col + 1))
 }
 
 fn number(record: &csv::ByteRecord, col: Option<usize>, name: &str) -> Result<Option<f64>, String> {
-    match field(record, col)? {
-        None => Ok(None),
-        Some(t) if t.eq_ignore_ascii_case("nan") => Ok(None),
-        Some(t) => t
-            .parse::<f64>()
-            .map(Some)
-            .map_err(|_| format!("{name} is not a number: {t:?}")),
+    let Some(bytes) = field_bytes(record, col)? else {
+        return Ok(None);
+    };
+    if bytes.eq_ignore_ascii_case(b"nan") {
+        return Ok(None);
+    }
+    let t = text(bytes, col.unwrap_or(0))?;
+    t.parse::<f64>()
+        .map(Some)
+        .map_err(|_| format!("{name} is not a number: {t:?}"))
+}
+
+/// Shares one allocation per distinct string of a column: catalogs repeat
+/// instance types, regions and zones thousands of times, and cloning an
+/// `Arc<str>` (zone-mapping join, candidates) is a counter bump.
+#[derive(Default)]
+struct Interner {
+    last: Option<Arc<str>>,
+    map: HashMap<Box<[u8]>, Arc<str>>,
+}
+
+impl Interner {
+    fn intern(&mut self, bytes: &[u8], col: usize) -> Result<Arc<str>, String> {
+        // Rows come grouped by instance type and region: the previous value usually repeats.
+        if let Some(last) = &self.last
+            && last.as_bytes() == bytes
+        {
+            return Ok(last.clone());
+        }
+        let value = match self.map.get(bytes) {
+            Some(v) => v.clone(),
+            None => {
+                let v: Arc<str> = Arc::from(text(bytes, col)?);
+                self.map.insert(bytes.into(), v.clone());
+                v
+            }
+        };
+        self.last = Some(value.clone());
+        Ok(value)
+    }
+
+    fn optional(
+        &mut self,
+        record: &csv::ByteRecord,
+        col: Option<usize>,
+    ) -> Result<Option<Arc<str>>, String> {
+        match field_bytes(record, col)? {
+            None => Ok(None),
+            Some(b) => self.intern(b, col.unwrap_or(0)).map(Some),
+        }
     }
 }
 
-fn parse_row(record: &csv::ByteRecord, c: RowColumns) -> Result<VmRow, String> {
-    let region = field(record, Some(c.region))?.ok_or("Region is empty")?;
-    let boxed = |s: Option<&str>| s.map(Box::<str>::from);
+/// One interner per string column.
+#[derive(Default)]
+struct Interners {
+    instance: Interner,
+    accelerator: Interner,
+    region: Interner,
+    zone: Interner,
+    disk: Interner,
+}
+
+fn parse_row(
+    record: &csv::ByteRecord,
+    c: &RowColumns,
+    strings: &mut Interners,
+) -> Result<VmRow, String> {
+    let region = strings
+        .region
+        .optional(record, Some(c.region))?
+        .ok_or("Region is empty")?;
     Ok(VmRow {
-        instance_type: boxed(field(record, Some(c.instance))?),
-        accelerator_name: boxed(field(record, c.acc_name)?),
+        instance_type: strings.instance.optional(record, Some(c.instance))?,
+        accelerator_name: strings.accelerator.optional(record, c.acc_name)?,
         accelerator_count: number(record, c.acc_count, "AcceleratorCount")?,
         vcpus: number(record, c.vcpus, "vCPUs")?,
         memory_gib: number(record, c.mem, "MemoryGiB")?,
         price: number(record, Some(c.price), "Price")?,
         spot_price: number(record, c.spot, "SpotPrice")?,
-        region: region.into(),
-        zone: boxed(field(record, c.zone)?),
-        local_disk_type: boxed(field(record, c.disk_type)?),
-        nvme_supported: field(record, c.nvme)?.map(|t| t.eq_ignore_ascii_case("true") || t == "1"),
+        region,
+        zone: strings.zone.optional(record, c.zone)?,
+        local_disk_type: strings.disk.optional(record, c.disk_type)?,
+        nvme_supported: match field_bytes(record, c.nvme)? {
+            None => None,
+            Some(t) => Some(t.eq_ignore_ascii_case(b"true") || t == b"1"),
+        },
         local_disk_size: number(record, c.disk_size, "LocalDiskSize")?,
         local_disk_count: number(record, c.disk_count, "LocalDiskCount")?,
     })
@@ -355,7 +420,7 @@ fn parse_row(record: &csv::ByteRecord, c: RowColumns) -> Result<VmRow, String> {
 /// AWS zone-ID → zone-name mapping (`aws/az_mappings-<hash>.csv`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AzMapping {
-    names: HashMap<Box<str>, Box<str>>,
+    names: HashMap<Box<str>, Arc<str>>,
 }
 
 impl AzMapping {
@@ -385,7 +450,7 @@ impl AzMapping {
                 message: e.to_string(),
             })?;
             if let (Some(id), Some(name)) = (record.get(id_col), record.get(name_col)) {
-                names.insert(id.into(), name.into());
+                names.insert(id.into(), Arc::from(name));
             }
         }
         Ok(AzMapping { names })
@@ -517,6 +582,11 @@ impl Catalog {
         self.clouds.iter().find(|c| c.cloud == cloud)
     }
 
+    /// Mutable access to the catalog of `cloud`.
+    pub fn cloud_mut(&mut self, cloud: CloudId) -> Option<&mut CloudCatalog> {
+        self.clouds.iter_mut().find(|c| c.cloud == cloud)
+    }
+
     /// Loaded cloud catalogs.
     pub fn clouds(&self) -> impl Iterator<Item = &CloudCatalog> {
         self.clouds.iter()
@@ -605,8 +675,11 @@ mod tests {
             "m",
         )
         .unwrap();
-        let mapped = cat.apply_az_mapping(&mapping);
+        let mut mapped = cat.clone();
+        mapped.apply_az_mapping(&mapping);
         assert_eq!(mapped.rows.len(), 1);
         assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
+        assert!(mapped.has_instance_type("m6i.large"));
+        assert_eq!(cat.rows.len(), 2);
     }
 }

@@ -241,10 +241,13 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
-    print_excluded(&prepared);
+    // The process exits right after printing: freeing tens of thousands of
+    // catalog rows would cost more than the whole table. Leak them on purpose.
+    let prepared: &'static Prepared = Box::leak(Box::new(prepared));
+    print_excluded(prepared);
     let mut out = Out::new(color);
     let json = args.output == OutputFormat::Json;
-    let (mut dag, header) = match read_dag(&args.entrypoint, &prepared) {
+    let (mut dag, header) = match read_dag(&args.entrypoint, prepared) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("{}", paint(color, &format!("{e:#}")));
@@ -297,7 +300,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
     }
     let optimized: Optimized = launch::plan(&prepared.world, &mut dag);
     if json {
-        let doc = launch::plan_json(&prepared, &cluster, &optimized);
+        let doc = launch::plan_json(prepared, &cluster, &optimized);
         out.line(&serde_json::to_string_pretty(&doc)?);
     } else {
         for entry in &optimized.log {
@@ -313,7 +316,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
                 paint(color, &format!("{}: {}", e.kind.python_name(), e.message))
             );
             if args.common.timings {
-                print_timings(&mut out, &prepared.fanout, &prepared);
+                print_timings(&mut out, &prepared.fanout, prepared);
             }
             return Ok(exit::REQUEST);
         }
@@ -324,7 +327,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         exit::PARTIAL
     };
     if args.common.timings {
-        print_timings(&mut out, &prepared.fanout, &prepared);
+        print_timings(&mut out, &prepared.fanout, prepared);
     }
     if args.dryrun {
         if !json {
@@ -354,7 +357,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
             return Ok(exit::REQUEST);
         }
     }
-    let doc = launch::plan_json(&prepared, &cluster, &optimized);
+    let doc = launch::plan_json(prepared, &cluster, &optimized);
     match &args.plan_out {
         Some(path) => {
             launch::write_file_atomic(path, serde_json::to_string_pretty(&doc)?.as_bytes())

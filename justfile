@@ -9,25 +9,27 @@ default:
 
 # --- run ---------------------------------------------------------------------
 
-# The main job: seed-7-clouds against mocked clouds; prints the table and the comparison, writes a report.
+# The main job: seed-7-clouds against mocked clouds; prints the table and the comparison, writes a dated report.
 [group('run')]
 demo:
-    cargo run --release -p harness -- demo
+    cargo build --release -p optimizer -p harness
+    target/release/harness demo
 
 # Run the sky CLI (e.g. `just sky launch --dryrun -y --gpus H100:8`).
 [group('run')]
 sky *ARGS:
     cargo run --release -p optimizer --bin sky -- {{ARGS}}
 
-# Run a harness scenario (serial vs concurrent vs warm cache) and write a report.
+# Run a harness scenario (serial vs concurrent vs warm cache, 10 runs each) into reports/scratch/.
 [group('run')]
 harness-run SCENARIO *ARGS:
-    cargo run --release -p harness -- run {{SCENARIO}} {{ARGS}}
+    cargo build --release -p optimizer -p harness
+    target/release/harness run {{SCENARIO}} {{ARGS}}
 
-# Start a scenario's mocks and print the environment to point `sky` at them.
+# Start a scenario's mocks and print the environment to point `sky` at them; Ctrl-C stops.
 [group('run')]
 mocks SCENARIO:
-    cargo run --release -p harness -- mocks --scenario {{SCENARIO}}
+    cargo run -p harness -- mocks --scenario {{SCENARIO}}
 
 # --- test --------------------------------------------------------------------
 

@@ -102,8 +102,9 @@ async fn check_one(cloud: Arc<dyn Cloud>, ctx: Arc<CheckContext>) -> Outcome {
         Outcome::NoCredentials(_) => ("no-credentials", "none"),
         Outcome::Failed(_) => ("failed", "none"),
     };
-    span.record("outcome", label);
-    span.record("cache", cache);
+    // Display, not Debug: trace viewers would otherwise show quoted strings.
+    span.record("outcome", tracing::field::display(label));
+    span.record("cache", tracing::field::display(cache));
     outcome
 }
 

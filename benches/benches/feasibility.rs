@@ -1,14 +1,17 @@
 //! `feasibility/<cloud>/<request>`: one cloud's `feasible_resources` for
 //! H100:8, T4 and the default CPU request; `optimize/<request>`: the whole
 //! pure core (enumeration over every enabled cloud, costs, table rows).
+//! Both in thread CPU time.
 
 use std::time::Duration;
 
+use benches::clock::ThreadCpuTime;
 use benches::ops::{Op, REQUESTS, feasibility_clouds};
+use benches::record_cpu_clock;
 use criterion::{BenchmarkId, Criterion};
 
 /// The `feasibility` and `optimize` groups.
-pub fn benches(c: &mut Criterion) {
+pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
     let mut g = c.benchmark_group("feasibility");
     g.sample_size(20)
         .warm_up_time(Duration::from_millis(300))
@@ -16,6 +19,7 @@ pub fn benches(c: &mut Criterion) {
     for cloud in feasibility_clouds() {
         for r in REQUESTS {
             let op = Op::Feasibility(cloud, r);
+            crate::record(record_cpu_clock(&op.id()));
             g.bench_function(BenchmarkId::new(cloud.name(), r.name), |b| {
                 b.iter(|| op.run(crate::inputs()))
             });
@@ -29,6 +33,7 @@ pub fn benches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(2));
     for r in REQUESTS {
         let op = Op::Optimize(r);
+        crate::record(record_cpu_clock(&op.id()));
         g.bench_function(r.name, |b| b.iter(|| op.run(crate::inputs())));
     }
     g.finish();

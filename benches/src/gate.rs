@@ -91,6 +91,10 @@ pub struct BenchResult {
     /// Mocked latency on the critical path (ns); the gate judges `time − floor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_ns: Option<f64>,
+    /// `thread-cpu` when the samples are the benchmark thread's CPU time;
+    /// absent for wall-clock time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 impl BenchResult {
@@ -108,6 +112,7 @@ impl BenchResult {
             mean_ns,
             mean_ci_ns: [mean_ns, mean_ns],
             floor_ns,
+            clock: None,
         }
     }
 
@@ -260,11 +265,12 @@ pub fn subdirs(root: &Path) -> Vec<PathBuf> {
 
 /// Reads criterion's `new/{benchmark,sample,estimates}.json` under
 /// `criterion_dir` written at or after `since` (older ones are stale results
-/// of benchmarks this run did not select). `floors` maps ids to floors (ns).
+/// of benchmarks this run did not select). `meta` holds the floors and clocks
+/// the benchmarks recorded.
 pub fn collect_criterion(
     criterion_dir: &Path,
     since: SystemTime,
-    floors: &BTreeMap<String, f64>,
+    meta: &BTreeMap<String, crate::BenchMeta>,
 ) -> Result<BTreeMap<String, BenchResult>, GateError> {
     let mut out = BTreeMap::new();
     for dir in subdirs(criterion_dir)
@@ -287,7 +293,11 @@ pub fn collect_criterion(
             .filter(|(i, _)| **i > 0.0)
             .map(|(i, t)| t / i)
             .collect();
-        let mut r = BenchResult::from_samples(samples_ns, floors.get(&bench.full_id).copied());
+        let mut r = BenchResult::from_samples(
+            samples_ns,
+            meta.get(&bench.full_id).and_then(|m| m.floor_ns),
+        );
+        r.clock = meta.get(&bench.full_id).and_then(|m| m.clock.clone());
         if let Ok(est) = read_json::<SavedEstimates>(&dir.join("estimates.json")) {
             r.mean_ns = est.mean.point_estimate;
             r.mean_ci_ns = [
@@ -474,6 +484,8 @@ pub struct Row {
     pub head: Option<f64>,
     /// Latency floor subtracted (ns), if any.
     pub floor_ns: Option<f64>,
+    /// The samples are thread CPU time, not wall time.
+    pub cpu_clock: bool,
     /// Relative change of the judged value.
     pub change: Option<f64>,
     /// 95 % confidence interval of the change (wall-clock only).
@@ -579,6 +591,9 @@ pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<R
             base: b.map(|b| b.median_ns - b.floor()),
             head: h.map(|h| h.median_ns - h.floor()),
             floor_ns: h.or(b).and_then(|r| r.floor_ns).filter(|f| *f > 0.0),
+            cpu_clock: h
+                .or(b)
+                .is_some_and(|r| r.clock.as_deref() == Some("thread-cpu")),
             change: None,
             ci: None,
             threshold: limits.time,
@@ -636,6 +651,7 @@ pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<R
             base: b,
             head: h,
             floor_ns: None,
+            cpu_clock: false,
             change,
             ci: None,
             threshold: limit,
@@ -683,10 +699,11 @@ impl Row {
             (Some(v), Metric::Time) => fmt_ns(v),
             (Some(v), Metric::Instructions) => fmt_count(v),
         };
-        let judged = match (self.metric, self.floor_ns) {
-            (Metric::Instructions, _) => "instructions".to_string(),
-            (Metric::Time, Some(f)) => format!("time − {} floor", fmt_ns(f)),
-            (Metric::Time, None) => "time".to_string(),
+        let judged = match (self.metric, self.floor_ns, self.cpu_clock) {
+            (Metric::Instructions, _, _) => "instructions".to_string(),
+            (Metric::Time, Some(f), _) => format!("time − {} floor", fmt_ns(f)),
+            (Metric::Time, None, true) => "thread CPU time".to_string(),
+            (Metric::Time, None, false) => "time".to_string(),
         };
         let ci = match (self.ci, self.metric) {
             (Some((lo, hi)), _) => format!("[{}, {}]", pct(lo), pct(hi)),
@@ -865,14 +882,22 @@ pub fn summary_markdown(base: Option<&Results>, head: &Results, rows: &[Row]) ->
                 s,
                 "| benchmark | median | mean 95 % CI | floor | instructions |\n|---|---|---|---|---|"
             );
-            for (id, r) in &head.benchmarks {
+            let ids: BTreeSet<&String> = head
+                .benchmarks
+                .keys()
+                .chain(head.instructions.keys())
+                .collect();
+            for id in ids {
+                let r = head.benchmarks.get(id);
+                let time =
+                    |f: fn(&BenchResult) -> f64| r.map(f).map(fmt_ns).unwrap_or_else(|| "–".into());
                 let _ = writeln!(
                     s,
                     "| {id} | {} | [{}, {}] | {} | {} |",
-                    fmt_ns(r.median_ns),
-                    fmt_ns(r.mean_ci_ns[0]),
-                    fmt_ns(r.mean_ci_ns[1]),
-                    r.floor_ns
+                    time(|r| r.median_ns),
+                    time(|r| r.mean_ci_ns[0]),
+                    time(|r| r.mean_ci_ns[1]),
+                    r.and_then(|r| r.floor_ns)
                         .filter(|f| *f > 0.0)
                         .map(fmt_ns)
                         .unwrap_or_else(|| "–".into()),

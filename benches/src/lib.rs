@@ -7,11 +7,13 @@
 //! * [`LaunchBench`]: one whole in-process launch (`optimizer::launch::run`)
 //!   against wiremock upstreams at a [`LatencyModel`], with its latency floor
 //!   measured from the mocks' own request logs;
+//! * [`clock`]: thread CPU time as a criterion measurement;
 //! * [`flame`]: the criterion [`Profiler`](criterion::profiler::Profiler)
 //!   (pprof → inferno) that runs only under `--profile-time`;
 //! * [`gate`]: portable baselines, the noise-aware comparison and the summary;
 //! * [`env_info`]: the machine and revision a result came from.
 
+pub mod clock;
 pub mod env_info;
 pub mod flame;
 pub mod gate;
@@ -29,9 +31,10 @@ use optimizer::clouds::{CloudId, EnvMap};
 use optimizer::launch::{LaunchOptions, LaunchResult, Request};
 use tempfile::TempDir;
 
-/// Environment variable naming the JSON file where launch benchmarks record
-/// their latency floors (`{"<benchmark id>": <floor ns>}`); set by `bench-gate`.
-pub const FLOORS_ENV: &str = "SKY_BENCH_FLOORS";
+/// Environment variable naming the JSON file where benchmarks record what
+/// their samples mean (`{"<id>": {"floor_ns": …, "clock": …}}`, see
+/// [`BenchMeta`]); set by `bench-gate`.
+pub const FLOORS_ENV: &str = "SKY_BENCH_META";
 
 /// The seven clouds with CSV catalogs, in SkyPilot's enumeration order.
 pub const CATALOG_CLOUDS: [CloudId; 7] = [
@@ -257,24 +260,56 @@ impl LaunchBench {
     }
 }
 
-/// Adds `id → floor` to the file named by [`FLOORS_ENV`], if set.
-pub fn record_floor(id: &str, floor: Duration) -> anyhow::Result<()> {
+/// What a benchmark's samples mean, beyond criterion's own files.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct BenchMeta {
+    /// Mocked latency on the critical path (ns); judged on time − floor.
+    pub floor_ns: Option<f64>,
+    /// `wall` (default) or `thread-cpu` ([`clock::ThreadCpuTime`]).
+    pub clock: Option<String>,
+}
+
+/// Adds `id → meta` to the file named by [`FLOORS_ENV`], if set.
+pub fn record_meta(id: &str, meta: BenchMeta) -> anyhow::Result<()> {
     let Some(path) = std::env::var_os(FLOORS_ENV).map(PathBuf::from) else {
         return Ok(());
     };
-    let mut floors: BTreeMap<String, f64> = match std::fs::read(&path) {
+    let mut all: BTreeMap<String, BenchMeta> = match std::fs::read(&path) {
         Ok(bytes) => {
             serde_json::from_slice(&bytes).with_context(|| format!("parsing {}", path.display()))?
         }
         Err(_) => BTreeMap::new(),
     };
-    floors.insert(id.to_string(), floor.as_nanos() as f64);
+    all.insert(id.to_string(), meta);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(&path, serde_json::to_vec_pretty(&floors)?)
+    std::fs::write(&path, serde_json::to_vec_pretty(&all)?)
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Records a launch benchmark's latency floor (wall clock).
+pub fn record_floor(id: &str, floor: Duration) -> anyhow::Result<()> {
+    record_meta(
+        id,
+        BenchMeta {
+            floor_ns: Some(floor.as_nanos() as f64),
+            clock: None,
+        },
+    )
+}
+
+/// Records that `id` is measured in thread CPU time.
+pub fn record_cpu_clock(id: &str) -> anyhow::Result<()> {
+    record_meta(
+        id,
+        BenchMeta {
+            floor_ns: None,
+            clock: Some("thread-cpu".into()),
+        },
+    )
 }
 
 /// The multi-thread runtime the launch benchmarks run on (2 workers, as `sky`).

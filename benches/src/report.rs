@@ -110,8 +110,7 @@ fn harness_ready(workspace: &Path, target: &Path) -> Result<(), String> {
         let err = String::from_utf8_lossy(&out.stderr);
         Err(err
             .lines()
-            .filter(|l| !l.trim().is_empty())
-            .last()
+            .rfind(|l| !l.trim().is_empty())
             .unwrap_or("unknown error")
             .trim()
             .to_string())
@@ -193,6 +192,7 @@ pub fn run(opts: &ReportOptions) -> anyhow::Result<ReportOutcome> {
             target_dir: target.to_path_buf(),
             filter: opts.filter.clone(),
             instructions: opts.instructions,
+            prebuilt: None,
             name: name.to_string(),
         })
     };

@@ -33,6 +33,10 @@ pub struct SuiteOptions {
     pub filter: Option<String>,
     /// Also count instructions under callgrind (skipped if valgrind is missing).
     pub instructions: bool,
+    /// Prebuilt binaries to run instead of building: `(criterion bench
+    /// executable, bench-ops executable)`. For measuring a frozen build while
+    /// the tree keeps changing (A/A runs, CI with a separate build step).
+    pub prebuilt: Option<(PathBuf, PathBuf)>,
     /// Name stored in the results.
     pub name: String,
 }
@@ -60,14 +64,24 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
     if removed > 0 {
         eprintln!("bench-gate: removed {removed} stale criterion change/ folder(s)");
     }
-    let floors_path = target.join("bench/floors.json");
+    let floors_path = target.join("bench/meta.json");
     let _ = std::fs::remove_file(&floors_path);
     // criterion's mtimes are compared with this: allow for coarse file-system clocks.
     let since = SystemTime::now() - Duration::from_secs(1);
-    let mut cmd = Command::new("cargo");
-    cmd.args(["bench", "-p", "benches", "--bench", "main", "--"])
-        .current_dir(&opts.workspace)
-        .env("CARGO_TARGET_DIR", &target)
+    let mut cmd = match &opts.prebuilt {
+        Some((exe, _)) => {
+            let mut c = Command::new(exe);
+            c.arg("--bench").current_dir(opts.workspace.join("benches"));
+            c
+        }
+        None => {
+            let mut c = Command::new("cargo");
+            c.args(["bench", "-p", "benches", "--bench", "main", "--"])
+                .current_dir(&opts.workspace);
+            c
+        }
+    };
+    cmd.env("CARGO_TARGET_DIR", &target)
         .env(FLOORS_ENV, &floors_path);
     if let Some(f) = &opts.filter {
         cmd.arg(f);
@@ -81,12 +95,12 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         "bench-gate: criterion suite took {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let floors: BTreeMap<String, f64> = match std::fs::read(&floors_path) {
+    let meta: BTreeMap<String, crate::BenchMeta> = match std::fs::read(&floors_path) {
         Ok(b) => serde_json::from_slice(&b)
             .with_context(|| format!("parsing {}", floors_path.display()))?,
         Err(_) => BTreeMap::new(),
     };
-    let benchmarks = collect_criterion(&criterion_dir, since, &floors)?;
+    let benchmarks = collect_criterion(&criterion_dir, since, &meta)?;
     if benchmarks.is_empty() {
         bail!(
             "no benchmark results were written under {} by this run (does the filter {:?} match any benchmark? \
@@ -96,7 +110,12 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         );
     }
     let (instructions, instructions_note) = if opts.instructions {
-        count_instructions(&opts.workspace, &target, opts.filter.as_deref())?
+        count_instructions(
+            &opts.workspace,
+            &target,
+            opts.prebuilt.as_ref().map(|(_, ops)| ops.as_path()),
+            opts.filter.as_deref(),
+        )?
     } else {
         (
             BTreeMap::new(),
@@ -122,7 +141,7 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Builds `bench-ops` (bench profile) and runs it once under callgrind. It
+/// Builds `bench-ops` (bench profile) unless `prebuilt`, and runs it once under callgrind. It
 /// performs every selected CPU-bound operation twice (warm-up, then a
 /// measured call between `bench_ops_start()` and `bench_ops_stop()`);
 /// callgrind dumps its counters on entering either marker, so each
@@ -132,6 +151,7 @@ fn have(tool: &str) -> bool {
 pub fn count_instructions(
     workspace: &Path,
     target: &Path,
+    prebuilt: Option<&Path>,
     filter: Option<&str>,
 ) -> anyhow::Result<(BTreeMap<String, u64>, Option<String>)> {
     if !have("valgrind") {
@@ -139,27 +159,51 @@ pub fn count_instructions(
         eprintln!("bench-gate: {note}");
         return Ok((BTreeMap::new(), Some(note.into())));
     }
-    let status = Command::new("cargo")
-        .args([
-            "build",
-            "--profile",
-            "bench",
-            "-p",
-            "benches",
-            "--bin",
-            "bench-ops",
-        ])
-        .current_dir(workspace)
-        .env("CARGO_TARGET_DIR", target)
-        .status()
-        .context("building bench-ops")?;
-    if !status.success() {
-        bail!("`cargo build --profile bench -p benches --bin bench-ops` failed ({status})");
-    }
-    let exe = target.join("release/bench-ops");
+    let exe = match prebuilt {
+        Some(p) => p.to_path_buf(),
+        None => build_bench_ops(workspace, target)?,
+    };
     let out_dir = target.join("bench/callgrind");
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let started = Instant::now();
+    eprintln!(
+        "bench-gate: counting instructions under callgrind ({}, {INSTRUCTION_RUNS} runs, median per operation)",
+        exe.display()
+    );
+    let mut per_op: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for run in 0..INSTRUCTION_RUNS {
+        let dir = out_dir.join(format!("run{run}"));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (id, n) in callgrind_once(&exe, &dir, filter)? {
+            per_op.entry(id).or_default().push(n);
+        }
+    }
+    eprintln!(
+        "bench-gate: {} instruction counts in {:.1} s",
+        per_op.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let medians = per_op
+        .into_iter()
+        .map(|(id, mut v)| {
+            v.sort_unstable();
+            let m = v[v.len() / 2];
+            (id, m)
+        })
+        .collect();
+    Ok((medians, None))
+}
+
+/// Runs under callgrind for each [`count_instructions`] pass.
+const INSTRUCTION_RUNS: usize = 3;
+
+/// One callgrind run of bench-ops: `(id, instructions)` in run order.
+fn callgrind_once(
+    exe: &Path,
+    out_dir: &Path,
+    filter: Option<&str>,
+) -> anyhow::Result<Vec<(String, u64)>> {
     let mut cmd = Command::new("valgrind");
     cmd.args([
         "--tool=callgrind",
@@ -172,13 +216,8 @@ pub fn count_instructions(
         "--callgrind-out-file={}",
         out_dir.join("callgrind.out").display()
     ))
-    .arg(&exe)
+    .arg(exe)
     .args(filter);
-    let started = Instant::now();
-    eprintln!(
-        "bench-gate: counting instructions under callgrind ({})",
-        exe.display()
-    );
     let output = cmd
         .stderr(Stdio::piped())
         .output()
@@ -199,7 +238,7 @@ pub fn count_instructions(
         .lines()
         .filter_map(|l| l.strip_prefix("measured ").map(str::to_string))
         .collect();
-    let counts = read_stop_dumps(&out_dir)?;
+    let counts = read_stop_dumps(out_dir)?;
     if counts.len() != order.len() {
         bail!(
             "callgrind wrote {} per-operation dumps for {} operations in {}; were the bench_ops_start/stop markers inlined away?",
@@ -208,12 +247,7 @@ pub fn count_instructions(
             out_dir.display()
         );
     }
-    eprintln!(
-        "bench-gate: {} instruction counts in {:.1} s",
-        order.len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok((order.into_iter().zip(counts).collect(), None))
+    Ok(order.into_iter().zip(counts).collect())
 }
 
 /// Instruction totals of the dumps triggered by `bench_ops_stop`, in part order.
@@ -229,9 +263,7 @@ fn read_stop_dumps(dir: &Path) -> anyhow::Result<Vec<u64>> {
             text.lines()
                 .find_map(|l| l.strip_prefix(key).map(str::trim).map(str::to_string))
         };
-        let is_after = field("desc: Trigger:")
-            .is_some_and(|t| t.contains("Dump After") || t.contains("--dump-after"));
-        if !is_after {
+        if !field("desc: Trigger:").is_some_and(|t| t.contains("bench_ops_stop")) {
             continue;
         }
         let part = field("part:").and_then(|p| p.parse().ok()).unwrap_or(0);
@@ -441,4 +473,26 @@ pub fn profile(
         .collect();
     dirs.sort();
     Ok(dirs)
+}
+
+/// `cargo build --profile bench -p benches --bin bench-ops`; returns the executable.
+fn build_bench_ops(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
+    let status = Command::new("cargo")
+        .args([
+            "build",
+            "--profile",
+            "bench",
+            "-p",
+            "benches",
+            "--bin",
+            "bench-ops",
+        ])
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .context("building bench-ops")?;
+    if !status.success() {
+        bail!("`cargo build --profile bench -p benches --bin bench-ops` failed ({status})");
+    }
+    Ok(target.join("release/bench-ops"))
 }

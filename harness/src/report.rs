@@ -255,6 +255,11 @@ pub fn readme(r: &ReportInput<'_>) -> String {
     );
     let _ = writeln!(
         s,
+        "| load average at start | {} (1, 5, 15 min; other work on the machine competes with the launches) |",
+        r.sys.load
+    );
+    let _ = writeln!(
+        s,
         "| build profile | {} (harness and `sky` come from the same `target/<profile>/`) |",
         r.sys.profile
     );

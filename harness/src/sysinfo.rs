@@ -24,6 +24,9 @@ pub struct SysInfo {
     pub git: String,
     /// Cargo profile the harness was built with.
     pub profile: &'static str,
+    /// 1/5/15-minute load averages at the start (`/proc/loadavg`): other work
+    /// on a 2-core machine shows up in every number.
+    pub load: String,
 }
 
 fn command(program: &str, args: &[&str]) -> Option<String> {
@@ -117,6 +120,10 @@ impl SysInfo {
             } else {
                 "release"
             },
+            load: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+                .unwrap_or_else(|| "unknown".into()),
         }
     }
 }

@@ -32,6 +32,14 @@ struct Opts {
     /// Thresholds file (default: <workspace>/benches/thresholds.toml).
     #[arg(long, global = true)]
     thresholds: Option<PathBuf>,
+    /// Run this prebuilt criterion executable (target/release/deps/main-*)
+    /// instead of `cargo bench`; needs --ops-exe too. Freezes the code under
+    /// test while the tree changes.
+    #[arg(long, global = true, requires = "ops_exe")]
+    bench_exe: Option<PathBuf>,
+    /// Prebuilt bench-ops executable to use with --bench-exe.
+    #[arg(long, global = true, requires = "bench_exe")]
+    ops_exe: Option<PathBuf>,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -194,6 +202,7 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
         filter,
         instructions,
         name: name.to_string(),
+        prebuilt: opts.bench_exe.clone().zip(opts.ops_exe.clone()),
     };
     match opts.command {
         Cmd::Run {
@@ -240,7 +249,12 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
         }
         Cmd::Instructions { baseline, filter } => {
             let base = baseline.as_deref().map(|b| load(&ws, b)).transpose()?;
-            let (instructions, note) = runner::count_instructions(&ws, &target, filter.as_deref())?;
+            let (instructions, note) = runner::count_instructions(
+                &ws,
+                &target,
+                opts.ops_exe.as_deref(),
+                filter.as_deref(),
+            )?;
             let head = Results {
                 schema: SCHEMA.into(),
                 name: "head".into(),

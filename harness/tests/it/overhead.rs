@@ -133,6 +133,7 @@ fn overhead(mode: Mode, extra_ms: u64) -> (Stats, Vec<Sample>) {
 
 #[test]
 fn a_cloud_that_only_sleeps_has_near_zero_overhead() {
+    let _serial = crate::util::timing_lock();
     for (mode, floor_ms) in [(Mode::Concurrent, STS_MS), (Mode::Serial, STS_MS + KUBE_MS)] {
         let (stats, samples) = overhead(mode, 0);
         for s in &samples {
@@ -152,7 +153,7 @@ fn a_cloud_that_only_sleeps_has_near_zero_overhead() {
         // The minimum is immune to a busy machine (contention only adds); the
         // median bound leaves room for the parallel test suite on 2 cores.
         assert!(
-            stats.min < 5.0 && stats.median < 25.0,
+            stats.min < 8.0 && stats.median < 25.0,
             "{mode:?}: overhead {stats:?} for a pure sleeper (floor {floor_ms} ms)"
         );
     }
@@ -160,6 +161,7 @@ fn a_cloud_that_only_sleeps_has_near_zero_overhead() {
 
 #[test]
 fn known_extra_work_shows_up_as_overhead() {
+    let _serial = crate::util::timing_lock();
     let (stats, _) = overhead(Mode::Concurrent, 40);
     assert!(
         (38.0..60.0).contains(&stats.min),

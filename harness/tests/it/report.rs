@@ -91,6 +91,7 @@ fn report_dir(out: &Path) -> std::path::PathBuf {
 
 #[test]
 fn tiny_run_writes_every_file_and_a_baseline_diff() {
+    let _serial = crate::util::timing_lock();
     let tmp = tempfile::tempdir().expect("tempdir");
     let first_out = tmp.path().join("first");
     let stdout = harness_run(&first_out, &[]);

@@ -5,6 +5,15 @@ use std::path::Path;
 
 use quick_xml::events::Event;
 
+/// Held by tests that time things and by tests that load the machine, so the
+/// two kinds never run at the same time (cargo runs a binary's tests in parallel).
+pub static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Takes [`TIMING`], ignoring poisoning by a failed test.
+pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Fails unless `path` is well-formed XML whose root element is `<svg>`.
 pub fn assert_svg(path: &Path) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -408,7 +408,8 @@ fn parse_row(
         region,
         zone: strings.zone.optional(record, c.zone)?,
         local_disk_type: strings.disk.optional(record, c.disk_type)?,
-        nvme_supported: field_bytes(record, c.nvme)?.map(|t| t.eq_ignore_ascii_case(b"true") || t == b"1"),
+        nvme_supported: field_bytes(record, c.nvme)?
+            .map(|t| t.eq_ignore_ascii_case(b"true") || t == b"1"),
         local_disk_size: number(record, c.disk_size, "LocalDiskSize")?,
         local_disk_count: number(record, c.disk_count, "LocalDiskCount")?,
     })

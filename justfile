@@ -65,16 +65,45 @@ fixtures-check:
 fixtures-gen:
     cargo run -q -p harness -- gen-catalogs
 
+# --- bench -------------------------------------------------------------------
+
+# Run the benchmark suite (+ callgrind instruction counts); with NAME, compare to benches/baselines/NAME.json and exit 1 on a regression.
+[group('bench')]
+bench NAME="":
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate run {{ if NAME == "" { "" } else { "--baseline " + NAME } }}
+
+# Run the suite and store it as the portable baseline benches/baselines/NAME.json.
+[group('bench')]
+bench-save NAME:
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate save {{NAME}}
+
+# Only the deterministic instruction counts (callgrind), gated against benches/baselines/NAME.json.
+[group('bench')]
+bench-instructions NAME:
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate instructions --baseline {{NAME}}
+
+# Pull-request report: BASE_REV in a git worktree, bench + harness on both sides, reports/pr-<head>-vs-<base>/report.md.
+[group('bench')]
+report BASE_REV="HEAD":
+    cargo build --release -p benches --bin bench-gate -p optimizer -p harness
+    target/release/bench-gate report {{BASE_REV}}
+
 # --- check -------------------------------------------------------------------
 
+# Check formatting (CI).
 [group('check')]
 fmt-check:
     cargo fmt --all --check
 
+# Lints, warnings are errors (CI).
 [group('check')]
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
 
+# Format the workspace.
 [group('check')]
 fmt:
     cargo fmt --all

@@ -298,7 +298,8 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
             ));
         }
     }
-    let optimized: Optimized = launch::plan(&prepared.world, &mut dag);
+    // Already validated above; optimise directly (validation is not repeated).
+    let optimized: Optimized = optimizer::optimize::optimize(&prepared.world, &dag);
     if json {
         let doc = launch::plan_json(prepared, &cluster, &optimized);
         out.line(&serde_json::to_string_pretty(&doc)?);

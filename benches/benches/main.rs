@@ -16,7 +16,7 @@ mod render;
 
 use std::sync::OnceLock;
 
-use benches::clock::ThreadCpuTime;
+use benches::clock::{Contention, ThreadCpuTime};
 use benches::flame::{DEFAULT_FREQUENCY, FlamegraphProfiler};
 use benches::ops::Inputs;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -44,6 +44,30 @@ fn record(result: anyhow::Result<()>) {
     }
 }
 
+/// The contention snapshot taken before the first group.
+static RUN_START: OnceLock<Option<Contention>> = OnceLock::new();
+
+/// First target: remembers how busy the machine is.
+fn start_contention(_c: &mut Criterion) {
+    RUN_START.get_or_init(Contention::now);
+}
+
+/// Last target: records other processes' average load over the run.
+fn finish_contention(_c: &mut Criterion) {
+    let (Some(Some(start)), Some(end)) = (RUN_START.get(), Contention::now()) else {
+        return;
+    };
+    let cores = start.foreign_cores_since(&end);
+    eprintln!("benches: other processes used {cores:.2} cores on average during this run");
+    record(benches::record_meta(
+        benches::RUN_KEY,
+        benches::BenchMeta {
+            foreign_cores: Some(cores),
+            ..Default::default()
+        },
+    ));
+}
+
 fn wall() -> Criterion {
     Criterion::default().with_profiler(FlamegraphProfiler::new(DEFAULT_FREQUENCY))
 }
@@ -57,7 +81,7 @@ fn cpu() -> Criterion<ThreadCpuTime> {
 criterion_group! {
     name = catalog_group;
     config = wall();
-    targets = catalog::benches
+    targets = start_contention, catalog::benches
 }
 criterion_group! {
     name = cpu_groups;
@@ -67,6 +91,6 @@ criterion_group! {
 criterion_group! {
     name = launch_group;
     config = wall();
-    targets = launch::benches
+    targets = launch::benches, finish_contention
 }
 criterion_main!(catalog_group, cpu_groups, launch_group);

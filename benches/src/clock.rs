@@ -78,3 +78,55 @@ impl Measurement for ThreadCpuTime {
         WALL.formatter()
     }
 }
+
+/// How busy the rest of the machine was while benchmarks ran.
+///
+/// Snapshots `/proc/stat` (all CPUs: user, nice, system, irq, softirq,
+/// steal) and this process's own CPU time (`/proc/self/stat`); between two
+/// snapshots, busy time not spent by this process is other processes' (or
+/// other VMs', via steal): `foreign cores = (Δbusy − Δown) / Δwall`. On the
+/// shared 2-core VM, other people's builds show up here, and the gate stops
+/// trusting wall-clock verdicts above a limit.
+#[derive(Debug, Clone, Copy)]
+pub struct Contention {
+    busy_ticks: u64,
+    own_ticks: u64,
+    at: Instant,
+}
+
+/// `USER_HZ`: the unit of `/proc/stat` and `/proc/self/stat` (100 on Linux).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+impl Contention {
+    /// A snapshot, or `None` without `/proc`.
+    pub fn now() -> Option<Contention> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let cpu: Vec<u64> = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        // user nice system idle iowait irq softirq steal
+        let busy_ticks = [0, 1, 2, 5, 6, 7].iter().filter_map(|&i| cpu.get(i)).sum();
+        let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+        let rest = own.rsplit_once(')')?.1;
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let own_ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+        Some(Contention {
+            busy_ticks,
+            own_ticks,
+            at: Instant::now(),
+        })
+    }
+
+    /// Average cores used by other processes since `self`.
+    pub fn foreign_cores_since(&self, later: &Contention) -> f64 {
+        let wall = later.at.duration_since(self.at).as_secs_f64().max(1e-3);
+        let busy = later.busy_ticks.saturating_sub(self.busy_ticks) as f64;
+        let own = later.own_ticks.saturating_sub(self.own_ticks) as f64;
+        ((busy - own).max(0.0) / TICKS_PER_SECOND) / wall
+    }
+}

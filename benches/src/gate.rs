@@ -138,6 +138,9 @@ pub struct Results {
     /// Why `instructions` is empty or partial (e.g. valgrind missing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions_note: Option<String>,
+    /// CPU cores used by other processes during the criterion run (average).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_cores: Option<f64>,
 }
 
 impl Results {
@@ -325,6 +328,11 @@ pub struct Thresholds {
     /// Minimum absolute slowdown (ms) a wall-clock regression must also show (default 0).
     #[serde(default)]
     pub min_abs_ms: f64,
+    /// Above this many cores of other processes' load (average, in either
+    /// run) wall-clock regressions are reported as inconclusive instead of
+    /// failing; instruction counts still gate (default 0.25).
+    #[serde(default = "default_max_foreign_cores")]
+    pub max_foreign_cores: f64,
     /// Per-benchmark overrides.
     #[serde(default, rename = "override")]
     pub overrides: Vec<Override>,
@@ -338,12 +346,17 @@ fn default_instructions_pct() -> f64 {
     2.0
 }
 
+fn default_max_foreign_cores() -> f64 {
+    0.25
+}
+
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
             time_pct: 10.0,
             instructions_pct: 2.0,
             min_abs_ms: 0.0,
+            max_foreign_cores: default_max_foreign_cores(),
             overrides: Vec::new(),
         }
     }
@@ -448,6 +461,9 @@ pub enum Metric {
 pub enum Verdict {
     /// Slower beyond the threshold with confidence.
     Regressed,
+    /// Looked like a wall-clock regression, but the machine was too busy to
+    /// trust wall time (see [`Thresholds::max_foreign_cores`]); not a failure.
+    Inconclusive,
     /// Faster beyond the threshold with confidence.
     Improved,
     /// Within the threshold, or not distinguishable from noise.
@@ -467,6 +483,7 @@ impl Verdict {
             Verdict::Unchanged => "ok",
             Verdict::New => "new",
             Verdict::Missing => "missing",
+            Verdict::Inconclusive => "inconclusive (busy machine)",
         }
     }
 }
@@ -577,6 +594,7 @@ pub fn bootstrap_change(id: &str, base: &[f64], head: &[f64]) -> (f64, (f64, f64
 /// new and missing; by id within each.
 pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<Row> {
     let mut rows = Vec::new();
+    let busy = busy_machine(base, head, thresholds).is_some();
     let ids: BTreeSet<&String> = base
         .benchmarks
         .keys()
@@ -611,7 +629,11 @@ pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<R
                 row.change = Some(point);
                 row.ci = Some(rel);
                 row.verdict = if rel.0 > limits.time && abs.0 > limits.min_abs_ns {
-                    Verdict::Regressed
+                    if busy {
+                        Verdict::Inconclusive
+                    } else {
+                        Verdict::Regressed
+                    }
                 } else if rel.1 < -limits.time && abs.1 < -limits.min_abs_ns {
                     Verdict::Improved
                 } else {
@@ -778,6 +800,15 @@ pub fn text_table(rows: &[Row]) -> String {
     out
 }
 
+/// `Some(cores)` when either run saw more foreign load than allowed.
+pub fn busy_machine(base: &Results, head: &Results, thresholds: &Thresholds) -> Option<f64> {
+    let worst = base
+        .foreign_cores
+        .unwrap_or(0.0)
+        .max(head.foreign_cores.unwrap_or(0.0));
+    (worst > thresholds.max_foreign_cores).then_some(worst)
+}
+
 /// Number of regressed rows.
 pub fn regressions(rows: &[Row]) -> usize {
     rows.iter()
@@ -798,6 +829,11 @@ fn env_table(base: Option<&Results>, head: &Results) -> String {
             ("finished (unix time)", e.unix_time.to_string()),
         ]
     };
+    let load = |r: &Results| {
+        r.foreign_cores
+            .map(|c| format!("{c:.2} cores"))
+            .unwrap_or_else(|| "not measured".into())
+    };
     match base {
         Some(b) => {
             let _ = writeln!(s, "| | base (`{}`) | head |\n|---|---|---|", b.name);
@@ -812,20 +848,33 @@ fn env_table(base: Option<&Results>, head: &Results) -> String {
                 };
                 let _ = writeln!(s, "| {k} | {bv} | {hv}{flag} |");
             }
+            let _ = writeln!(
+                s,
+                "| other processes' load | {} | {} |",
+                load(b),
+                load(head)
+            );
         }
         None => {
             let _ = writeln!(s, "| | head |\n|---|---|");
             for (k, v) in fields(&head.environment) {
                 let _ = writeln!(s, "| {k} | {v} |");
             }
+            let _ = writeln!(s, "| other processes' load | {} |", load(head));
         }
     }
     s
 }
 
-/// `target/bench/summary.md`: verdict line, comparison table (regressions
-/// first), environment of both sides.
-pub fn summary_markdown(base: Option<&Results>, head: &Results, rows: &[Row]) -> String {
+/// `target/bench/summary.md`: verdict line, busy-machine banner (`busy` =
+/// [`busy_machine`]), comparison table (regressions first), environment of
+/// both sides.
+pub fn summary_markdown(
+    base: Option<&Results>,
+    head: &Results,
+    rows: &[Row],
+    busy: Option<f64>,
+) -> String {
     let mut s = String::new();
     match base {
         Some(b) => {
@@ -850,6 +899,15 @@ pub fn summary_markdown(base: Option<&Results>, head: &Results, rows: &[Row]) ->
                     .filter(|r| r.metric == Metric::Instructions)
                     .count()
             );
+            if let Some(cores) = busy {
+                let _ = writeln!(
+                    s,
+                    "> **Busy machine:** other processes used {cores:.2} cores on average during a run (limit in \
+                     `benches/thresholds.toml`: `max_foreign_cores`). Wall-clock slowdowns are reported as \
+                     *inconclusive*, not as failures; instruction counts still gate. Re-run on an idle machine to \
+                     judge wall time.\n"
+                );
+            }
             let _ = writeln!(s, "| {} |", HEADERS.join(" | "));
             let _ = writeln!(s, "|{}", "---|".repeat(HEADERS.len()));
             for r in rows {
@@ -931,6 +989,7 @@ mod tests {
                 .collect(),
             instructions: BTreeMap::new(),
             instructions_note: None,
+            foreign_cores: None,
         }
     }
 
@@ -980,6 +1039,22 @@ mod tests {
         let t: Thresholds =
             toml::from_str("[[override]]\npattern = \"l\"\nmin_abs_ms = 50\n").unwrap();
         assert_eq!(compare(&base, &head, &t)[0].verdict, Verdict::Unchanged);
+    }
+
+    #[test]
+    fn busy_machine_makes_wall_clock_inconclusive_but_instructions_still_gate() {
+        let mut base = results("b", &[("x", noisy(100.0e3, 10.0e3, 30, 1), None)]);
+        let mut head = results("h", &[("x", noisy(150.0e3, 10.0e3, 30, 3), None)]);
+        base.instructions.insert("op".into(), 1_000_000);
+        head.instructions.insert("op".into(), 1_100_000);
+        head.foreign_cores = Some(1.5);
+        let t = Thresholds::default();
+        assert_eq!(busy_machine(&base, &head, &t), Some(1.5));
+        let rows = compare(&base, &head, &t);
+        let verdict = |m: Metric| rows.iter().find(|r| r.metric == m).map(|r| r.verdict);
+        assert_eq!(verdict(Metric::Time), Some(Verdict::Inconclusive));
+        assert_eq!(verdict(Metric::Instructions), Some(Verdict::Regressed));
+        assert_eq!(regressions(&rows), 1);
     }
 
     #[test]

@@ -268,7 +268,13 @@ pub struct BenchMeta {
     pub floor_ns: Option<f64>,
     /// `wall` (default) or `thread-cpu` ([`clock::ThreadCpuTime`]).
     pub clock: Option<String>,
+    /// For the [`RUN_KEY`] entry: CPU used by *other* processes during the
+    /// run, in cores (see [`clock::Contention`]).
+    pub foreign_cores: Option<f64>,
 }
+
+/// Key of the whole-run entry in the metadata file.
+pub const RUN_KEY: &str = "__run__";
 
 /// Adds `id → meta` to the file named by [`FLOORS_ENV`], if set.
 pub fn record_meta(id: &str, meta: BenchMeta) -> anyhow::Result<()> {
@@ -296,7 +302,7 @@ pub fn record_floor(id: &str, floor: Duration) -> anyhow::Result<()> {
         id,
         BenchMeta {
             floor_ns: Some(floor.as_nanos() as f64),
-            clock: None,
+            ..Default::default()
         },
     )
 }
@@ -306,8 +312,8 @@ pub fn record_cpu_clock(id: &str) -> anyhow::Result<()> {
     record_meta(
         id,
         BenchMeta {
-            floor_ns: None,
             clock: Some("thread-cpu".into()),
+            ..Default::default()
         },
     )
 }

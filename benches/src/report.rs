@@ -226,7 +226,10 @@ pub fn run(opts: &ReportOptions) -> anyhow::Result<ReportOutcome> {
         .as_ref()
         .map(|b| gate::compare(b, &head, &thresholds))
         .unwrap_or_default();
-    let summary = gate::summary_markdown(base.as_ref(), &head, &rows);
+    let busy = base
+        .as_ref()
+        .and_then(|b| gate::busy_machine(b, &head, &thresholds));
+    let summary = gate::summary_markdown(base.as_ref(), &head, &rows, busy);
     std::fs::write(out.join("bench-summary.md"), &summary)?;
 
     // 2. CPU flamegraphs of one benchmark on both sides, and their differentials.

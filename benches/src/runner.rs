@@ -129,6 +129,7 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         benchmarks,
         instructions,
         instructions_note,
+        foreign_cores: meta.get(crate::RUN_KEY).and_then(|m| m.foreign_cores),
     })
 }
 

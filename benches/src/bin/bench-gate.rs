@@ -147,7 +147,8 @@ fn judge(
     let rows = base
         .map(|b| gate::compare(b, head, thresholds))
         .unwrap_or_default();
-    let summary = gate::summary_markdown(base, head, &rows);
+    let busy = base.and_then(|b| gate::busy_machine(b, head, thresholds));
+    let summary = gate::summary_markdown(base, head, &rows, busy);
     let path = runner::target_dir(ws).join("bench/summary.md");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -262,6 +263,7 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
                 benchmarks: Default::default(),
                 instructions,
                 instructions_note: note,
+                foreign_cores: None,
             };
             head.save(&target.join("bench/instructions.json"))?;
             // Compare instruction counts only.

@@ -374,6 +374,10 @@ pub struct Override {
     pub instructions_pct: Option<f64>,
     /// Replaces [`Thresholds::min_abs_ms`].
     pub min_abs_ms: Option<f64>,
+    /// Time (wall or CPU) only informs, never fails: for benchmarks whose
+    /// time varies between processes beyond any useful threshold; their
+    /// instruction counts still gate.
+    pub time_advisory: Option<bool>,
     /// Why (shown nowhere; for reviewers of the file).
     pub reason: Option<String>,
 }
@@ -387,6 +391,8 @@ pub struct Limits {
     pub instructions: f64,
     /// Minimum absolute slowdown (ns).
     pub min_abs_ns: f64,
+    /// Time slowdowns are reported, not failed.
+    pub time_advisory: bool,
 }
 
 impl Thresholds {
@@ -411,6 +417,7 @@ impl Thresholds {
             time: self.time_pct / 100.0,
             instructions: self.instructions_pct / 100.0,
             min_abs_ns: self.min_abs_ms * 1e6,
+            time_advisory: false,
         };
         for o in self.overrides.iter().filter(|o| glob_match(&o.pattern, id)) {
             if let Some(v) = o.time_pct {
@@ -421,6 +428,9 @@ impl Thresholds {
             }
             if let Some(v) = o.min_abs_ms {
                 l.min_abs_ns = v * 1e6;
+            }
+            if let Some(v) = o.time_advisory {
+                l.time_advisory = v;
             }
         }
         l
@@ -461,6 +471,9 @@ pub enum Metric {
 pub enum Verdict {
     /// Slower beyond the threshold with confidence.
     Regressed,
+    /// Slower beyond the threshold, for a benchmark whose time is advisory
+    /// ([`Override::time_advisory`]); not a failure.
+    Advisory,
     /// Looked like a wall-clock regression, but the machine was too busy to
     /// trust wall time (see [`Thresholds::max_foreign_cores`]); not a failure.
     Inconclusive,
@@ -484,6 +497,7 @@ impl Verdict {
             Verdict::New => "new",
             Verdict::Missing => "missing",
             Verdict::Inconclusive => "inconclusive (busy machine)",
+            Verdict::Advisory => "slower (advisory)",
         }
     }
 }
@@ -629,7 +643,9 @@ pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<R
                 row.change = Some(point);
                 row.ci = Some(rel);
                 row.verdict = if rel.0 > limits.time && abs.0 > limits.min_abs_ns {
-                    if busy {
+                    if limits.time_advisory {
+                        Verdict::Advisory
+                    } else if busy {
                         Verdict::Inconclusive
                     } else {
                         Verdict::Regressed

@@ -9,6 +9,7 @@ use crate::catalog::{
     parse_gpu_metadata,
 };
 use crate::clouds::{CloudId, EnvMap, UnknownCloud};
+use crate::state::CatalogIndex;
 
 /// Errors while resolving configuration. Each names the file and the fix.
 #[derive(Debug, thiserror::Error)]
@@ -94,68 +95,64 @@ pub struct LoadedCatalog {
     pub az_mappings: Vec<(String, AzMapping)>,
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
-    std::fs::read(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            ConfigError::MissingCatalog {
-                path: path.to_path_buf(),
-            }
-        } else {
-            ConfigError::Io {
-                path: path.to_path_buf(),
-                source: e,
-            }
+fn io_error(path: &Path, e: std::io::Error) -> ConfigError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ConfigError::MissingCatalog {
+            path: path.to_path_buf(),
         }
-    })
+    } else {
+        ConfigError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }
+    }
 }
 
-/// Loads the catalogs of `clouds` (Kubernetes needs none) plus `common/*`.
-///
-/// The large CSVs are parsed on scoped threads: parsing is CPU-bound and
-/// independent per cloud.
+fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    std::fs::read(path).map_err(|e| io_error(path, e))
+}
+
+/// Loads the catalogs of `clouds` (Kubernetes needs none) plus `common/*`,
+/// parsing every CSV. See [`load_catalog_indexed`] for the launch path.
 pub fn load_catalog(
     source: &CatalogSource,
     clouds: &[CloudId],
 ) -> Result<LoadedCatalog, ConfigError> {
+    load_catalog_indexed(source, clouds, None)
+}
+
+/// Loads the catalogs of `clouds` plus `common/*`, using pre-indexed images
+/// from `index` where one matches the input, and writing one where none does.
+///
+/// A CSV is matched by the bundled catalogs' build fingerprint, or by its
+/// path, size, modification and change times and inode; any change is a new
+/// image. An unreadable or stale image is ignored (the CSV is parsed), and
+/// failing to write one only costs the next launch a parse. The per-cloud
+/// loads run on scoped threads: they are CPU-bound and independent.
+pub fn load_catalog_indexed(
+    source: &CatalogSource,
+    clouds: &[CloudId],
+    index: Option<&CatalogIndex>,
+) -> Result<LoadedCatalog, ConfigError> {
     let wanted: Vec<CloudId> = clouds
         .iter()
         .copied()
-        .filter(|c| c.has_csv_catalog())
+        .filter(|c| c.has_csv_catalog() && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some()))
         .collect();
-    let inputs: Vec<(CloudId, String, std::borrow::Cow<'static, [u8]>)> = match source {
-        CatalogSource::Bundled => wanted
-            .iter()
-            .filter_map(|&c| {
-                bundled::vms_csv(c)
-                    .map(|b| (c, format!("<bundled>/{}/vms.csv", c.name()), b.into()))
-            })
-            .collect(),
-        CatalogSource::Dir(dir) => {
-            let mut v = Vec::new();
-            for &c in &wanted {
-                let path = dir.join(c.name()).join("vms.csv");
-                let bytes = read_file(&path)?;
-                v.push((c, path.display().to_string(), bytes.into()));
-            }
-            v
-        }
-    };
-    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError>> =
+    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> =
         std::thread::scope(|s| {
-            let handles: Vec<_> = inputs
+            let handles: Vec<_> = wanted
                 .iter()
-                .map(|(c, name, bytes)| {
-                    s.spawn(move || CloudCatalog::from_reader(*c, &bytes[..], name))
-                })
+                .map(|&cloud| s.spawn(move || load_vms(source, cloud, index)))
                 .collect();
             handles
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        Err(CatalogError::Read {
+                        Err(ConfigError::Catalog(CatalogError::Read {
                             source_name: "catalog".into(),
                             message: "parser thread panicked".into(),
-                        })
+                        }))
                     })
                 })
                 .collect()
@@ -238,6 +235,63 @@ pub fn load_catalog(
         warnings,
         az_mappings,
     })
+}
+
+/// One cloud's `vms.csv`, from its image when `index` has a matching one.
+fn load_vms(
+    source: &CatalogSource,
+    cloud: CloudId,
+    index: Option<&CatalogIndex>,
+) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+    let (name, key, fingerprint, path) = match source {
+        CatalogSource::Bundled => (
+            format!("<bundled>/{}/vms.csv", cloud.name()),
+            format!("bundled/{}", cloud.name()),
+            bundled::FINGERPRINT.to_string(),
+            None,
+        ),
+        CatalogSource::Dir(dir) => {
+            let path = dir.join(cloud.name()).join("vms.csv");
+            let meta = std::fs::metadata(&path).map_err(|e| io_error(&path, e))?;
+            let fingerprint = {
+                use std::os::unix::fs::MetadataExt;
+                format!(
+                    "{} {}.{} {}.{} {}:{}",
+                    meta.len(),
+                    meta.mtime(),
+                    meta.mtime_nsec(),
+                    meta.ctime(),
+                    meta.ctime_nsec(),
+                    meta.dev(),
+                    meta.ino()
+                )
+            };
+            let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+            (
+                path.display().to_string(),
+                format!("file/{}", abs.display()),
+                fingerprint,
+                Some(path),
+            )
+        }
+    };
+    if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
+        match CloudCatalog::from_image(cloud, &image, &name) {
+            Ok(loaded) => return Ok(loaded),
+            Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
+        }
+    }
+    let csv: std::borrow::Cow<'static, [u8]> = match &path {
+        None => bundled::vms_csv(cloud).unwrap_or_default().into(),
+        Some(path) => read_file(path)?.into(),
+    };
+    let (catalog, warnings) = CloudCatalog::from_bytes(cloud, &csv, &name)?;
+    if let Some(index) = index
+        && let Err(e) = index.write(&key, &fingerprint, &catalog.to_image(&warnings))
+    {
+        tracing::debug!(catalog = %name, error = %e, "cannot store catalog image");
+    }
+    Ok((catalog, warnings))
 }
 
 impl LoadedCatalog {

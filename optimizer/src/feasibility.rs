@@ -640,7 +640,7 @@ fn instances_for_gcp_accelerator(
         r.accelerator_name
             .as_deref()
             .is_some_and(|n| pattern.full_match(n))
-            && r.accelerator_count
+            && r.accelerator_count()
                 .is_some_and(|c| (c - acc.count.0).abs() <= 0.01)
             && filter
                 .region
@@ -705,7 +705,7 @@ fn gcp_accelerator_regions(cat: &CloudCatalog, acc: &Accelerator, spot: bool) ->
                     .accelerator_name
                     .as_deref()
                     .is_some_and(|n| pattern.full_match(n))
-                && row.accelerator_count == Some(acc.count.0)
+                && row.accelerator_count() == Some(acc.count.0)
         }),
         spot,
     )
@@ -840,18 +840,18 @@ fn gcp_accelerator_cost(
             row.accelerator_name
                 .as_deref()
                 .is_some_and(|n| pattern.full_match(n))
-                && row.accelerator_count == Some(acc.count.0)
+                && row.accelerator_count() == Some(acc.count.0)
                 && region.is_none_or(|r| *row.region == *r)
                 && zone.is_none_or(|z| row.zone.as_deref() == Some(z))
         })
         .collect();
-    let min_price = rows.iter().filter_map(|r| r.price).fold(f64::NAN, f64::min);
+    let min_price = rows.iter().filter_map(|r| r.price()).fold(f64::NAN, f64::min);
     if !spot {
         return min_price;
     }
     let min_spot = rows
         .iter()
-        .filter_map(|r| r.spot_price)
+        .filter_map(|r| r.spot_price())
         .fold(f64::NAN, f64::min);
     if min_spot.is_nan() {
         min_price

@@ -208,11 +208,17 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
 
     let load_source = source.clone();
     let load_clouds = candidates.clone();
+    let state_dir = options.state_dir.clone();
     let loader = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let _span = tracing::info_span!("catalog_load").entered();
+        // Without a usable state folder every launch parses the CSVs.
+        let index = crate::state::StateDir::open(&state_dir)
+            .and_then(|s| crate::state::CatalogIndex::open(&s))
+            .inspect_err(|e| tracing::debug!(error = %e, "catalog images disabled"))
+            .ok();
         (
-            config::load_catalog(&load_source, &load_clouds),
+            config::load_catalog_indexed(&load_source, &load_clouds, index.as_ref()),
             started.elapsed(),
         )
     });

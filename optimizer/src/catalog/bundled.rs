@@ -37,3 +37,7 @@ pub const METADATA_CSV: &[u8] = fixture!("common/metadata.csv");
 /// The bundled AWS zone mapping, keyed by the identity hash it belongs to
 /// (md5 of the mocked STS user `AIDAEXAMPLEUSERID`).
 pub const AZ_MAPPINGS: &[(&str, &[u8])] = &[("fbffe8df", fixture!("aws/az_mappings-fbffe8df.csv"))];
+
+/// A fingerprint of the bundled catalog files, computed at build time
+/// (`build.rs`): keys their pre-indexed images.
+pub const FINGERPRINT: &str = env!("SKY_BUNDLED_CATALOGS_ID");

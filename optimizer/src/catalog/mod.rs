@@ -7,12 +7,18 @@
 
 pub mod bundled;
 pub mod gcp;
+pub mod image;
 pub mod kubernetes;
 pub mod query;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::Read;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use simd_csv::ZeroCopyByteRecord;
 
 use crate::clouds::CloudId;
 
@@ -70,41 +76,150 @@ impl std::fmt::Display for CatalogWarning {
     }
 }
 
-/// One row of a `vms.csv` catalog.
+/// A catalog string, shared by every row that holds it, in one pointer.
+///
+/// Rows are most of a launch's memory and every page of it costs a fault;
+/// an `Arc<str>` is two words, this is one (and so is `Option<Text>`).
+/// Compares, orders and hashes as the string, so it can key maps looked up
+/// by `&str`.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Text(Arc<Box<str>>);
+
+impl Text {
+    /// Whether both are the same allocation (then they are equal).
+    pub fn ptr_eq(a: &Text, b: &Text) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(Arc::new(Box::from(s)))
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self.0, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&**self.0, f)
+    }
+}
+
+/// An optional number in 8 bytes (`NaN` = empty cell; pandas reads `nan`
+/// cells as missing too). Rows are most of a launch's memory, and every page
+/// of it costs a fault, so the seven numbers of a row do not use `Option<f64>`.
+#[derive(Clone, Copy)]
+pub(crate) struct Num(f64);
+
+impl Num {
+    pub(crate) const EMPTY: Num = Num(f64::NAN);
+
+    pub(crate) fn get(self) -> Option<f64> {
+        if self.0.is_nan() { None } else { Some(self.0) }
+    }
+}
+
+impl From<Option<f64>> for Num {
+    fn from(v: Option<f64>) -> Num {
+        v.map_or(Num::EMPTY, Num)
+    }
+}
+
+impl PartialEq for Num {
+    fn eq(&self, other: &Num) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// One row of a `vms.csv` catalog. Number columns are read through methods
+/// (`None` for an empty cell).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VmRow {
     /// Instance type; empty for GCP accelerator rows.
-    pub instance_type: Option<Arc<str>>,
+    pub instance_type: Option<Text>,
     /// Accelerator name (as written in the catalog).
-    pub accelerator_name: Option<Arc<str>>,
-    /// Accelerator count.
-    pub accelerator_count: Option<f64>,
-    /// vCPUs.
-    pub vcpus: Option<f64>,
-    /// Memory in GiB.
-    pub memory_gib: Option<f64>,
-    /// On-demand hourly price.
-    pub price: Option<f64>,
-    /// Spot hourly price.
-    pub spot_price: Option<f64>,
+    pub accelerator_name: Option<Text>,
     /// Region.
-    pub region: Arc<str>,
+    pub region: Text,
     /// Availability zone (zone ID for raw AWS catalogs).
-    pub zone: Option<Arc<str>>,
+    pub zone: Option<Text>,
     /// Local disk type (`ssd`/`hdd`), AWS only.
-    pub local_disk_type: Option<Arc<str>>,
+    pub local_disk_type: Option<Text>,
     /// Whether NVMe is supported, AWS only.
     pub nvme_supported: Option<bool>,
-    /// Size of one local disk in GB.
-    pub local_disk_size: Option<f64>,
-    /// Number of local disks.
-    pub local_disk_count: Option<f64>,
+    accelerator_count: Num,
+    vcpus: Num,
+    memory_gib: Num,
+    price: Num,
+    spot_price: Num,
+    local_disk_size: Num,
+    local_disk_count: Num,
 }
 
 impl VmRow {
+    /// Accelerator count.
+    pub fn accelerator_count(&self) -> Option<f64> {
+        self.accelerator_count.get()
+    }
+
+    /// vCPUs.
+    pub fn vcpus(&self) -> Option<f64> {
+        self.vcpus.get()
+    }
+
+    /// Memory in GiB.
+    pub fn memory_gib(&self) -> Option<f64> {
+        self.memory_gib.get()
+    }
+
+    /// On-demand hourly price.
+    pub fn price(&self) -> Option<f64> {
+        self.price.get()
+    }
+
+    /// Spot hourly price.
+    pub fn spot_price(&self) -> Option<f64> {
+        self.spot_price.get()
+    }
+
+    /// Size of one local disk in GB.
+    pub fn local_disk_size(&self) -> Option<f64> {
+        self.local_disk_size.get()
+    }
+
+    /// Number of local disks.
+    pub fn local_disk_count(&self) -> Option<f64> {
+        self.local_disk_count.get()
+    }
+
     /// The price column selected by `spot`.
     pub fn price_for(&self, spot: bool) -> Option<f64> {
-        if spot { self.spot_price } else { self.price }
+        if spot { self.spot_price() } else { self.price() }
     }
 }
 
@@ -128,126 +243,155 @@ pub struct CloudCatalog {
     pub has_zones: bool,
     /// Detected layout.
     pub schema: Schema,
-    by_instance: HashMap<Arc<str>, Vec<u32>>,
+    /// Row indexes per instance type, built on first use: a launch's AWS
+    /// catalog is re-indexed after the zone mapping drops rows, and many
+    /// requests never ask.
+    by_instance: std::sync::OnceLock<FxHashMap<Text, Vec<u32>>>,
 }
 
 impl CloudCatalog {
-    /// Parses a `vms.csv`. `source_name` names the input in errors and warnings.
+    /// Parses a `vms.csv` from a reader; see [`CloudCatalog::from_bytes`].
     pub fn from_reader<R: Read>(
         cloud: CloudId,
-        reader: R,
+        mut reader: R,
         source_name: &str,
     ) -> Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError> {
-        let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
-        let read_err = |e: csv::Error| CatalogError::Read {
+        let mut data = Vec::new();
+        reader
+            .read_to_end(&mut data)
+            .map_err(|e| CatalogError::Read {
+                source_name: source_name.to_string(),
+                message: e.to_string(),
+            })?;
+        Self::from_bytes(cloud, &data, source_name)
+    }
+
+    /// Parses a `vms.csv` held in memory. `source_name` names the input in
+    /// errors and warnings.
+    ///
+    /// This is the launch's hot path (the AWS catalog alone is ~27k rows), so
+    /// records are split by `simd-csv` without copying, and a field whose bytes
+    /// repeat the row above reuses its parsed value: catalogs list each
+    /// instance type once per region and zone, so most fields repeat.
+    pub fn from_bytes(
+        cloud: CloudId,
+        data: &[u8],
+        source_name: &str,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError> {
+        let read_err = |e: simd_csv::Error| CatalogError::Read {
             source_name: source_name.to_string(),
             message: e.to_string(),
         };
+        let mut csv = simd_csv::ZeroCopyReaderBuilder::new()
+            .flexible(true)
+            .from_reader(data);
         let headers = csv.byte_headers().map_err(read_err)?.clone();
-        if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        if headers.is_empty() || (headers.len() == 1 && headers.iter().all(<[u8]>::is_empty)) {
             return Err(CatalogError::Empty {
                 source_name: source_name.to_string(),
             });
         }
-        let col = |name: &str| headers.iter().position(|h| h == name.as_bytes());
+        let col = |name: &str| headers.iter().position(|h| h.trim_ascii() == name.as_bytes());
         let required = |name: &'static str| {
             col(name).ok_or_else(|| CatalogError::MissingColumn {
                 source_name: source_name.to_string(),
                 column: name,
-                found: String::from_utf8_lossy(headers.as_slice()).into_owned(),
+                found: headers
+                    .iter()
+                    .map(String::from_utf8_lossy)
+                    .collect::<Vec<_>>()
+                    .join(","),
             })
         };
-        let c_instance = required("InstanceType")?;
-        let c_region = required("Region")?;
-        let c_price = required("Price")?;
-        let c_acc_name = col("AcceleratorName");
-        let c_acc_count = col("AcceleratorCount");
-        let c_vcpus = col("vCPUs");
-        let c_mem = col("MemoryGiB");
-        let c_spot = col("SpotPrice");
-        let c_zone = col("AvailabilityZone");
-        let c_disk_type = col("LocalDiskType");
-        let c_nvme = col("NVMeSupported");
-        let c_disk_size = col("LocalDiskSize");
-        let c_disk_count = col("LocalDiskCount");
+        let columns = RowColumns {
+            instance: required("InstanceType")?,
+            region: required("Region")?,
+            price: required("Price")?,
+            acc_name: col("AcceleratorName"),
+            acc_count: col("AcceleratorCount"),
+            vcpus: col("vCPUs"),
+            mem: col("MemoryGiB"),
+            spot: col("SpotPrice"),
+            zone: col("AvailabilityZone"),
+            disk_type: col("LocalDiskType"),
+            nvme: col("NVMeSupported"),
+            disk_size: col("LocalDiskSize"),
+            disk_count: col("LocalDiskCount"),
+        };
+        let has_zones = columns.zone.is_some();
         let schema = if cloud == CloudId::Aws && col("Arch").is_none() {
             Schema::V6
         } else {
             Schema::V8
         };
 
-        let mut rows = Vec::with_capacity(4096);
+        // One row per line is the norm; sizing up front avoids regrowing a
+        // multi-megabyte vector.
+        let mut rows = Vec::with_capacity(data.iter().filter(|&&b| b == b'\n').count());
         let mut warnings = Vec::new();
-        let mut record = csv::ByteRecord::new();
-        let columns = RowColumns {
-            instance: c_instance,
-            region: c_region,
-            price: c_price,
-            acc_name: c_acc_name,
-            acc_count: c_acc_count,
-            vcpus: c_vcpus,
-            mem: c_mem,
-            spot: c_spot,
-            zone: c_zone,
-            disk_type: c_disk_type,
-            nvme: c_nvme,
-            disk_size: c_disk_size,
-            disk_count: c_disk_count,
-        };
-        let mut strings = Interners::default();
+        let mut parser = RowParser::new(columns);
         loop {
-            match csv.read_byte_record(&mut record) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    let line = e.position().map_or(0, |p| p.line());
-                    if matches!(e.kind(), csv::ErrorKind::Io(_)) {
-                        return Err(read_err(e));
-                    }
-                    warnings.push(CatalogWarning {
-                        source_name: source_name.to_string(),
-                        line,
-                        message: e.to_string(),
-                    });
-                    continue;
-                }
-            }
-            let line = record.position().map_or(0, |p| p.line());
-            match parse_row(&record, &columns, &mut strings) {
+            let start = csv.position();
+            let record = match csv.read_byte_record() {
+                Ok(Some(record)) => record,
+                Ok(None) => break,
+                Err(e) => return Err(read_err(e)),
+            };
+            match parser.parse(&record) {
                 Ok(row) => rows.push(row),
                 Err(message) => warnings.push(CatalogWarning {
                     source_name: source_name.to_string(),
-                    line,
+                    line: line_at(data, start),
                     message,
                 }),
             }
         }
         Ok((
-            CloudCatalog::from_rows(cloud, rows, c_zone.is_some(), schema),
+            CloudCatalog::from_rows(cloud, rows, has_zones, schema),
             warnings,
         ))
     }
 
     /// Builds a catalog from rows (used by loaders, tests and the AZ-mapping join).
     pub fn from_rows(cloud: CloudId, rows: Vec<VmRow>, has_zones: bool, schema: Schema) -> Self {
-        let mut by_instance: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
-        for (i, row) in rows.iter().enumerate() {
-            if let Some(it) = &row.instance_type {
-                match by_instance.get_mut(it) {
-                    Some(v) => v.push(i as u32),
-                    None => {
-                        by_instance.insert(it.clone(), vec![i as u32]);
-                    }
-                }
-            }
-        }
         CloudCatalog {
             cloud,
             rows,
             has_zones,
             schema,
-            by_instance,
+            by_instance: std::sync::OnceLock::new(),
         }
+    }
+
+    fn by_instance(&self) -> &FxHashMap<Text, Vec<u32>> {
+        self.by_instance.get_or_init(|| {
+            let mut by_instance: FxHashMap<Text, Vec<u32>> = FxHashMap::default();
+            // Rows come grouped by instance type: collect each run, then file it.
+            let mut run: Option<(Text, Vec<u32>)> = None;
+            let mut file_run = |run: Option<(Text, Vec<u32>)>| {
+                if let Some((key, indexes)) = run {
+                    match by_instance.entry(key) {
+                        Entry::Vacant(e) => {
+                            e.insert(indexes);
+                        }
+                        Entry::Occupied(mut e) => e.get_mut().extend(indexes),
+                    }
+                }
+            };
+            for (i, row) in self.rows.iter().enumerate() {
+                let Some(it) = &row.instance_type else {
+                    continue;
+                };
+                match &mut run {
+                    Some((key, indexes)) if Text::ptr_eq(key, it) || **key == **it => {
+                        indexes.push(i as u32);
+                    }
+                    _ => file_run(run.replace((it.clone(), vec![i as u32]))),
+                }
+            }
+            file_run(run);
+            by_instance
+        })
     }
 
     /// Rows of one instance type, in file order.
@@ -255,7 +399,7 @@ impl CloudCatalog {
         &'a self,
         instance_type: &str,
     ) -> impl Iterator<Item = &'a VmRow> + 'a {
-        self.by_instance
+        self.by_instance()
             .get(instance_type)
             .map(|v| v.as_slice())
             .unwrap_or(&[])
@@ -265,28 +409,35 @@ impl CloudCatalog {
 
     /// Whether the instance type exists in this catalog.
     pub fn has_instance_type(&self, instance_type: &str) -> bool {
-        self.by_instance.contains_key(instance_type)
+        self.by_instance().contains_key(instance_type)
     }
 
     /// All instance type names (unordered).
     pub fn instance_types(&self) -> impl Iterator<Item = &str> {
-        self.by_instance.keys().map(|k| &**k)
+        self.by_instance().keys().map(|k| &**k)
     }
 
     /// Replaces AWS zone IDs by the account's zone names (an inner join:
     /// rows whose zone ID is not in the mapping disappear, as in SkyPilot).
     pub fn apply_az_mapping(&mut self, mapping: &AzMapping) {
         let before = self.rows.len();
+        // Zones are interned, so each distinct zone is looked up once, keyed
+        // by its allocation; the map holds a clone so that address cannot be
+        // freed and reused while it is a key.
+        type Resolved = (Text, Option<Text>);
+        let mut resolved: FxHashMap<*const u8, Resolved> = FxHashMap::default();
         self.rows.retain_mut(|row| {
-            let Some(name) = row.zone.as_deref().and_then(|id| mapping.names.get(id)) else {
+            let Some(zone) = &row.zone else {
                 return false;
             };
-            row.zone = Some(name.clone());
-            true
+            let (_, name) = resolved
+                .entry(zone.as_ptr())
+                .or_insert_with(|| (zone.clone(), mapping.names.get(&**zone).cloned()));
+            row.zone = name.clone();
+            row.zone.is_some()
         });
         if self.rows.len() != before {
-            let rows = std::mem::take(&mut self.rows);
-            *self = CloudCatalog::from_rows(self.cloud, rows, self.has_zones, self.schema);
+            self.by_instance = std::sync::OnceLock::new();
         }
     }
 }
@@ -307,16 +458,39 @@ struct RowColumns {
     disk_count: Option<usize>,
 }
 
-fn field_bytes(record: &csv::ByteRecord, col: Option<usize>) -> Result<Option<&[u8]>, String> {
+/// The 1-based line of the record that starts at byte `offset` (or after the
+/// line breaks there). Only computed for warnings.
+fn line_at(data: &[u8], offset: u64) -> u64 {
+    let mut at = (offset as usize).min(data.len());
+    while at < data.len() && matches!(data[at], b'\r' | b'\n') {
+        at += 1;
+    }
+    1 + data[..at].iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// The trimmed, unescaped bytes of a field; `None` when the column is absent
+/// from the header or the field is empty.
+fn field_bytes<'r>(
+    record: &'r ZeroCopyByteRecord<'_>,
+    col: Option<usize>,
+) -> Result<Option<Cow<'r, [u8]>>, String> {
     let Some(col) = col else { return Ok(None) };
-    let Some(bytes) = record.get(col) else {
+    let Some(raw) = record.get(col) else {
         return Err(format!(
             "expected at least {} fields, found {}",
             col + 1,
             record.len()
         ));
     };
-    let bytes = bytes.trim_ascii();
+    let bytes = if raw.first() == Some(&b'"') {
+        match record.unescape(col) {
+            Some(Cow::Owned(v)) => Cow::Owned(v.trim_ascii().to_vec()),
+            Some(Cow::Borrowed(b)) => Cow::Borrowed(b.trim_ascii()),
+            None => Cow::Borrowed(&[][..]),
+        }
+    } else {
+        Cow::Borrowed(raw.trim_ascii())
+    };
     Ok(if bytes.is_empty() { None } else { Some(bytes) })
 }
 
@@ -324,101 +498,150 @@ fn text(bytes: &[u8], col: usize) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|_| format!("field {} is not UTF-8", col + 1))
 }
 
-fn number(record: &csv::ByteRecord, col: Option<usize>, name: &str) -> Result<Option<f64>, String> {
-    let Some(bytes) = field_bytes(record, col)? else {
-        return Ok(None);
-    };
-    if bytes.eq_ignore_ascii_case(b"nan") {
-        return Ok(None);
+/// A numeric column that remembers the previous row's bytes and value.
+struct NumberColumn {
+    col: Option<usize>,
+    name: &'static str,
+    last_bytes: Vec<u8>,
+    last: Option<Option<f64>>,
+}
+
+impl NumberColumn {
+    fn new(col: Option<usize>, name: &'static str) -> Self {
+        NumberColumn {
+            col,
+            name,
+            last_bytes: Vec::new(),
+            last: None,
+        }
     }
-    let t = text(bytes, col.unwrap_or(0))?;
-    t.parse::<f64>()
-        .map(Some)
-        .map_err(|_| format!("{name} is not a number: {t:?}"))
+
+    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<f64>, String> {
+        let bytes = field_bytes(record, self.col)?;
+        let bytes: &[u8] = bytes.as_deref().unwrap_or_default();
+        if let Some(value) = self.last
+            && self.last_bytes == bytes
+        {
+            return Ok(value);
+        }
+        let value = if bytes.is_empty() || bytes.eq_ignore_ascii_case(b"nan") {
+            None
+        } else {
+            let t = text(bytes, self.col.unwrap_or(0))?;
+            Some(
+                t.parse::<f64>()
+                    .map_err(|_| format!("{} is not a number: {t:?}", self.name))?,
+            )
+        };
+        self.last_bytes.clear();
+        self.last_bytes.extend_from_slice(bytes);
+        self.last = Some(value);
+        Ok(value)
+    }
 }
 
 /// Shares one allocation per distinct string of a column: catalogs repeat
 /// instance types, regions and zones thousands of times, and cloning an
-/// `Arc<str>` (zone-mapping join, candidates) is a counter bump.
-#[derive(Default)]
+/// `Text` (zone-mapping join, candidates) is a counter bump.
 struct Interner {
-    last: Option<Arc<str>>,
-    map: HashMap<Box<[u8]>, Arc<str>>,
+    col: Option<usize>,
+    last: Option<Text>,
+    map: FxHashMap<Box<[u8]>, Text>,
 }
 
 impl Interner {
-    fn intern(&mut self, bytes: &[u8], col: usize) -> Result<Arc<str>, String> {
+    fn new(col: Option<usize>) -> Self {
+        Interner {
+            col,
+            last: None,
+            map: FxHashMap::default(),
+        }
+    }
+
+    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<Text>, String> {
+        let Some(bytes) = field_bytes(record, self.col)? else {
+            return Ok(None);
+        };
         // Rows come grouped by instance type and region: the previous value usually repeats.
         if let Some(last) = &self.last
-            && last.as_bytes() == bytes
+            && last.as_bytes() == &*bytes
         {
-            return Ok(last.clone());
+            return Ok(Some(last.clone()));
         }
-        let value = match self.map.get(bytes) {
+        let value = match self.map.get(&*bytes) {
             Some(v) => v.clone(),
             None => {
-                let v: Arc<str> = Arc::from(text(bytes, col)?);
-                self.map.insert(bytes.into(), v.clone());
+                let v: Text = Text::from(text(&bytes, self.col.unwrap_or(0))?);
+                self.map.insert(bytes.as_ref().into(), v.clone());
                 v
             }
         };
         self.last = Some(value.clone());
-        Ok(value)
-    }
-
-    fn optional(
-        &mut self,
-        record: &csv::ByteRecord,
-        col: Option<usize>,
-    ) -> Result<Option<Arc<str>>, String> {
-        match field_bytes(record, col)? {
-            None => Ok(None),
-            Some(b) => self.intern(b, col.unwrap_or(0)).map(Some),
-        }
+        Ok(Some(value))
     }
 }
 
-/// One interner per string column.
-#[derive(Default)]
-struct Interners {
+/// Turns records into [`VmRow`]s, one parser state per column.
+struct RowParser {
+    nvme: Option<usize>,
     instance: Interner,
     accelerator: Interner,
     region: Interner,
     zone: Interner,
-    disk: Interner,
+    disk_type: Interner,
+    acc_count: NumberColumn,
+    vcpus: NumberColumn,
+    mem: NumberColumn,
+    price: NumberColumn,
+    spot: NumberColumn,
+    disk_size: NumberColumn,
+    disk_count: NumberColumn,
 }
 
-fn parse_row(
-    record: &csv::ByteRecord,
-    c: &RowColumns,
-    strings: &mut Interners,
-) -> Result<VmRow, String> {
-    let region = strings
-        .region
-        .optional(record, Some(c.region))?
-        .ok_or("Region is empty")?;
-    Ok(VmRow {
-        instance_type: strings.instance.optional(record, Some(c.instance))?,
-        accelerator_name: strings.accelerator.optional(record, c.acc_name)?,
-        accelerator_count: number(record, c.acc_count, "AcceleratorCount")?,
-        vcpus: number(record, c.vcpus, "vCPUs")?,
-        memory_gib: number(record, c.mem, "MemoryGiB")?,
-        price: number(record, Some(c.price), "Price")?,
-        spot_price: number(record, c.spot, "SpotPrice")?,
-        region,
-        zone: strings.zone.optional(record, c.zone)?,
-        local_disk_type: strings.disk.optional(record, c.disk_type)?,
-        nvme_supported: field_bytes(record, c.nvme)?
-            .map(|t| t.eq_ignore_ascii_case(b"true") || t == b"1"),
-        local_disk_size: number(record, c.disk_size, "LocalDiskSize")?,
-        local_disk_count: number(record, c.disk_count, "LocalDiskCount")?,
-    })
+impl RowParser {
+    fn new(c: RowColumns) -> Self {
+        RowParser {
+            nvme: c.nvme,
+            instance: Interner::new(Some(c.instance)),
+            accelerator: Interner::new(c.acc_name),
+            region: Interner::new(Some(c.region)),
+            zone: Interner::new(c.zone),
+            disk_type: Interner::new(c.disk_type),
+            acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount"),
+            vcpus: NumberColumn::new(c.vcpus, "vCPUs"),
+            mem: NumberColumn::new(c.mem, "MemoryGiB"),
+            price: NumberColumn::new(Some(c.price), "Price"),
+            spot: NumberColumn::new(c.spot, "SpotPrice"),
+            disk_size: NumberColumn::new(c.disk_size, "LocalDiskSize"),
+            disk_count: NumberColumn::new(c.disk_count, "LocalDiskCount"),
+        }
+    }
+
+    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
+        let region = self.region.parse(record)?.ok_or("Region is empty")?;
+        Ok(VmRow {
+            instance_type: self.instance.parse(record)?,
+            accelerator_name: self.accelerator.parse(record)?,
+            accelerator_count: self.acc_count.parse(record)?.into(),
+            vcpus: self.vcpus.parse(record)?.into(),
+            memory_gib: self.mem.parse(record)?.into(),
+            price: self.price.parse(record)?.into(),
+            spot_price: self.spot.parse(record)?.into(),
+            region,
+            zone: self.zone.parse(record)?,
+            local_disk_type: self.disk_type.parse(record)?,
+            nvme_supported: field_bytes(record, self.nvme)?
+                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
+            local_disk_size: self.disk_size.parse(record)?.into(),
+            local_disk_count: self.disk_count.parse(record)?.into(),
+        })
+    }
 }
 
 /// AWS zone-ID → zone-name mapping (`aws/az_mappings-<hash>.csv`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AzMapping {
-    names: HashMap<Box<str>, Arc<str>>,
+    names: HashMap<Box<str>, Text>,
 }
 
 impl AzMapping {
@@ -448,7 +671,7 @@ impl AzMapping {
                 message: e.to_string(),
             })?;
             if let (Some(id), Some(name)) = (record.get(id_col), record.get(name_col)) {
-                names.insert(id.into(), Arc::from(name));
+                names.insert(id.into(), Text::from(name));
             }
         }
         Ok(AzMapping { names })
@@ -679,5 +902,21 @@ mod tests {
         assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
         assert!(mapped.has_instance_type("m6i.large"));
         assert_eq!(cat.rows.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod timing_probe {
+    #[test]
+    #[ignore]
+    fn probe() {
+        let data = super::bundled::vms_csv(crate::clouds::CloudId::Aws).unwrap();
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            let (c, _) = super::CloudCatalog::from_bytes(crate::clouds::CloudId::Aws, data, "aws").unwrap();
+            let e = t.elapsed();
+            std::mem::forget(c);
+            eprintln!("aws from_bytes {e:?}");
+        }
     }
 }

@@ -103,7 +103,7 @@ fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
     if d.nvme && row.nvme_supported != Some(true) {
         return false;
     }
-    let total = row.local_disk_size.unwrap_or(0.0) * row.local_disk_count.unwrap_or(0.0);
+    let total = row.local_disk_size().unwrap_or(0.0) * row.local_disk_count().unwrap_or(0.0);
     if d.at_least {
         total >= d.size_gb
     } else {
@@ -113,9 +113,9 @@ fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
 
 fn row_passes(row: &VmRow, f: &Filter<'_>) -> bool {
     region_zone_ok(row, f.region, f.zone)
-        && f.cpus.is_none_or(|c| c.matches(row.vcpus, row.vcpus))
+        && f.cpus.is_none_or(|c| c.matches(row.vcpus(), row.vcpus()))
         && f.memory
-            .is_none_or(|m| m.matches(row.memory_gib, row.vcpus))
+            .is_none_or(|m| m.matches(row.memory_gib(), row.vcpus()))
         && local_disk_ok(row, f.local_disk)
 }
 
@@ -131,33 +131,64 @@ fn cmp_price(a: Option<f64>, b: Option<f64>) -> Ordering {
 
 /// Case-insensitive regex as pandas' `str.fullmatch`/`str.contains(case=False)`;
 /// a name that is not a valid regex is matched literally.
+///
+/// Accelerator names are almost always plain words (`H100`, `A100-80GB`),
+/// and compiling two regexes per query costs more than the query: a plain
+/// ASCII name against ASCII text is compared directly, which is what the
+/// regex would do; anything else goes through the (lazily built) regex.
 pub(crate) struct NamePattern {
-    full: regex::Regex,
-    contains: regex::Regex,
+    name: String,
+    literal: bool,
+    regexes: std::sync::OnceLock<(regex::Regex, regex::Regex)>,
 }
 
 impl NamePattern {
     pub(crate) fn new(name: &str) -> NamePattern {
-        let build = |p: String| {
-            regex::RegexBuilder::new(&p)
-                .case_insensitive(true)
-                .build()
-                .ok()
-        };
-        let escaped = regex::escape(name);
-        let full = build(format!("^(?:{name})$"))
-            .unwrap_or_else(|| build(format!("^(?:{escaped})$")).expect("escaped regex is valid"));
-        let contains = build(name.to_string())
-            .unwrap_or_else(|| build(escaped).expect("escaped regex is valid"));
-        NamePattern { full, contains }
+        NamePattern {
+            name: name.to_string(),
+            literal: !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            regexes: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn regexes(&self) -> &(regex::Regex, regex::Regex) {
+        self.regexes.get_or_init(|| {
+            let name = &self.name;
+            let build = |p: String| {
+                regex::RegexBuilder::new(&p)
+                    .case_insensitive(true)
+                    .build()
+                    .ok()
+            };
+            let escaped = regex::escape(name);
+            let full = build(format!("^(?:{name})$")).unwrap_or_else(|| {
+                build(format!("^(?:{escaped})$")).expect("escaped regex is valid")
+            });
+            let contains = build(name.to_string())
+                .unwrap_or_else(|| build(escaped).expect("escaped regex is valid"));
+            (full, contains)
+        })
     }
 
     pub(crate) fn full_match(&self, s: &str) -> bool {
-        self.full.is_match(s)
+        if self.literal && s.is_ascii() {
+            return s.eq_ignore_ascii_case(&self.name);
+        }
+        self.regexes().0.is_match(s)
     }
 
     pub(crate) fn contains(&self, s: &str) -> bool {
-        self.contains.is_match(s)
+        if self.literal && s.is_ascii() {
+            let needle = self.name.as_bytes();
+            return s
+                .as_bytes()
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle));
+        }
+        self.regexes().1.is_match(s)
     }
 }
 
@@ -174,14 +205,14 @@ impl CloudCatalog {
     /// vCPUs and memory of an instance type (`None` when unknown).
     pub fn vcpus_mem(&self, instance_type: &str) -> Option<(Option<f64>, Option<f64>)> {
         let row = self.instance_rows(instance_type).next()?;
-        Some((row.vcpus, row.memory_gib))
+        Some((row.vcpus(), row.memory_gib()))
     }
 
     /// The accelerator of an instance type (first row's columns).
     pub fn accelerator_of(&self, instance_type: &str) -> Option<(String, f64)> {
         let row = self.instance_rows(instance_type).next()?;
         let name = row.accelerator_name.as_deref()?;
-        Some((name.to_string(), row.accelerator_count.unwrap_or(1.0)))
+        Some((name.to_string(), row.accelerator_count().unwrap_or(1.0)))
     }
 
     /// Hourly price of an instance type; `Err` carries SkyPilot's message.
@@ -327,7 +358,7 @@ impl CloudCatalog {
                     && r.accelerator_name
                         .as_deref()
                         .is_some_and(|n| pattern.full_match(n))
-                    && r.accelerator_count
+                    && r.accelerator_count()
                         .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)
             })
@@ -372,16 +403,16 @@ impl CloudCatalog {
                 r.accelerator_name
                     .as_deref()
                     .is_some_and(|n| pattern.contains(n))
-                    && r.accelerator_count.is_some_and(|c| c >= count)
+                    && r.accelerator_count().is_some_and(|c| c >= count)
                     && region_zone_ok(r, filter.region, filter.zone)
             })
             .collect();
-        rows.sort_by(|a, b| cmp_price(a.price, b.price));
+        rows.sort_by(|a, b| cmp_price(a.price(), b.price()));
         let mut out: Vec<String> = Vec::new();
         let mut seen: Vec<(&str, u64)> = Vec::new();
         for r in rows {
             let name = r.accelerator_name.as_deref().unwrap_or_default();
-            let c = r.accelerator_count.unwrap_or(0.0);
+            let c = r.accelerator_count().unwrap_or(0.0);
             if seen
                 .iter()
                 .any(|(n, bits)| *n == name && *bits == c.to_bits())
@@ -517,4 +548,26 @@ pub fn py_str_repr(s: &str) -> String {
     }
     out.push(q);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NamePattern;
+
+    #[test]
+    fn plain_names_match_exactly_like_their_regexes() {
+        let names = ["H100", "h100", "A100-80GB", "tpu-v4-8", "L4", "a10g", "V100_x", "A100.*"];
+        let texts = [
+            "H100", "h100", "H100-80GB", "A100-80GB", "a100-80gb", "L4", "L40S", "xl4x", "",
+            "A10G", "\u{212a}80", "tpu-v4-8", "A100", "v100_X",
+        ];
+        for name in names {
+            let pattern = NamePattern::new(name);
+            let (full, contains) = pattern.regexes();
+            for text in texts {
+                assert_eq!(pattern.full_match(text), full.is_match(text), "{name} ~ {text}");
+                assert_eq!(pattern.contains(text), contains.is_match(text), "{name} in {text}");
+            }
+        }
+    }
 }

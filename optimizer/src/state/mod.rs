@@ -23,6 +23,7 @@
 //! * a damaged entry of any kind is a [`Lookup::Miss`] and the next
 //!   [`CacheStore::put`] replaces it.
 
+mod catalog_index;
 mod fs_util;
 mod key;
 mod store;
@@ -33,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+pub use catalog_index::CatalogIndex;
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 

@@ -1,0 +1,41 @@
+//! Fingerprints the bundled catalogs (`fixtures/catalogs/`, embedded by
+//! `src/catalog/bundled.rs`) so the pre-indexed image of one build's catalogs
+//! is never taken for another's: `SKY_BUNDLED_CATALOGS_ID`.
+
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
+        .join("../fixtures/catalogs");
+    println!("cargo::rerun-if-changed={}", root.display());
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    paths.sort();
+    // FNV-1a over names and contents: a fingerprint, not a security boundary.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for path in &paths {
+        feed(path.strip_prefix(&root).unwrap_or(path).to_string_lossy().as_bytes());
+        feed(&std::fs::read(path).unwrap_or_default());
+    }
+    println!("cargo::rustc-env=SKY_BUNDLED_CATALOGS_ID={hash:016x}");
+}

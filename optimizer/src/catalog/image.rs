@@ -1,0 +1,398 @@
+//! The pre-indexed form of a parsed `vms.csv` (an *image*): what a launch
+//! loads instead of re-parsing a catalog that has not changed.
+//!
+//! Parsing the 27k-row AWS catalog costs tens of milliseconds, most of it in
+//! per-field work (splitting, number parsing, interning). An image stores the
+//! same rows column by column with every string interned once, so loading it
+//! is a few array walks. The caller decides where images live and when one is
+//! stale (see `config::load_catalog_indexed`); this module only converts, and
+//! treats any image it cannot fully validate as an error, never as data.
+
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::{CatalogWarning, CloudCatalog, Num, Schema, Text, VmRow};
+use crate::clouds::CloudId;
+
+/// Bumped whenever the layout or the meaning of a parsed row changes, so
+/// images written by another version are rejected instead of misread.
+const FORMAT: u32 = 3;
+const MAGIC: [u8; 8] = *b"SKYCATIX";
+
+/// Why an image was rejected (the caller falls back to the CSV).
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The bytes are not a complete image of this format.
+    #[error("not a catalog image (or a truncated one): {0}")]
+    Decode(String),
+    /// A well-formed image that does not describe what was asked for.
+    #[error("catalog image does not match: {0}")]
+    Mismatch(&'static str),
+}
+
+/// Everything but the rows; the rows follow it in the same buffer.
+#[derive(Serialize, Deserialize)]
+struct Head<'a> {
+    magic: [u8; 8],
+    format: u32,
+    cloud: &'a str,
+    v6: bool,
+    has_zones: bool,
+    /// Every distinct string of the rows, once.
+    #[serde(borrow)]
+    strings: Vec<&'a str>,
+    /// Rows skipped when the CSV was parsed: (line, message).
+    #[serde(borrow)]
+    warnings: Vec<(u64, &'a str)>,
+    /// Number of rows in the stream after the head.
+    rows: u64,
+}
+
+#[derive(Default)]
+struct StringTable<'a> {
+    strings: Vec<&'a str>,
+    ids: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> StringTable<'a> {
+    fn id(&mut self, s: Option<&'a Text>) -> u32 {
+        let Some(s) = s else { return 0 };
+        let s: &'a str = s;
+        *self.ids.entry(s).or_insert_with(|| {
+            self.strings.push(s);
+            self.strings.len() as u32
+        })
+    }
+}
+
+/// The row stream: each row is a little-endian `u16` mask of the fields that
+/// differ from the row before (bit order: [`STRING_FIELDS`] string ids, then
+/// the seven numbers, then the NVMe flag), followed by just those values —
+/// string ids as LEB128, numbers as `f64` LE (`NaN` = empty), the flag as a
+/// byte (0 empty, 1 false, 2 true). Catalogs repeat most fields from row to
+/// row (one row per zone of an instance type), so a row is a dozen bytes and
+/// decoding one is mostly a clone of the previous.
+const STRING_FIELDS: usize = 5;
+const NUMBER_FIELDS: usize = 7;
+const NVME_BIT: u16 = 1 << (STRING_FIELDS + NUMBER_FIELDS);
+
+fn string_ids<'a>(row: &'a VmRow, table: &mut StringTable<'a>) -> [u32; STRING_FIELDS] {
+    [
+        table.id(row.instance_type.as_ref()),
+        table.id(row.accelerator_name.as_ref()),
+        table.id(Some(&row.region)),
+        table.id(row.zone.as_ref()),
+        table.id(row.local_disk_type.as_ref()),
+    ]
+}
+
+fn numbers(row: &VmRow) -> [Num; NUMBER_FIELDS] {
+    [
+        row.accelerator_count,
+        row.vcpus,
+        row.memory_gib,
+        row.price,
+        row.spot_price,
+        row.local_disk_size,
+        row.local_disk_count,
+    ]
+}
+
+fn nvme_byte(v: Option<bool>) -> u8 {
+    match v {
+        None => 0,
+        Some(false) => 1,
+        Some(true) => 2,
+    }
+}
+
+fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec<u8>) {
+    // The first row differs from an imaginary all-empty row in every field.
+    let mut prev_ids = [u32::MAX; STRING_FIELDS];
+    let mut prev_numbers = [None; NUMBER_FIELDS];
+    let mut prev_nvme = u8::MAX;
+    for row in rows {
+        let ids = string_ids(row, table);
+        let nums = numbers(row).map(Num::get);
+        let nvme = nvme_byte(row.nvme_supported);
+        let mut mask = 0u16;
+        for i in 0..STRING_FIELDS {
+            if ids[i] != prev_ids[i] {
+                mask |= 1 << i;
+            }
+        }
+        for i in 0..NUMBER_FIELDS {
+            // Compare bits: -0.0 and 0.0 must both survive.
+            if nums[i].map(f64::to_bits) != prev_numbers[i].map(f64::to_bits) {
+                mask |= 1 << (STRING_FIELDS + i);
+            }
+        }
+        if nvme != prev_nvme {
+            mask |= NVME_BIT;
+        }
+        out.extend_from_slice(&mask.to_le_bytes());
+        for i in 0..STRING_FIELDS {
+            if mask & (1 << i) != 0 {
+                let mut v = ids[i];
+                loop {
+                    let byte = (v & 0x7f) as u8;
+                    v >>= 7;
+                    if v == 0 {
+                        out.push(byte);
+                        break;
+                    }
+                    out.push(byte | 0x80);
+                }
+            }
+        }
+        for i in 0..NUMBER_FIELDS {
+            if mask & (1 << (STRING_FIELDS + i)) != 0 {
+                out.extend_from_slice(&nums[i].unwrap_or(f64::NAN).to_le_bytes());
+            }
+        }
+        if mask & NVME_BIT != 0 {
+            out.push(nvme);
+        }
+        (prev_ids, prev_numbers, prev_nvme) = (ids, nums, nvme);
+    }
+}
+
+/// Reads the row stream back; any inconsistency is an error, never a row.
+struct RowReader<'b> {
+    bytes: &'b [u8],
+}
+
+impl RowReader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], ImageError> {
+        let (head, rest) = self
+            .bytes
+            .split_first_chunk::<N>()
+            .ok_or_else(|| ImageError::Decode("rows end early".into()))?;
+        self.bytes = rest;
+        Ok(*head)
+    }
+
+    fn leb128(&mut self) -> Result<u32, ImageError> {
+        let mut value = 0u32;
+        for shift in (0..35).step_by(7) {
+            let [byte] = self.take::<1>()?;
+            value |= u32::from(byte & 0x7f)
+                .checked_shl(shift)
+                .ok_or_else(|| ImageError::Decode("string id overflows".into()))?;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(ImageError::Decode("string id overflows".into()))
+    }
+}
+
+fn decode_rows(
+    bytes: &[u8],
+    count: usize,
+    strings: &[Text],
+) -> Result<Vec<VmRow>, ImageError> {
+    let string = |id: u32| -> Result<Option<Text>, ImageError> {
+        match id {
+            0 => Ok(None),
+            i => strings
+                .get(i as usize - 1)
+                .cloned()
+                .map(Some)
+                .ok_or(ImageError::Mismatch("string index")),
+        }
+    };
+    // `count` comes from the file: trust it only as far as the bytes could
+    // hold that many rows (two mask bytes each).
+    let mut rows: Vec<VmRow> = Vec::with_capacity(count.min(bytes.len() / 2));
+    let mut reader = RowReader { bytes };
+    let empty: Text = Text::from("");
+    for index in 0..count {
+        let mask = u16::from_le_bytes(reader.take::<2>()?);
+        let mut row = match rows.last() {
+            Some(prev) => prev.clone(),
+            None if mask & 0b1_1111 == 0b1_1111 && mask & NVME_BIT != 0 => VmRow {
+                instance_type: None,
+                accelerator_name: None,
+                region: empty.clone(),
+                zone: None,
+                local_disk_type: None,
+                nvme_supported: None,
+                accelerator_count: Num::EMPTY,
+                vcpus: Num::EMPTY,
+                memory_gib: Num::EMPTY,
+                price: Num::EMPTY,
+                spot_price: Num::EMPTY,
+                local_disk_size: Num::EMPTY,
+                local_disk_count: Num::EMPTY,
+            },
+            None => return Err(ImageError::Decode("first row is incomplete".into())),
+        };
+        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 1) != 0 {
+            return Err(ImageError::Decode(format!("row {index}: unknown fields")));
+        }
+        if mask & 1 != 0 {
+            row.instance_type = string(reader.leb128()?)?;
+        }
+        if mask & 1 << 1 != 0 {
+            row.accelerator_name = string(reader.leb128()?)?;
+        }
+        if mask & 1 << 2 != 0 {
+            row.region = string(reader.leb128()?)?.ok_or(ImageError::Mismatch("empty region"))?;
+        }
+        if mask & 1 << 3 != 0 {
+            row.zone = string(reader.leb128()?)?;
+        }
+        if mask & 1 << 4 != 0 {
+            row.local_disk_type = string(reader.leb128()?)?;
+        }
+        let fields = [
+            &mut row.accelerator_count,
+            &mut row.vcpus,
+            &mut row.memory_gib,
+            &mut row.price,
+            &mut row.spot_price,
+            &mut row.local_disk_size,
+            &mut row.local_disk_count,
+        ];
+        for (i, field) in fields.into_iter().enumerate() {
+            if mask & 1 << (STRING_FIELDS + i) != 0 {
+                *field = Num(f64::from_le_bytes(reader.take::<8>()?));
+            }
+        }
+        if mask & NVME_BIT != 0 {
+            row.nvme_supported = match reader.take::<1>()? {
+                [0] => None,
+                [1] => Some(false),
+                [2] => Some(true),
+                _ => return Err(ImageError::Mismatch("NVMe flag")),
+            };
+        }
+        rows.push(row);
+    }
+    if !reader.bytes.is_empty() {
+        return Err(ImageError::Decode("trailing bytes".into()));
+    }
+    Ok(rows)
+}
+
+impl CloudCatalog {
+    /// Encodes the catalog, with the warnings its CSV produced, as an image.
+    pub fn to_image(&self, warnings: &[CatalogWarning]) -> Vec<u8> {
+        let mut table = StringTable::default();
+        let mut rows = Vec::with_capacity(self.rows.len() * 12);
+        encode_rows(&self.rows, &mut table, &mut rows);
+        let head = Head {
+            magic: MAGIC,
+            format: FORMAT,
+            cloud: self.cloud.name(),
+            v6: self.schema == Schema::V6,
+            has_zones: self.has_zones,
+            strings: table.strings,
+            warnings: warnings
+                .iter()
+                .map(|w| (w.line, w.message.as_str()))
+                .collect(),
+            rows: self.rows.len() as u64,
+        };
+        let mut out = postcard::to_allocvec(&head).expect("encoding to a Vec cannot fail");
+        out.extend_from_slice(&rows);
+        out
+    }
+
+    /// Decodes an image written by [`CloudCatalog::to_image`] for `cloud`.
+    /// `source_name` names the original CSV in the returned warnings.
+    pub fn from_image(
+        cloud: CloudId,
+        bytes: &[u8],
+        source_name: &str,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
+        let (head, rest): (Head<'_>, &[u8]) =
+            postcard::take_from_bytes(bytes).map_err(|e| ImageError::Decode(e.to_string()))?;
+        if head.magic != MAGIC || head.format != FORMAT {
+            return Err(ImageError::Mismatch("format version"));
+        }
+        if head.cloud != cloud.name() {
+            return Err(ImageError::Mismatch("cloud"));
+        }
+        let strings: Vec<Text> = head.strings.iter().map(|&s| Text::from(s)).collect();
+        let count = usize::try_from(head.rows).map_err(|_| ImageError::Mismatch("row count"))?;
+        let rows = decode_rows(rest, count, &strings)?;
+        let schema = if head.v6 { Schema::V6 } else { Schema::V8 };
+        let warnings = head
+            .warnings
+            .iter()
+            .map(|&(line, message)| CatalogWarning {
+                source_name: source_name.to_string(),
+                line,
+                message: message.to_string(),
+            })
+            .collect();
+        Ok((
+            CloudCatalog::from_rows(cloud, rows, head.has_zones, schema),
+            warnings,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::bundled;
+
+    #[test]
+    fn every_bundled_catalog_round_trips() {
+        for cloud in CloudId::ALL {
+            let Some(csv) = bundled::vms_csv(cloud) else {
+                continue;
+            };
+            let (parsed, warnings) = CloudCatalog::from_bytes(cloud, csv, "csv").unwrap();
+            let image = parsed.to_image(&warnings);
+            let (loaded, loaded_warnings) = CloudCatalog::from_image(cloud, &image, "csv").unwrap();
+            assert_eq!(loaded.rows, parsed.rows, "{cloud:?}");
+            assert_eq!(loaded.schema, parsed.schema);
+            assert_eq!(loaded.has_zones, parsed.has_zones);
+            assert_eq!(loaded_warnings, warnings);
+            let mut a: Vec<_> = loaded.instance_types().collect();
+            let mut b: Vec<_> = parsed.instance_types().collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn warnings_survive_and_take_the_current_name() {
+        let csv = "InstanceType,Price,Region,vCPUs\na,1,r,2\nb,1,r,two\n";
+        let (parsed, warnings) =
+            CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "old").unwrap();
+        assert_eq!(warnings.len(), 1);
+        let image = parsed.to_image(&warnings);
+        let (_, w) = CloudCatalog::from_image(CloudId::Lambda, &image, "new/vms.csv").unwrap();
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].line, 3);
+        assert!(w[0].to_string().starts_with("new/vms.csv:3:"), "{}", w[0]);
+    }
+
+    #[test]
+    fn truncated_foreign_or_other_cloud_images_are_rejected() {
+        let csv = "InstanceType,Price,Region\na,1,r\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        for cut in [0, 1, image.len() / 2, image.len() - 1] {
+            assert!(
+                CloudCatalog::from_image(CloudId::Lambda, &image[..cut], "x").is_err(),
+                "accepted an image cut at {cut}"
+            );
+        }
+        assert!(matches!(
+            CloudCatalog::from_image(CloudId::Runpod, &image, "x"),
+            Err(ImageError::Mismatch("cloud"))
+        ));
+        assert!(CloudCatalog::from_image(CloudId::Lambda, csv.as_bytes(), "x").is_err());
+        let mut wrong_format = image.clone();
+        wrong_format[8] ^= 0x7f;
+        assert!(CloudCatalog::from_image(CloudId::Lambda, &wrong_format, "x").is_err());
+    }
+}

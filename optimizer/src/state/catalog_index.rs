@@ -1,0 +1,112 @@
+//! Pre-indexed catalog images (`<state>/catalog-index/*.idx`).
+//!
+//! A launch loads a catalog from its image when one exists for exactly the
+//! same input, and parses the CSV (then writes the image) otherwise. Nothing
+//! here is secret; the files follow the state folder's rules anyway (0700
+//! folder, 0600 files, atomic replace), so a concurrent or interrupted writer
+//! can never leave a half-written image behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::fs_util;
+use super::{StateDir, StateError};
+
+/// The folder of catalog images.
+#[derive(Debug, Clone)]
+pub struct CatalogIndex {
+    dir: PathBuf,
+}
+
+fn short_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    fs_util::hex(&digest[..12])
+}
+
+impl CatalogIndex {
+    /// Opens (creating if needed) `<state>/catalog-index/`.
+    pub fn open(state: &StateDir) -> Result<Self, StateError> {
+        let dir = state.path().join("catalog-index");
+        fs_util::ensure_private_dir(&dir, state.euid)?;
+        Ok(CatalogIndex { dir })
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `<hash(source)>-<hash(fingerprint)>.idx`: one image per input, and a
+    /// new fingerprint (the file changed, or another build) is another name.
+    fn entry(&self, source: &str, fingerprint: &str) -> (String, PathBuf) {
+        let prefix = format!("{}-", short_hash(source));
+        let name = format!(
+            "{prefix}{}.idx",
+            short_hash(&format!(
+                "{fingerprint}\0{}",
+                env!("CARGO_PKG_VERSION")
+            ))
+        );
+        let path = self.dir.join(&name);
+        (prefix, path)
+    }
+
+    /// The image stored for `source` at `fingerprint`, if any.
+    ///
+    /// `source` names the input (`bundled/aws`, a CSV's path); `fingerprint`
+    /// changes whenever its content may have (bundled build id, or the file's
+    /// size, times and inode).
+    pub fn read(&self, source: &str, fingerprint: &str) -> Option<Vec<u8>> {
+        let (_, path) = self.entry(source, fingerprint);
+        fs::read(path).ok()
+    }
+
+    /// Stores the image for `source` at `fingerprint`, and removes the
+    /// images of older fingerprints of the same source.
+    pub fn write(&self, source: &str, fingerprint: &str, image: &[u8]) -> Result<(), StateError> {
+        let (prefix, path) = self.entry(source, fingerprint);
+        fs_util::write_atomic(&path, image)?;
+        if let Ok(entries) = fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with(&prefix) && name.ends_with(".idx") && e.path() != path {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn images_are_private_replaced_and_pruned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = StateDir::open(tmp.path().join("state")).unwrap();
+        let index = CatalogIndex::open(&state).unwrap();
+        assert_eq!(
+            fs::metadata(index.dir()).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert!(index.read("bundled/aws", "v1").is_none());
+        index.write("bundled/aws", "v1", b"one").unwrap();
+        index.write("bundled/gcp", "v1", b"gcp").unwrap();
+        assert_eq!(index.read("bundled/aws", "v1").as_deref(), Some(&b"one"[..]));
+        index.write("bundled/aws", "v2", b"two").unwrap();
+        assert!(index.read("bundled/aws", "v1").is_none(), "old image pruned");
+        assert_eq!(index.read("bundled/aws", "v2").as_deref(), Some(&b"two"[..]));
+        assert_eq!(index.read("bundled/gcp", "v1").as_deref(), Some(&b"gcp"[..]));
+        for e in fs::read_dir(index.dir()).unwrap() {
+            let e = e.unwrap();
+            assert_eq!(e.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_eq!(fs::read_dir(index.dir()).unwrap().count(), 2);
+    }
+}

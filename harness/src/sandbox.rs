@@ -138,6 +138,21 @@ impl Sandbox {
                 }
             }
         }
+        if let Some(gcp) = &mocks.gcp {
+            // Reservation lookups (made only when the scenario's sky_config
+            // sets gcp.prioritize_reservations / specific_reservations) go to
+            // the mock: its compute endpoint, and credentials whose token_uri
+            // is the mock's. Without reservations configured nothing is sent.
+            for (k, v) in gcp.gcloud_env() {
+                set(k, v);
+            }
+            set("CLOUDSDK_CORE_PROJECT", "mock-project".into());
+            if scenario.fake_credentials.contains(&CloudId::Gcp) {
+                let adc = mode_dir.join("gcp-adc.json");
+                write(&adc, &gcp.authorized_user_json("mock-refresh-token"))?;
+                set("GOOGLE_APPLICATION_CREDENTIALS", adc.display().to_string());
+            }
+        }
         let kubeconfig = if scenario.fake_credentials.contains(&CloudId::Kubernetes) {
             std::fs::create_dir_all(&mode_dir).map_err(|e| HarnessError::io(&mode_dir, e))?;
             let path = mocks.write_kubeconfig(&mode_dir)?;

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wiremock::MockServer;
 
-use crate::endpoint::{EndpointState, Flavor, PathPred, Route, Served, exact, ok_fixed};
+use crate::endpoint::{
+    EndpointState, Flavor, OkFn, PathPred, Route, Served, exact, ok_fixed, ok_raw,
+};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// One specific reservation in the generated list.
@@ -44,9 +46,10 @@ fn ready() -> String {
 /// The reservations endpoint is the **aggregated** list,
 /// `GET /compute/v1/projects/{project}/aggregated/reservations`: that is what
 /// `gcloud compute reservations list` (SkyPilot 0.14's reservation lookup, no
-/// `--zones`) calls. Any `{project}` is answered; `filter` and paging
-/// parameters are ignored, so the client-side filter must do the work
-/// (`machineType`, `status=READY`). Counts are strings, as in the REST API.
+/// `--zones`) calls. Any `{project}` is answered; `filter` is ignored, so the
+/// client-side filter must do the work (`machineType`, `status=READY`).
+/// Counts are strings, as in the REST API. With [`GcpOptions::page_size`] the
+/// generated list is paged through `nextPageToken` / `pageToken`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GcpOptions {
@@ -64,6 +67,9 @@ pub struct GcpOptions {
     pub reservation_list: Vec<Reservation>,
     /// Serve this aggregated-list JSON file as-is instead.
     pub reservations_file: Option<PathBuf>,
+    /// Reservations per page of the generated list (`nextPageToken` is
+    /// `page-<n>`; an unknown `pageToken` gets 400). Default: one page.
+    pub page_size: Option<usize>,
 }
 
 impl Default for GcpOptions {
@@ -76,6 +82,7 @@ impl Default for GcpOptions {
             project: "mock-project".into(),
             reservation_list: Vec::new(),
             reservations_file: None,
+            page_size: None,
         }
     }
 }
@@ -98,6 +105,12 @@ impl GcpOptions {
     /// Replaces the generated reservations.
     pub fn reservation_list(mut self, list: Vec<Reservation>) -> Self {
         self.reservation_list = list;
+        self
+    }
+
+    /// Pages the generated list, `n` reservations per page.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = Some(n.max(1));
         self
     }
 
@@ -150,6 +163,29 @@ pub fn reservations_aggregated(project: &str, list: &[Reservation]) -> Value {
         "items": items,
         "selfLink": format!("https://www.googleapis.com/compute/v1/projects/{project}/aggregated/reservations"),
     })
+}
+
+/// The answer to one `pageToken` (`None` = first page) of a paged generated list.
+fn reservations_page(
+    project: &str,
+    list: &[Reservation],
+    page_size: usize,
+    page_token: Option<&str>,
+) -> Option<Value> {
+    let page = match page_token {
+        None => 0,
+        Some(t) => t.strip_prefix("page-")?.parse::<usize>().ok()?,
+    };
+    let start = page.checked_mul(page_size)?;
+    if start > list.len() || (start == list.len() && page > 0) {
+        return None;
+    }
+    let end = (start + page_size).min(list.len());
+    let mut body = reservations_aggregated(project, &list[start..end]);
+    if end < list.len() {
+        body["nextPageToken"] = Value::String(format!("page-{}", page + 1));
+    }
+    Some(body)
 }
 
 fn aggregated_path() -> PathPred {
@@ -222,11 +258,36 @@ impl GcpMock {
         })
         .to_string()
         .into_bytes();
-        let reservations_body = match &opts.reservations_file {
-            Some(path) => fixtures::read(path)?,
-            None => reservations_aggregated(&opts.project, &opts.reservation_list)
-                .to_string()
-                .into_bytes(),
+        let reservations_ok: OkFn = match (&opts.reservations_file, opts.page_size) {
+            (Some(path), _) => ok_fixed(fixtures::read(path)?, "application/json"),
+            (None, None) => ok_fixed(
+                reservations_aggregated(&opts.project, &opts.reservation_list)
+                    .to_string()
+                    .into_bytes(),
+                "application/json",
+            ),
+            (None, Some(size)) => {
+                let (project, list) = (opts.project.clone(), opts.reservation_list.clone());
+                Arc::new(move |request: &wiremock::Request| {
+                    let token = request
+                        .url
+                        .query_pairs()
+                        .find(|(k, _)| k == "pageToken")
+                        .map(|(_, v)| v.into_owned());
+                    match reservations_page(&project, &list, size, token.as_deref()) {
+                        Some(body) => ok_raw(body.to_string(), "application/json"),
+                        None => (
+                            400,
+                            wiremock::ResponseTemplate::new(400).set_body_raw(
+                                json!({"error": {"code": 400, "status": "INVALID_ARGUMENT",
+                                        "message": "Invalid value for field 'pageToken'"}})
+                                .to_string(),
+                                "application/json",
+                            ),
+                        ),
+                    }
+                })
+            }
         };
         let recorders = (token.recorder.clone(), reservations.recorder.clone());
         let served = Served::start(vec![
@@ -243,7 +304,7 @@ impl GcpMock {
                 path: aggregated_path(),
                 body_contains: None,
                 state: reservations,
-                ok: ok_fixed(reservations_body, "application/json"),
+                ok: reservations_ok,
                 expect: opts.reservations.expect,
             },
         ])
@@ -271,6 +332,34 @@ impl GcpMock {
             "{}/compute/v1/projects/{project}/aggregated/reservations",
             self.uri()
         )
+    }
+
+    /// The compute API root as gcloud's `api_endpoint_overrides/compute`
+    /// means it: `<uri>/compute/v1/`.
+    pub fn compute_endpoint(&self) -> String {
+        format!("{}/compute/v1/", self.uri())
+    }
+
+    /// `CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE` pointing at this mock
+    /// (gcloud's override, which the optimizer honours too).
+    pub fn gcloud_env(&self) -> Vec<(&'static str, String)> {
+        vec![(
+            "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE",
+            self.compute_endpoint(),
+        )]
+    }
+
+    /// An `authorized_user` application-default credentials file whose
+    /// `token_uri` is this mock's `/token`.
+    pub fn authorized_user_json(&self, refresh_token: &str) -> String {
+        json!({
+            "type": "authorized_user",
+            "client_id": "mock-client-id.apps.googleusercontent.com",
+            "client_secret": "mock-client-secret",
+            "refresh_token": refresh_token,
+            "token_uri": self.token_uri(),
+        })
+        .to_string()
     }
 
     /// The `/token` request log.

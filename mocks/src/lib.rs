@@ -36,7 +36,9 @@
 //!
 //! Pointing clients at the mocks: [`aws_sts_env`] / [`StsMock::aws_env`] give
 //! the `AWS_ENDPOINT_URL_STS`, fake keys and region for the AWS SDK;
-//! [`write_kubeconfig`] writes a kubeconfig whose contexts use static tokens.
+//! [`write_kubeconfig`] writes a kubeconfig whose contexts use static tokens;
+//! [`GcpMock::gcloud_env`] and [`GcpMock::authorized_user_json`] give the
+//! compute endpoint override and an ADC file whose `token_uri` is the mock.
 //!
 //! # Latency
 //!

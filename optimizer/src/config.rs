@@ -339,6 +339,49 @@ impl SkyConfig {
             .collect()
     }
 
+    /// `<cloud>.specific_reservations` (empty when unset).
+    pub fn specific_reservations(&self, cloud: CloudId) -> Vec<String> {
+        self.raw
+            .get(cloud.name())
+            .and_then(|section| section.get("specific_reservations"))
+            .and_then(|v| v.as_sequence())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Clouds whose adapter must look reservations up: `prioritize_reservations: true`
+    /// or a non-empty `specific_reservations` (SkyPilot's GCP lookup returns
+    /// nothing, without calling gcloud, otherwise).
+    pub fn reservation_lookup_clouds(&self) -> Vec<CloudId> {
+        self.reservation_clouds()
+            .into_iter()
+            .filter(|&c| {
+                !self.specific_reservations(c).is_empty()
+                    || self
+                        .raw
+                        .get(c.name())
+                        .and_then(|s| s.get("prioritize_reservations"))
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false)
+            })
+            .collect()
+    }
+
+    /// `gcp.project_id`: the project SkyPilot launches into.
+    pub fn gcp_project_id(&self) -> Option<String> {
+        self.raw
+            .get("gcp")
+            .and_then(|g| g.get("project_id"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .filter(|p| !p.trim().is_empty())
+    }
+
     /// Kubernetes pricing (global `kubernetes.pricing`).
     pub fn kube_pricing(&self) -> KubePricing {
         KubePricing::from_config(&self.raw, None).unwrap_or_default()

@@ -6,7 +6,7 @@ use crate::catalog::gcp;
 use crate::catalog::kubernetes::{self, KubeContext, KubeInstanceType, KubePricing};
 use crate::catalog::query::{AcceleratorMatch, Amount, Filter, LocalDisk, RegionZones};
 use crate::catalog::{Catalog, CloudCatalog};
-use crate::clouds::CloudId;
+use crate::clouds::{CloudId, Reservation};
 use crate::resources::{AccCount, Accelerator, ErrorKind, RequestError, Resources};
 
 /// Everything the pure core knows about the enabled clouds.
@@ -21,8 +21,32 @@ pub struct World {
     /// Kubernetes pricing (`kubernetes.pricing` in the config).
     pub kube_pricing: KubePricing,
     /// Clouds with reservations configured (`<cloud>.specific_reservations` or
-    /// `prioritize_reservations`): they are optimised per zone, like GCP.
-    pub reservation_clouds: Vec<CloudId>,
+    /// `prioritize_reservations`): they are optimised per zone, like GCP, and
+    /// nodes their consumable reservations cover cost nothing.
+    pub reservation_clouds: Vec<ReservationCloud>,
+}
+
+/// A cloud with reservations configured, and the reservations its adapter found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReservationCloud {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// `<cloud>.specific_reservations`: targeted reservations this user may consume.
+    pub specific_reservations: Vec<String>,
+    /// The cloud's usable (READY) reservations; empty when none were fetched
+    /// (AWS, or a cloud used offline).
+    pub reservations: Vec<Reservation>,
+}
+
+impl ReservationCloud {
+    /// A configured cloud with no reservations known yet.
+    pub fn new(cloud: CloudId, specific_reservations: Vec<String>) -> Self {
+        ReservationCloud {
+            cloud,
+            specific_reservations,
+            reservations: Vec::new(),
+        }
+    }
 }
 
 impl World {
@@ -91,7 +115,39 @@ impl World {
     /// AWS when reservations are configured).
     pub fn optimizes_by_zone(&self, cloud: CloudId) -> bool {
         cloud == CloudId::Gcp
-            || (cloud == CloudId::Aws && self.reservation_clouds.contains(&CloudId::Aws))
+            || (cloud == CloudId::Aws && self.has_reservations_configured(CloudId::Aws))
+    }
+
+    /// Whether `<cloud>.specific_reservations` or `prioritize_reservations` is set.
+    pub fn has_reservations_configured(&self, cloud: CloudId) -> bool {
+        self.reservation_clouds.iter().any(|c| c.cloud == cloud)
+    }
+
+    /// Nodes of launchable `r` that reservations cover for free (SkyPilot's
+    /// `Resources.get_reservations_available_resources()`, summed): the free
+    /// capacity (`count - inUseCount`) of the reservations in `r`'s zone for
+    /// its instance type that are open, or targeted and listed in
+    /// `specific_reservations`. Spot and zone-less launchables have none.
+    pub fn reserved_nodes(&self, r: &Resources) -> i64 {
+        let (Some(cloud), Some(zone), Some(instance_type)) =
+            (r.cloud, r.zone.as_deref(), r.instance_type.as_deref())
+        else {
+            return 0;
+        };
+        if r.use_spot {
+            return 0;
+        }
+        let Some(rc) = self.reservation_clouds.iter().find(|c| c.cloud == cloud) else {
+            return 0;
+        };
+        rc.reservations
+            .iter()
+            .filter(|x| x.zone == zone && x.instance_type == instance_type)
+            .filter(|x| {
+                !x.specific_reservation_required || rc.specific_reservations.contains(&x.name)
+            })
+            .map(Reservation::available)
+            .sum()
     }
 
     /// Contexts that could be listed.
@@ -857,5 +913,78 @@ fn gcp_accelerator_cost(
         min_price
     } else {
         min_spot
+    }
+}
+
+#[cfg(test)]
+mod reservation_tests {
+    use super::*;
+
+    fn reservation(name: &str, zone: &str, count: i64, used: i64, targeted: bool) -> Reservation {
+        Reservation {
+            name: format!("projects/p/reservations/{name}"),
+            zone: zone.into(),
+            instance_type: "a2-highgpu-1g".into(),
+            count,
+            in_use_count: used,
+            specific_reservation_required: targeted,
+        }
+    }
+
+    fn world(specific: &[&str]) -> World {
+        let mut gcp = ReservationCloud::new(
+            CloudId::Gcp,
+            specific.iter().map(|s| s.to_string()).collect(),
+        );
+        gcp.reservations = vec![
+            reservation("open", "us-central1-a", 4, 1, false),
+            reservation("targeted", "us-central1-a", 2, 0, true),
+            reservation("elsewhere", "us-central1-b", 8, 0, false),
+        ];
+        World {
+            catalog: Catalog::new(),
+            enabled: vec![CloudId::Gcp],
+            kube_contexts: Vec::new(),
+            kube_pricing: KubePricing::default(),
+            reservation_clouds: vec![gcp],
+        }
+    }
+
+    fn launchable(zone: Option<&str>, spot: bool) -> Resources {
+        Resources {
+            cloud: Some(CloudId::Gcp),
+            region: Some("us-central1".into()),
+            zone: zone.map(str::to_string),
+            instance_type: Some("a2-highgpu-1g".into()),
+            use_spot: spot,
+            ..Resources::default()
+        }
+    }
+
+    #[test]
+    fn open_reservations_in_the_zone_count_and_targeted_ones_only_when_named() {
+        let r = launchable(Some("us-central1-a"), false);
+        assert_eq!(world(&[]).reserved_nodes(&r), 3);
+        assert_eq!(
+            world(&["projects/p/reservations/targeted"]).reserved_nodes(&r),
+            5
+        );
+        let b = launchable(Some("us-central1-b"), false);
+        assert_eq!(world(&[]).reserved_nodes(&b), 8);
+    }
+
+    #[test]
+    fn spot_zone_less_and_other_types_have_none() {
+        let w = world(&[]);
+        assert_eq!(
+            w.reserved_nodes(&launchable(Some("us-central1-a"), true)),
+            0
+        );
+        assert_eq!(w.reserved_nodes(&launchable(None, false)), 0);
+        let mut other = launchable(Some("us-central1-a"), false);
+        other.instance_type = Some("a2-highgpu-2g".into());
+        assert_eq!(w.reserved_nodes(&other), 0);
+        other.cloud = Some(CloudId::Aws);
+        assert_eq!(w.reserved_nodes(&other), 0);
     }
 }

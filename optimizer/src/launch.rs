@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 
 use crate::catalog::kubernetes::KubeContext;
 use crate::clouds::aws::{AwsCloud, AwsOptions, az_mapping_hash};
+use crate::clouds::gcp::{GcpCloud, GcpOptions};
 use crate::clouds::kubernetes::{KubernetesCloud, KubernetesOptions, contexts_from_fixture_dir};
 use crate::clouds::{
-    CheckContext, Cloud, CloudFacts, CloudId, EnvMap, FanOut, FanOutOptions, Outcome, azure, cudo,
-    fan_out, gcp, lambda, paperspace, runpod,
+    CheckContext, Cloud, CloudFacts, CloudId, EnvMap, FanOut, FanOutOptions, GcpReservations,
+    Outcome, azure, cudo, fan_out, lambda, paperspace, runpod,
 };
 use crate::config::{self, CatalogSource, ConfigError, SkyConfig};
-use crate::feasibility::World;
+use crate::feasibility::{ReservationCloud, World};
 
 /// Options for [`prepare`]. Every input that would otherwise come from the
 /// process (environment, home, endpoints) is a field, so tests and the
@@ -45,6 +46,8 @@ pub struct LaunchOptions {
     pub aws: AwsOptions,
     /// Kubernetes adapter options.
     pub kubernetes: KubernetesOptions,
+    /// GCP adapter options (reservation lookup: endpoint, timeouts, cache TTL).
+    pub gcp: GcpOptions,
 }
 
 impl LaunchOptions {
@@ -89,6 +92,7 @@ impl LaunchOptions {
             kube_contexts,
             aws: AwsOptions::default(),
             kubernetes: KubernetesOptions::default(),
+            gcp: GcpOptions::default(),
         })
     }
 }
@@ -139,7 +143,7 @@ pub fn registry(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<dyn Clou
         .map(|c| -> Arc<dyn Cloud> {
             match c {
                 CloudId::Aws => Arc::new(AwsCloud::new(options.aws.clone())),
-                CloudId::Gcp => Arc::new(gcp::GcpCloud),
+                CloudId::Gcp => Arc::new(GcpCloud::new(options.gcp.clone())),
                 CloudId::Azure => Arc::new(azure::AzureCloud),
                 CloudId::Lambda => Arc::new(lambda::LambdaCloud),
                 CloudId::Runpod => Arc::new(runpod::RunpodCloud),
@@ -172,6 +176,8 @@ pub fn check_context(options: &LaunchOptions, sky_config: &SkyConfig) -> CheckCo
         refresh: options.refresh,
         cloud_timeout: options.cloud_timeout,
         kubernetes_allowed_contexts: sky_config.kubernetes_allowed_contexts.clone(),
+        reservation_clouds: sky_config.reservation_lookup_clouds(),
+        gcp_project_id: sky_config.gcp_project_id(),
     }
 }
 
@@ -243,6 +249,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
     let mut aws_identity_hash = None;
+    let mut gcp_reservations = None;
     let declared = options.declared_clouds.is_some();
     for cloud in &candidates {
         if offline_kube && *cloud == CloudId::Kubernetes {
@@ -263,6 +270,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
                         aws_identity_hash = f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id))
                     }
                     CloudFacts::Kubernetes(ctxs) => kube_contexts = ctxs.clone(),
+                    CloudFacts::Gcp(r) => gcp_reservations = Some(r.clone()),
                     CloudFacts::Catalog => {}
                 }
                 enabled.push(*cloud);
@@ -301,7 +309,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         enabled,
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
-        reservation_clouds: sky_config.reservation_clouds(),
+        reservation_clouds: reservation_clouds(&sky_config, gcp_reservations),
     };
     Ok(Prepared {
         world,
@@ -312,6 +320,26 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         az_mapping,
         catalog_load,
     })
+}
+
+/// The clouds with reservations configured, with what the adapters fetched.
+fn reservation_clouds(
+    sky_config: &SkyConfig,
+    mut gcp: Option<GcpReservations>,
+) -> Vec<ReservationCloud> {
+    sky_config
+        .reservation_clouds()
+        .into_iter()
+        .map(|cloud| {
+            let mut rc = ReservationCloud::new(cloud, sky_config.specific_reservations(cloud));
+            if cloud == CloudId::Gcp
+                && let Some(fetched) = gcp.take()
+            {
+                rc.reservations = fetched.reservations;
+            }
+            rc
+        })
+        .collect()
 }
 
 /// Validates the DAG against the world, then optimises it. Pure.
@@ -456,7 +484,8 @@ impl CheckReport {
                                 .collect();
                             line.push_str(&format!(" [contexts: {}]", names.join(", ")));
                         }
-                        CloudFacts::Catalog => {}
+                        // `check` never looks reservations up (see below).
+                        CloudFacts::Gcp(_) | CloudFacts::Catalog => {}
                     }
                     match o.cache {
                         crate::clouds::CacheUse::Hit { age } => {
@@ -529,8 +558,10 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
         .copied()
         .filter(|c| !allowed.contains(c))
         .collect();
-    let ctx = Arc::new(check_context(options, &sky_config));
-    let fanout = fan_out(registry(&allowed, options), ctx, options.fanout).await;
+    let mut ctx = check_context(options, &sky_config);
+    // `sky check` checks credentials; like SkyPilot's, it lists no reservations.
+    ctx.reservation_clouds.clear();
+    let fanout = fan_out(registry(&allowed, options), Arc::new(ctx), options.fanout).await;
     let report = CheckReport {
         fanout,
         not_allowed,

@@ -299,9 +299,11 @@ fn estimate(
     for (idx, list) in en.launchable.iter().enumerate() {
         for r in list {
             let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
-            // SkyPilot: hourly × (default runtime 3600 s / 3600) × billable nodes.
+            // SkyPilot: hourly × (default runtime 3600 s / 3600) × billable
+            // nodes; nodes a consumable reservation covers are already paid for.
             const RUNTIME_HOURS: f64 = 1.0;
-            let cost = hourly * RUNTIME_HOURS * task.num_nodes as f64;
+            let billable = (i64::from(task.num_nodes) - world.reserved_nodes(r)).max(0);
+            let cost = hourly * RUNTIME_HOURS * billable as f64;
             rows.push(considered(world, r, cost, idx));
         }
     }

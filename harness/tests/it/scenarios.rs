@@ -10,6 +10,7 @@ const HARNESS_SCENARIOS: &[&str] = &[
     "expired-credentials",
     "flaky-sts",
     "tiny",
+    "gcp-reservations",
 ];
 
 #[test]

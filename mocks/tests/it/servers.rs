@@ -408,3 +408,51 @@ async fn catalog_server_serves_a_directory_tree() {
         "{statuses:?}"
     );
 }
+
+#[tokio::test]
+async fn gcp_pages_the_generated_list() {
+    let reservation = |name: &str| Reservation {
+        name: name.into(),
+        zone: "us-central1-a".into(),
+        machine_type: "a2-highgpu-1g".into(),
+        count: 1,
+        in_use_count: 0,
+        specific_reservation_required: false,
+        status: "READY".into(),
+    };
+    let gcp = GcpMock::builder()
+        .reservation_list(vec![
+            reservation("r1"),
+            reservation("r2"),
+            reservation("r3"),
+        ])
+        .page_size(2)
+        .start()
+        .await
+        .unwrap();
+    let path = "/compute/v1/projects/p/aggregated/reservations";
+    let first = get(&gcp.uri(), path).await.unwrap().json();
+    assert_eq!(
+        first["items"]["zones/us-central1-a"]["reservations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(first["nextPageToken"], "page-1");
+    let second = get(&gcp.uri(), &format!("{path}?pageToken=page-1"))
+        .await
+        .unwrap()
+        .json();
+    assert_eq!(
+        second["items"]["zones/us-central1-a"]["reservations"][0]["name"],
+        "r3"
+    );
+    assert!(second.get("nextPageToken").is_none());
+    let bad = get(&gcp.uri(), &format!("{path}?pageToken=bogus"))
+        .await
+        .unwrap();
+    assert_eq!(bad.status, 400);
+    assert_eq!(gcp.compute_endpoint(), format!("{}/compute/v1/", gcp.uri()));
+    assert!(gcp.authorized_user_json("rt").contains(&gcp.token_uri()));
+}

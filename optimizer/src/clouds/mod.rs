@@ -167,6 +167,13 @@ pub struct CheckContext {
     /// Kubernetes contexts allowed by `~/.sky/config.yaml` (`None` = current context only;
     /// `Some(["all"])` = every context).
     pub kubernetes_allowed_contexts: Option<Vec<String>>,
+    /// Clouds whose reservations must be looked up: `<cloud>.prioritize_reservations`
+    /// or `<cloud>.specific_reservations` in `~/.sky/config.yaml`. Empty (the
+    /// usual case) means no adapter makes a reservation call.
+    pub reservation_clouds: Vec<CloudId>,
+    /// `gcp.project_id` in `~/.sky/config.yaml`: the project whose
+    /// reservations are listed (see `clouds::gcp` for the fallbacks).
+    pub gcp_project_id: Option<String>,
 }
 
 /// Whether a cloud's credentials are present on this machine (cheap, local files only).
@@ -187,6 +194,43 @@ pub enum CloudFacts {
     Aws(AwsFacts),
     /// Kubernetes: the allowed contexts and their nodes.
     Kubernetes(Vec<crate::catalog::kubernetes::KubeContext>),
+    /// GCP with reservations configured: the project's READY reservations.
+    Gcp(GcpReservations),
+}
+
+/// One capacity reservation, as the pure core needs it (SkyPilot's
+/// `GCPReservation`). Not secret: it is cached on disk.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Reservation {
+    /// The name `specific_reservations` lists it by (GCP:
+    /// `projects/<project>/reservations/<name>`, derived from the selfLink).
+    pub name: String,
+    /// Zone name (`us-central1-a`).
+    pub zone: String,
+    /// Machine type it reserves (`a2-highgpu-1g`).
+    pub instance_type: String,
+    /// Reserved instances.
+    pub count: i64,
+    /// Instances currently consuming it.
+    pub in_use_count: i64,
+    /// Targeted: only launches naming it (`specific_reservations`) may use it.
+    pub specific_reservation_required: bool,
+}
+
+impl Reservation {
+    /// Instances still free in this reservation (`count - inUseCount`).
+    pub fn available(&self) -> i64 {
+        self.count - self.in_use_count
+    }
+}
+
+/// The GCP part of [`CloudFacts`]: READY reservations of one project.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GcpReservations {
+    /// The project that was listed.
+    pub project: String,
+    /// Its READY reservations, every zone and machine type.
+    pub reservations: Vec<Reservation>,
 }
 
 /// AWS identity as SkyPilot uses it (`UserId`, `Account`).

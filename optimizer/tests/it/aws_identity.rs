@@ -149,6 +149,8 @@ impl Fixture {
             refresh,
             cloud_timeout: Duration::from_secs(30),
             kubernetes_allowed_contexts: None,
+            reservation_clouds: Vec::new(),
+            gcp_project_id: None,
         }
     }
 
@@ -1055,6 +1057,8 @@ fn concurrent_fetcher_child() {
         refresh: var(CHILD_REFRESH) == "1",
         cloud_timeout: Duration::from_secs(30),
         kubernetes_allowed_contexts: None,
+        reservation_clouds: Vec::new(),
+        gcp_project_id: None,
     };
     let mut options = fast_options();
     options.lock_wait = Duration::from_secs(60);

@@ -38,6 +38,8 @@ fn ctx(home: &Path, kubeconfig: Option<&Path>, allowed: Option<&[&str]>) -> Chec
         refresh: false,
         cloud_timeout: Duration::from_secs(30),
         kubernetes_allowed_contexts: allowed.map(|a| a.iter().map(|s| s.to_string()).collect()),
+        reservation_clouds: Vec::new(),
+        gcp_project_id: None,
     }
 }
 

@@ -8,3 +8,5 @@ mod aws_identity;
 mod scenarios;
 // Whole launches against the mocks: fan-out, caches, partial tables, secrets.
 mod fanout;
+// GCP reservations against the GCP mock: lookup, free reserved nodes, cache, failures, secrets.
+mod gcp_reservations;

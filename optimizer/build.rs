@@ -34,7 +34,12 @@ fn main() {
         }
     };
     for path in &paths {
-        feed(path.strip_prefix(&root).unwrap_or(path).to_string_lossy().as_bytes());
+        feed(
+            path.strip_prefix(&root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .as_bytes(),
+        );
         feed(&std::fs::read(path).unwrap_or_default());
     }
     println!("cargo::rustc-env=SKY_BUNDLED_CATALOGS_ID={hash:016x}");

@@ -1,5 +1,6 @@
 //! `catalog/*`: `load_catalog` of the bundled CSVs (parse + index), all seven
-//! catalog clouds together (parsed on scoped threads) and AWS alone.
+//! catalog clouds together (parsed on scoped threads) and AWS alone; and the
+//! seven loaded from their pre-indexed images, as launches after the first do.
 
 use std::time::Duration;
 
@@ -12,7 +13,11 @@ pub fn benches(c: &mut Criterion) {
     g.sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    for (name, op) in [("load-all-7", Op::LoadAll), ("load-aws", Op::LoadAws)] {
+    for (name, op) in [
+        ("load-all-7", Op::LoadAll),
+        ("load-aws", Op::LoadAws),
+        ("load-all-7-indexed", Op::LoadAllIndexed),
+    ] {
         g.bench_function(name, |b| b.iter(|| op.run(crate::inputs())));
     }
     g.finish();

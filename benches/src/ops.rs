@@ -8,9 +8,10 @@ use anyhow::{Context, anyhow};
 use optimizer::catalog::kubernetes::KubePricing;
 use optimizer::clouds::CloudId;
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
-use optimizer::config::{CatalogSource, load_catalog};
+use optimizer::config::{CatalogSource, load_catalog, load_catalog_indexed};
 use optimizer::feasibility::{World, feasible_resources};
 use optimizer::resources::Resources;
+use optimizer::state::{CatalogIndex, StateDir};
 use optimizer::task::{Dag, Overrides, Task, apply_overrides};
 
 use crate::{CATALOG_CLOUDS, fixtures_dir};
@@ -55,6 +56,9 @@ pub enum Op {
     LoadAll,
     /// `load_catalog(Bundled, [aws])`.
     LoadAws,
+    /// `load_catalog_indexed(Bundled, all 7)` from their stored images: what
+    /// every launch after the first does.
+    LoadAllIndexed,
     /// `feasible_resources` of one cloud for one request.
     Feasibility(CloudId, NamedRequest),
     /// `optimize` of a one-task DAG over the whole world.
@@ -66,7 +70,7 @@ pub enum Op {
 impl Op {
     /// Every operation, in suite order.
     pub fn all() -> Vec<Op> {
-        let mut v = vec![Op::LoadAll, Op::LoadAws];
+        let mut v = vec![Op::LoadAll, Op::LoadAws, Op::LoadAllIndexed];
         for cloud in feasibility_clouds() {
             v.extend(REQUESTS.iter().map(|r| Op::Feasibility(cloud, *r)));
         }
@@ -80,6 +84,7 @@ impl Op {
         match self {
             Op::LoadAll => "catalog/load-all-7".into(),
             Op::LoadAws => "catalog/load-aws".into(),
+            Op::LoadAllIndexed => "catalog/load-all-7-indexed".into(),
             Op::Feasibility(c, r) => format!("feasibility/{}/{}", c.name(), r.name),
             Op::Optimize(r) => format!("optimize/{}", r.name),
             Op::Render => "render/framed-table".into(),
@@ -94,6 +99,12 @@ impl Op {
             }
             Op::LoadAws => {
                 black_box(load_catalog(&CatalogSource::Bundled, &[CloudId::Aws]).ok());
+            }
+            Op::LoadAllIndexed => {
+                let index = Some(&inputs.index.1);
+                black_box(
+                    load_catalog_indexed(&CatalogSource::Bundled, &CATALOG_CLOUDS, index).ok(),
+                );
             }
             Op::Feasibility(cloud, r) => {
                 black_box(feasible_resources(&inputs.world, cloud, inputs.resources(r), 1).ok());
@@ -117,6 +128,8 @@ pub struct Inputs {
     pub dags: Vec<(NamedRequest, Dag)>,
     /// Table rows (header first) of the H100:8 plan.
     pub rows: Vec<Vec<String>>,
+    /// A state folder holding the images of the bundled catalogs.
+    pub index: (std::sync::Arc<tempfile::TempDir>, CatalogIndex),
 }
 
 impl Inputs {
@@ -163,7 +176,19 @@ impl Inputs {
             row.push(String::new());
             rows.push(row);
         }
-        Ok(Inputs { world, dags, rows })
+        let state = tempfile::tempdir().context("creating a state folder")?;
+        let index = StateDir::open(state.path().join("state"))
+            .and_then(|s| CatalogIndex::open(&s))
+            .context("opening the catalog index")?;
+        // The first indexed load parses and stores the images.
+        load_catalog_indexed(&CatalogSource::Bundled, &CATALOG_CLOUDS, Some(&index))
+            .context("indexing the bundled catalogs")?;
+        Ok(Inputs {
+            world,
+            dags,
+            rows,
+            index: (std::sync::Arc::new(state), index),
+        })
     }
 
     /// The DAG of a request.

@@ -137,7 +137,10 @@ pub fn load_catalog_indexed(
     let wanted: Vec<CloudId> = clouds
         .iter()
         .copied()
-        .filter(|c| c.has_csv_catalog() && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some()))
+        .filter(|c| {
+            c.has_csv_catalog()
+                && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some())
+        })
         .collect();
     let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> =
         std::thread::scope(|s| {
@@ -277,7 +280,10 @@ fn load_vms(
     };
     if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
         match CloudCatalog::from_image(cloud, &image, &name) {
-            Ok(loaded) => return Ok(loaded),
+            Ok(loaded) => {
+                tracing::debug!(catalog = %name, "catalog loaded from its image");
+                return Ok(loaded);
+            }
             Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
         }
     }
@@ -286,10 +292,11 @@ fn load_vms(
         Some(path) => read_file(path)?.into(),
     };
     let (catalog, warnings) = CloudCatalog::from_bytes(cloud, &csv, &name)?;
-    if let Some(index) = index
-        && let Err(e) = index.write(&key, &fingerprint, &catalog.to_image(&warnings))
-    {
-        tracing::debug!(catalog = %name, error = %e, "cannot store catalog image");
+    if let Some(index) = index {
+        match index.write(&key, &fingerprint, &catalog.to_image(&warnings)) {
+            Ok(()) => tracing::debug!(catalog = %name, "catalog parsed; image stored"),
+            Err(e) => tracing::debug!(catalog = %name, error = %e, "cannot store catalog image"),
+        }
     }
     Ok((catalog, warnings))
 }

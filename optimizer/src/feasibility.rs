@@ -901,7 +901,10 @@ fn gcp_accelerator_cost(
                 && zone.is_none_or(|z| row.zone.as_deref() == Some(z))
         })
         .collect();
-    let min_price = rows.iter().filter_map(|r| r.price()).fold(f64::NAN, f64::min);
+    let min_price = rows
+        .iter()
+        .filter_map(|r| r.price())
+        .fold(f64::NAN, f64::min);
     if !spot {
         return min_price;
     }

@@ -8,7 +8,6 @@
 //! stale (see `config::load_catalog_indexed`); this module only converts, and
 //! treats any image it cannot fully validate as an error, never as data.
 
-
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -117,14 +116,14 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
         let nums = numbers(row).map(Num::get);
         let nvme = nvme_byte(row.nvme_supported);
         let mut mask = 0u16;
-        for i in 0..STRING_FIELDS {
-            if ids[i] != prev_ids[i] {
+        for (i, (id, prev)) in ids.iter().zip(&prev_ids).enumerate() {
+            if id != prev {
                 mask |= 1 << i;
             }
         }
-        for i in 0..NUMBER_FIELDS {
+        for (i, (number, prev)) in nums.iter().zip(&prev_numbers).enumerate() {
             // Compare bits: -0.0 and 0.0 must both survive.
-            if nums[i].map(f64::to_bits) != prev_numbers[i].map(f64::to_bits) {
+            if number.map(f64::to_bits) != prev.map(f64::to_bits) {
                 mask |= 1 << (STRING_FIELDS + i);
             }
         }
@@ -132,9 +131,9 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
             mask |= NVME_BIT;
         }
         out.extend_from_slice(&mask.to_le_bytes());
-        for i in 0..STRING_FIELDS {
+        for (i, &id) in ids.iter().enumerate() {
             if mask & (1 << i) != 0 {
-                let mut v = ids[i];
+                let mut v = id;
                 loop {
                     let byte = (v & 0x7f) as u8;
                     v >>= 7;
@@ -146,9 +145,9 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
                 }
             }
         }
-        for i in 0..NUMBER_FIELDS {
+        for (i, number) in nums.iter().enumerate() {
             if mask & (1 << (STRING_FIELDS + i)) != 0 {
-                out.extend_from_slice(&nums[i].unwrap_or(f64::NAN).to_le_bytes());
+                out.extend_from_slice(&number.unwrap_or(f64::NAN).to_le_bytes());
             }
         }
         if mask & NVME_BIT != 0 {
@@ -188,11 +187,7 @@ impl RowReader<'_> {
     }
 }
 
-fn decode_rows(
-    bytes: &[u8],
-    count: usize,
-    strings: &[Text],
-) -> Result<Vec<VmRow>, ImageError> {
+fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow>, ImageError> {
     let string = |id: u32| -> Result<Option<Text>, ImageError> {
         match id {
             0 => Ok(None),

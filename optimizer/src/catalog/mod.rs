@@ -219,7 +219,11 @@ impl VmRow {
 
     /// The price column selected by `spot`.
     pub fn price_for(&self, spot: bool) -> Option<f64> {
-        if spot { self.spot_price() } else { self.price() }
+        if spot {
+            self.spot_price()
+        } else {
+            self.price()
+        }
     }
 }
 
@@ -291,7 +295,11 @@ impl CloudCatalog {
                 source_name: source_name.to_string(),
             });
         }
-        let col = |name: &str| headers.iter().position(|h| h.trim_ascii() == name.as_bytes());
+        let col = |name: &str| {
+            headers
+                .iter()
+                .position(|h| h.trim_ascii() == name.as_bytes())
+        };
         let required = |name: &'static str| {
             col(name).ok_or_else(|| CatalogError::MissingColumn {
                 source_name: source_name.to_string(),
@@ -902,21 +910,5 @@ mod tests {
         assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
         assert!(mapped.has_instance_type("m6i.large"));
         assert_eq!(cat.rows.len(), 2);
-    }
-}
-
-#[cfg(test)]
-mod timing_probe {
-    #[test]
-    #[ignore]
-    fn probe() {
-        let data = super::bundled::vms_csv(crate::clouds::CloudId::Aws).unwrap();
-        for _ in 0..5 {
-            let t = std::time::Instant::now();
-            let (c, _) = super::CloudCatalog::from_bytes(crate::clouds::CloudId::Aws, data, "aws").unwrap();
-            let e = t.elapsed();
-            std::mem::forget(c);
-            eprintln!("aws from_bytes {e:?}");
-        }
     }
 }

@@ -556,17 +556,46 @@ mod tests {
 
     #[test]
     fn plain_names_match_exactly_like_their_regexes() {
-        let names = ["H100", "h100", "A100-80GB", "tpu-v4-8", "L4", "a10g", "V100_x", "A100.*"];
+        let names = [
+            "H100",
+            "h100",
+            "A100-80GB",
+            "tpu-v4-8",
+            "L4",
+            "a10g",
+            "V100_x",
+            "A100.*",
+        ];
         let texts = [
-            "H100", "h100", "H100-80GB", "A100-80GB", "a100-80gb", "L4", "L40S", "xl4x", "",
-            "A10G", "\u{212a}80", "tpu-v4-8", "A100", "v100_X",
+            "H100",
+            "h100",
+            "H100-80GB",
+            "A100-80GB",
+            "a100-80gb",
+            "L4",
+            "L40S",
+            "xl4x",
+            "",
+            "A10G",
+            "\u{212a}80",
+            "tpu-v4-8",
+            "A100",
+            "v100_X",
         ];
         for name in names {
             let pattern = NamePattern::new(name);
             let (full, contains) = pattern.regexes();
             for text in texts {
-                assert_eq!(pattern.full_match(text), full.is_match(text), "{name} ~ {text}");
-                assert_eq!(pattern.contains(text), contains.is_match(text), "{name} in {text}");
+                assert_eq!(
+                    pattern.full_match(text),
+                    full.is_match(text),
+                    "{name} ~ {text}"
+                );
+                assert_eq!(
+                    pattern.contains(text),
+                    contains.is_match(text),
+                    "{name} in {text}"
+                );
             }
         }
     }

@@ -44,10 +44,7 @@ impl CatalogIndex {
         let prefix = format!("{}-", short_hash(source));
         let name = format!(
             "{prefix}{}.idx",
-            short_hash(&format!(
-                "{fingerprint}\0{}",
-                env!("CARGO_PKG_VERSION")
-            ))
+            short_hash(&format!("{fingerprint}\0{}", env!("CARGO_PKG_VERSION")))
         );
         let path = self.dir.join(&name);
         (prefix, path)
@@ -98,11 +95,23 @@ mod tests {
         assert!(index.read("bundled/aws", "v1").is_none());
         index.write("bundled/aws", "v1", b"one").unwrap();
         index.write("bundled/gcp", "v1", b"gcp").unwrap();
-        assert_eq!(index.read("bundled/aws", "v1").as_deref(), Some(&b"one"[..]));
+        assert_eq!(
+            index.read("bundled/aws", "v1").as_deref(),
+            Some(&b"one"[..])
+        );
         index.write("bundled/aws", "v2", b"two").unwrap();
-        assert!(index.read("bundled/aws", "v1").is_none(), "old image pruned");
-        assert_eq!(index.read("bundled/aws", "v2").as_deref(), Some(&b"two"[..]));
-        assert_eq!(index.read("bundled/gcp", "v1").as_deref(), Some(&b"gcp"[..]));
+        assert!(
+            index.read("bundled/aws", "v1").is_none(),
+            "old image pruned"
+        );
+        assert_eq!(
+            index.read("bundled/aws", "v2").as_deref(),
+            Some(&b"two"[..])
+        );
+        assert_eq!(
+            index.read("bundled/gcp", "v1").as_deref(),
+            Some(&b"gcp"[..])
+        );
         for e in fs::read_dir(index.dir()).unwrap() {
             let e = e.unwrap();
             assert_eq!(e.metadata().unwrap().permissions().mode() & 0o777, 0o600);

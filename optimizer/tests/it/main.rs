@@ -10,3 +10,5 @@ mod scenarios;
 mod fanout;
 // GCP reservations against the GCP mock: lookup, free reserved nodes, cache, failures, secrets.
 mod gcp_reservations;
+// Pre-indexed catalog images in the state folder.
+mod catalog_index;

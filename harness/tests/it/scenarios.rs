@@ -11,6 +11,7 @@ const HARNESS_SCENARIOS: &[&str] = &[
     "flaky-sts",
     "tiny",
     "gcp-reservations",
+    "all-8-clouds",
 ];
 
 #[test]

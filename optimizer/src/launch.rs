@@ -152,13 +152,9 @@ pub fn registry(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<dyn Clou
                 CloudId::Kubernetes => {
                     let mut kube = options.kubernetes.clone();
                     if kube.node_cache.is_none() {
-                        // Without a usable state folder the nodes are simply listed every time.
-                        match crate::state::StateDir::open(&options.state_dir)
-                            .and_then(|s| crate::clouds::kubernetes::StateNodeCache::open(&s))
-                        {
-                            Ok(cache) => kube.node_cache = Some(Arc::new(cache)),
-                            Err(e) => tracing::warn!(error = %e, "Kubernetes node cache disabled"),
-                        }
+                        kube.node_cache = Some(Arc::new(
+                            crate::clouds::kubernetes::LazyStateNodeCache::new(&options.state_dir),
+                        ));
                     }
                     Arc::new(KubernetesCloud::new(kube))
                 }

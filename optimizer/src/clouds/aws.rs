@@ -158,6 +158,30 @@ impl fmt::Debug for AwsCloud {
     }
 }
 
+/// The SDK's HTTPS client, minus its eager start-up: the stock client loads
+/// the system trust store (~150 PEM files, 8–20 ms) as soon as any SDK client
+/// is configured, even when the identity then comes from the cache and no
+/// request is ever made. This one builds its connector (and loads the store)
+/// on the first request instead.
+#[derive(Debug)]
+struct TlsOnFirstRequest(SharedHttpClient);
+
+impl aws_smithy_runtime_api::client::http::HttpClient for TlsOnFirstRequest {
+    fn http_connector(
+        &self,
+        settings: &aws_smithy_runtime_api::client::http::HttpConnectorSettings,
+        components: &aws_smithy_runtime_api::client::runtime_components::RuntimeComponents,
+    ) -> aws_smithy_runtime_api::client::http::SharedHttpConnector {
+        self.0.http_connector(settings, components)
+    }
+
+    fn connector_metadata(
+        &self,
+    ) -> Option<aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata> {
+        self.0.connector_metadata()
+    }
+}
+
 impl Default for AwsCloud {
     fn default() -> Self {
         AwsCloud::new(AwsOptions::default())
@@ -173,6 +197,7 @@ impl AwsCloud {
                 tls::rustls_provider::CryptoMode::Ring,
             ))
             .build_https();
+        let http = SharedHttpClient::new(TlsOnFirstRequest(http));
         AwsCloud { options, http }
     }
 

@@ -703,6 +703,55 @@ pub struct StateNodeCache {
     hasher: crate::state::KeyedHasher,
 }
 
+/// A [`StateNodeCache`] opened on first use, from inside the Kubernetes
+/// check: opening may create the state folder and its key (with fsyncs), and
+/// doing that while the adapters are being built would delay every cloud's
+/// check, not just this one.
+#[derive(Debug)]
+pub struct LazyStateNodeCache {
+    state_dir: std::path::PathBuf,
+    opened: std::sync::OnceLock<Option<StateNodeCache>>,
+}
+
+impl LazyStateNodeCache {
+    /// A node cache under the state folder `state_dir`, opened when first used.
+    pub fn new(state_dir: impl Into<std::path::PathBuf>) -> Self {
+        LazyStateNodeCache {
+            state_dir: state_dir.into(),
+            opened: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn cache(&self) -> Option<&StateNodeCache> {
+        self.opened
+            .get_or_init(|| {
+                crate::state::StateDir::open(&self.state_dir)
+                    .and_then(|s| StateNodeCache::open(&s))
+                    // Without a usable state folder the nodes are simply listed every time.
+                    .inspect_err(|e| tracing::warn!(error = %e, "Kubernetes node cache disabled"))
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
+impl NodeCache for LazyStateNodeCache {
+    fn get(
+        &self,
+        context: &str,
+        server: &str,
+        max_age: Duration,
+    ) -> Option<(Vec<KubeNode>, Duration)> {
+        self.cache()?.get(context, server, max_age)
+    }
+
+    fn put(&self, context: &str, server: &str, nodes: &[KubeNode], ttl: Duration) {
+        if let Some(cache) = self.cache() {
+            cache.put(context, server, nodes, ttl);
+        }
+    }
+}
+
 /// Cache kind (folder) of Kubernetes node listings.
 pub const NODE_CACHE_KIND: &str = "kube-nodes";
 

@@ -287,6 +287,7 @@ fn load_vms(
             Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
         }
     }
+    lower_this_threads_priority();
     let csv: std::borrow::Cow<'static, [u8]> = match &path {
         None => bundled::vms_csv(cloud).unwrap_or_default().into(),
         Some(path) => read_file(path)?.into(),
@@ -299,6 +300,19 @@ fn load_vms(
         }
     }
     Ok((catalog, warnings))
+}
+
+/// Parsing CSVs is a launch's one long CPU burst (tens of milliseconds of
+/// CPU over the catalogs). Competing at equal priority, the parser threads
+/// would slow the cloud checks' own CPU work (SDK set-up, trust store, cache)
+/// that sits before their requests, although a cold launch waits on the
+/// network, not on the catalogs, which have a second to load. Called on the
+/// short-lived parser thread only: on Linux the nice value is per thread.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::setpriority_process(None, 10) {
+        tracing::debug!(error = %e, "cannot lower the catalog parser's priority");
+    }
 }
 
 impl LoadedCatalog {

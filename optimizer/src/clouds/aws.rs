@@ -148,6 +148,8 @@ impl Default for AwsOptions {
 pub struct AwsCloud {
     options: AwsOptions,
     http: SharedHttpClient,
+    /// The client inside `http`, for [`AwsCloud::prewarm_tls`].
+    https: SharedHttpClient,
 }
 
 impl fmt::Debug for AwsCloud {
@@ -197,8 +199,13 @@ impl AwsCloud {
                 tls::rustls_provider::CryptoMode::Ring,
             ))
             .build_https();
+        let https = http.clone();
         let http = SharedHttpClient::new(TlsOnFirstRequest(http));
-        AwsCloud { options, http }
+        AwsCloud {
+            options,
+            http,
+            https,
+        }
     }
 
     /// The options this adapter was built with.
@@ -206,7 +213,37 @@ impl AwsCloud {
         &self.options
     }
 
+    /// Loads the system trust store on a detached thread when this launch
+    /// will certainly call STS (`--refresh`, or no identity was ever cached in
+    /// this state folder): the request then follows the SDK configuration and
+    /// the cache set-up (key, folders, fsyncs), work the 8–20 ms load can
+    /// overlap. Detached, so it never delays the exit.
+    fn prewarm_tls(&self, ctx: &CheckContext) {
+        let cached_before = std::fs::read_dir(ctx.state_dir.join(IDENTITY_CACHE_KIND))
+            .is_ok_and(|mut entries| entries.next().is_some());
+        if cached_before && !ctx.refresh {
+            return;
+        }
+        let https = self.https.clone();
+        let spawned = std::thread::Builder::new()
+            .name("tls-prewarm".into())
+            .spawn(move || {
+                use aws_smithy_runtime_api::client::http::HttpClient;
+                use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
+                // Builds a connector as the first request would; the loaded
+                // trust store is kept for the process.
+                let _ = https.validate_base_client_config(
+                    &RuntimeComponentsBuilder::new("tls-prewarm"),
+                    &aws_sdk_sts::config::ConfigBag::base(),
+                );
+            });
+        if let Err(e) = spawned {
+            debug!(error = %e, "cannot start the TLS prewarm thread");
+        }
+    }
+
     async fn identity(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
+        self.prewarm_tls(ctx);
         let files = SharedFiles::read(ctx)?;
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
         let sdk = self.sdk_config(ctx, &files, &source).await;

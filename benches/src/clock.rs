@@ -2,21 +2,29 @@
 //!
 //! On a shared 2-core VM, wall-clock time of a microbenchmark mostly measures
 //! how often the thread was preempted (A/A runs drifted by 5× during other
-//! builds). The thread's own CPU time (`/proc/thread-self/schedstat`,
+//! builds). The thread's own CPU time (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`,
 //! nanoseconds) excludes time spent descheduled, so the single-threaded
-//! CPU-bound groups (feasibility, optimize, render) use it. Where the file is
-//! unreadable (non-Linux, no schedstats) it falls back to wall time, and says
-//! so once on stderr.
+//! CPU-bound groups (feasibility, optimize, render) use it. (Not
+//! `/proc/thread-self/schedstat`: the kernel updates a running thread's total
+//! there only at ticks and switches, so a sub-millisecond batch could read
+//! as zero.) Off Linux it falls back to wall time, and says so once on stderr.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 
-/// Thread CPU time in nanoseconds, or `None` when the kernel does not expose it.
+/// Thread CPU time in nanoseconds, or `None` where the platform has no such clock.
 pub fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
+    #[cfg(target_os = "linux")]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
 }
 
 fn origin() -> Instant {
@@ -29,7 +37,7 @@ fn cpu_available() -> bool {
     *AVAILABLE.get_or_init(|| {
         let ok = thread_cpu_ns().is_some();
         if !ok {
-            eprintln!("benches: /proc/thread-self/schedstat is unreadable; CPU-time groups fall back to wall time");
+            eprintln!("benches: no thread CPU clock on this platform; CPU-time groups fall back to wall time");
         }
         ok
     })
@@ -128,5 +136,31 @@ impl Contention {
         let busy = later.busy_ticks.saturating_sub(self.busy_ticks) as f64;
         let own = later.own_ticks.saturating_sub(self.own_ticks) as f64;
         ((busy - own).max(0.0) / TICKS_PER_SECOND) / wall
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::thread_cpu_ns;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn thread_cpu_time_counts_work_at_fine_grain_and_not_sleep() {
+        let before = thread_cpu_ns().expect("Linux has a thread CPU clock");
+        let spin = Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < Duration::from_micros(300) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let after_work = thread_cpu_ns().unwrap();
+        // A schedstat-style counter would often still read the same here.
+        assert!(after_work > before, "300 µs of work read as no CPU time");
+        std::thread::sleep(Duration::from_millis(30));
+        let after_sleep = thread_cpu_ns().unwrap();
+        assert!(
+            after_sleep - after_work < 10_000_000,
+            "sleeping counted as CPU time: {} ns",
+            after_sleep - after_work
+        );
     }
 }

@@ -629,16 +629,7 @@ fn classify_sts_error<E: ProvideErrorMetadata>(
 
 /// An error and its sources on one line, with known secrets removed.
 fn one_line(err: &(dyn std::error::Error + 'static), secrets: &[&str]) -> String {
-    let mut parts = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
-    truncate(&redact(&parts.join(": "), secrets))
+    truncate(&redact(&super::error_chain(err), secrets))
 }
 
 fn redact(text: &str, secrets: &[&str]) -> String {

@@ -310,6 +310,21 @@ pub trait Cloud: Send + Sync {
     ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
 }
 
+/// An error and its sources on one line (a source already contained in an
+/// earlier message is skipped: SDK errors often repeat their cause).
+pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
 /// Looks for the first existing credential file. An entry in upper case names
 /// an environment variable holding a path; other entries are relative to home.
 pub(crate) fn credentials_from_files(

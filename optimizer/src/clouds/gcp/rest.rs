@@ -110,7 +110,7 @@ impl Http {
                 .client
                 .request(request)
                 .await
-                .map_err(|e| Failure::Transport(error_chain(&e)))?;
+                .map_err(|e| Failure::Transport(crate::clouds::error_chain(&e)))?;
             let status = response.status();
             let body = Limited::new(response.into_body(), MAX_BODY_BYTES)
                 .collect()
@@ -295,20 +295,6 @@ pub fn reservation_name(self_link: &str) -> String {
     let mut name = slice(6, 4);
     name.extend(slice(2, 0));
     name.join("/")
-}
-
-/// An error and its sources on one line.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
-    parts.join(": ")
 }
 
 /// The message of a Google API or OAuth error body, else its first line.

@@ -360,7 +360,7 @@ impl CloudCatalog {
         ))
     }
 
-    /// Builds a catalog from rows (used by loaders, tests and the AZ-mapping join).
+    /// Builds a catalog from rows (used by the CSV and image loaders and tests).
     pub fn from_rows(cloud: CloudId, rows: Vec<VmRow>, has_zones: bool, schema: Schema) -> Self {
         CloudCatalog {
             cloud,

@@ -27,8 +27,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use mocks::{MockSet, MocksSpec};
-use optimizer::clouds::{CloudId, EnvMap};
+use optimizer::clouds::EnvMap;
 use optimizer::launch::{LaunchOptions, LaunchResult, Request};
+use planner::cloud::CloudId;
 use tempfile::TempDir;
 
 /// Environment variable naming the JSON file where benchmarks record what
@@ -194,7 +195,7 @@ impl LaunchBench {
         options.kubernetes.kubeconfig = Some(kubeconfig);
         let request = Request {
             yaml: None,
-            overrides: optimizer::task::Overrides {
+            overrides: planner::task::Overrides {
                 gpus: Some("H100:8".into()),
                 ..Default::default()
             },

@@ -5,14 +5,15 @@
 use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
-use optimizer::catalog::kubernetes::KubePricing;
-use optimizer::clouds::CloudId;
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::config::{CatalogSource, load_catalog, load_catalog_indexed};
-use optimizer::feasibility::{World, feasible_resources};
-use optimizer::resources::Resources;
 use optimizer::state::{CatalogIndex, StateDir};
-use optimizer::task::{Dag, Overrides, Task, apply_overrides};
+use planner::catalog::kubernetes::KubePricing;
+use planner::cloud::CloudId;
+use planner::feasibility::feasible_resources;
+use planner::resources::Resources;
+use planner::task::{Dag, Overrides, Task, apply_overrides};
+use planner::world::World;
 
 use crate::{CATALOG_CLOUDS, fixtures_dir};
 
@@ -110,10 +111,10 @@ impl Op {
                 black_box(feasible_resources(&inputs.world, cloud, inputs.resources(r), 1).ok());
             }
             Op::Optimize(r) => {
-                black_box(optimizer::optimize::optimize(&inputs.world, inputs.dag(r)));
+                black_box(planner::optimize::optimize(&inputs.world, inputs.dag(r)));
             }
             Op::Render => {
-                black_box(optimizer::render::framed_table(black_box(&inputs.rows)));
+                black_box(planner::render::framed_table(black_box(&inputs.rows)));
             }
         }
     }
@@ -160,7 +161,7 @@ impl Inputs {
                 .map_err(|e| anyhow!("request {}: {}", r.name, e.message))?;
             dags.push((r, dag));
         }
-        let plan = optimizer::optimize::optimize(&world, &dags[0].1)
+        let plan = planner::optimize::optimize(&world, &dags[0].1)
             .result
             .map_err(|e| anyhow!("optimising H100:8: {}", e.message))?;
         let task = plan.tasks.first().context("the H100:8 plan has no task")?;

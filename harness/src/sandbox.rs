@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mocks::MockSet;
-use optimizer::clouds::CloudId;
+use planner::cloud::CloudId;
 
 use crate::error::{HarnessError, Result};
 use crate::scenario::Scenario;

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use optimizer::clouds::CloudId;
-use optimizer::task::Overrides;
+use planner::cloud::CloudId;
+use planner::task::Overrides;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};

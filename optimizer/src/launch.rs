@@ -5,16 +5,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::catalog::kubernetes::KubeContext;
 use crate::clouds::aws::{AwsCloud, AwsOptions, az_mapping_hash};
 use crate::clouds::gcp::{GcpCloud, GcpOptions};
 use crate::clouds::kubernetes::{KubernetesCloud, KubernetesOptions, contexts_from_fixture_dir};
 use crate::clouds::{
-    CheckContext, Cloud, CloudFacts, CloudId, EnvMap, FanOut, FanOutOptions, GcpReservations,
-    Outcome, azure, cudo, fan_out, lambda, paperspace, runpod,
+    CheckContext, Cloud, EnvMap, FanOutOptions, azure, cudo, fan_out, lambda, paperspace, runpod,
 };
-use crate::config::{self, CatalogSource, ConfigError, SkyConfig};
-use crate::feasibility::{ReservationCloud, World};
+use crate::config::{self, CatalogSource, ConfigError};
+use planner::catalog::kubernetes::KubeContext;
+use planner::check::{CloudFacts, FanOut, GcpReservations, Outcome};
+use planner::cloud::CloudId;
+use planner::config::SkyConfig;
+use planner::world::{ReservationCloud, World};
 
 /// Options for [`prepare`]. Every input that would otherwise come from the
 /// process (environment, home, endpoints) is a field, so tests and the
@@ -59,7 +61,7 @@ impl LaunchOptions {
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".sky"));
         let declared_clouds = match env.get("SKY_ENABLED_CLOUDS") {
-            Some(v) => Some(config::parse_enabled_clouds(v)?),
+            Some(v) => Some(planner::config::parse_enabled_clouds(v)?),
             None => None,
         };
         let kube_nodes_dir = env
@@ -339,14 +341,14 @@ fn reservation_clouds(
 }
 
 /// Validates the DAG against the world, then optimises it. Pure.
-pub fn plan(world: &World, dag: &mut crate::task::Dag) -> crate::optimize::Optimized {
-    if let Err(e) = crate::validate::validate_dag(world, dag) {
-        return crate::optimize::Optimized {
+pub fn plan(world: &World, dag: &mut planner::task::Dag) -> planner::optimize::Optimized {
+    if let Err(e) = planner::validate::validate_dag(world, dag) {
+        return planner::optimize::Optimized {
             log: Vec::new(),
             result: Err(e),
         };
     }
-    crate::optimize::optimize(world, dag)
+    planner::optimize::optimize(world, dag)
 }
 
 /// Version tag of the JSON document printed by `sky launch -o json`.
@@ -356,7 +358,7 @@ pub const PLAN_SCHEMA: &str = "sky-plan/v1";
 pub fn plan_json(
     prepared: &Prepared,
     cluster: &str,
-    optimized: &crate::optimize::Optimized,
+    optimized: &planner::optimize::Optimized,
 ) -> serde_json::Value {
     let clouds: Vec<serde_json::Value> = prepared
         .fanout
@@ -385,7 +387,7 @@ pub fn plan_json(
         Err(e) => (
             serde_json::Value::Null,
             Some(
-                serde_json::json!({"kind": e.kind.python_name(), "message": crate::render::strip_ansi(&e.message)}),
+                serde_json::json!({"kind": e.kind.python_name(), "message": planner::render::strip_ansi(&e.message)}),
             ),
         ),
     };
@@ -397,7 +399,7 @@ pub fn plan_json(
         "catalog": prepared.catalog_source.to_string(),
         "aws_az_mapping": prepared.az_mapping,
         "checks": clouds,
-        "log": optimized.log.iter().map(|l| crate::render::strip_ansi(l)).collect::<Vec<_>>(),
+        "log": optimized.log.iter().map(|l| planner::render::strip_ansi(l)).collect::<Vec<_>>(),
         "plan": plan,
         "error": error,
     })
@@ -450,7 +452,7 @@ impl CheckReport {
 
     /// Human-readable lines, one per cloud.
     pub fn lines(&self) -> Vec<String> {
-        use crate::render::ansi;
+        use planner::render::ansi;
         let mut out = Vec::new();
         for r in &self.fanout.reports {
             match &r.outcome {
@@ -484,11 +486,11 @@ impl CheckReport {
                         CloudFacts::Gcp(_) | CloudFacts::Catalog => {}
                     }
                     match o.cache {
-                        crate::clouds::CacheUse::Hit { age } => {
+                        planner::check::CacheUse::Hit { age } => {
                             line.push_str(&format!(" (cached, {}s old)", age.as_secs()))
                         }
-                        crate::clouds::CacheUse::Miss => line.push_str(" (fetched)"),
-                        crate::clouds::CacheUse::None => {}
+                        planner::check::CacheUse::Miss => line.push_str(" (fetched)"),
+                        planner::check::CacheUse::None => {}
                     }
                     out.push(line);
                 }
@@ -593,7 +595,7 @@ pub struct Request {
     /// Task YAML text and a name for it in messages.
     pub yaml: Option<(String, String)>,
     /// Flag overrides (`--gpus`, `--cpus`, ...).
-    pub overrides: crate::task::Overrides,
+    pub overrides: planner::task::Overrides,
 }
 
 /// Everything one in-process launch produced.
@@ -602,7 +604,7 @@ pub struct LaunchResult {
     /// Checks, world, warnings.
     pub prepared: Prepared,
     /// The optimizer's log and plan (or SkyPilot's error).
-    pub optimized: crate::optimize::Optimized,
+    pub optimized: planner::optimize::Optimized,
 }
 
 impl LaunchResult {
@@ -610,14 +612,14 @@ impl LaunchResult {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for l in &self.optimized.log {
-            out.push_str(&crate::render::strip_ansi(l));
+            out.push_str(&planner::render::strip_ansi(l));
             out.push('\n');
         }
         if let Err(e) = &self.optimized.result {
             out.push_str(&format!(
                 "{}: {}\n",
                 e.kind.python_name(),
-                crate::render::strip_ansi(&e.message)
+                planner::render::strip_ansi(&e.message)
             ));
         }
         out
@@ -631,19 +633,19 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     let prepared = prepare(options).await?;
     let metadata = &prepared.world.catalog.gpu_metadata;
     let dag = match &request.yaml {
-        Some((text, source)) => crate::task::parse_task_yaml(text, source, metadata),
-        None => Ok(crate::task::Dag {
-            tasks: vec![crate::task::Task {
+        Some((text, source)) => planner::task::parse_task_yaml(text, source, metadata),
+        None => Ok(planner::task::Dag {
+            tasks: vec![planner::task::Task {
                 name: Some("sky-cmd".into()),
                 ..Default::default()
             }],
         }),
     };
     let optimized = match dag.and_then(|mut d| {
-        crate::task::apply_overrides(&mut d, &request.overrides, metadata).map(|_| d)
+        planner::task::apply_overrides(&mut d, &request.overrides, metadata).map(|_| d)
     }) {
         Ok(mut dag) => plan(&prepared.world, &mut dag),
-        Err(e) => crate::optimize::Optimized {
+        Err(e) => planner::optimize::Optimized {
             log: Vec::new(),
             result: Err(e),
         },

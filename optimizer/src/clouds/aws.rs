@@ -35,11 +35,10 @@ use futures::future::BoxFuture;
 use md5::{Digest, Md5};
 use tracing::{Instrument, debug, warn};
 
-use super::{
-    AwsFacts, AwsIdentity, CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudFacts,
-    CloudId, Credentials,
-};
+use super::{CheckContext, Cloud, Credentials};
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
+use planner::check::{AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts};
+use planner::cloud::CloudId;
 
 /// The cache kind (folder under the state directory) of AWS identities.
 pub const IDENTITY_CACHE_KIND: &str = "identity";

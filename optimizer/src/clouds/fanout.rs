@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use super::{CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials};
+use super::{CheckContext, Cloud, Credentials};
+use planner::check::{CacheUse, CloudError, CloudReport, FanOut, Outcome};
+use planner::cloud::CloudId;
 
 /// How to run the checks.
 #[derive(Debug, Clone, Copy)]
@@ -25,56 +27,6 @@ impl Default for FanOutOptions {
             serial: false,
             global_deadline: Duration::from_secs(10),
         }
-    }
-}
-
-/// What happened to one cloud.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// Checked successfully.
-    Ready(CheckOutcome),
-    /// No credentials on this machine; the text says how to set them up.
-    NoCredentials(String),
-    /// The check failed (timeout, auth, service error); the cloud is left out.
-    Failed(CloudError),
-}
-
-/// One cloud's line in the fan-out result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CloudReport {
-    /// The cloud.
-    pub cloud: CloudId,
-    /// What happened.
-    pub outcome: Outcome,
-    /// When its check started, relative to the fan-out's start.
-    pub started: Duration,
-    /// How long its check took.
-    pub elapsed: Duration,
-}
-
-impl CloudReport {
-    /// Cache use of a successful check.
-    pub fn cache(&self) -> CacheUse {
-        match &self.outcome {
-            Outcome::Ready(o) => o.cache,
-            _ => CacheUse::None,
-        }
-    }
-}
-
-/// The result of [`fan_out`].
-#[derive(Debug, Clone)]
-pub struct FanOut {
-    /// One report per cloud, in the order the clouds were given.
-    pub reports: Vec<CloudReport>,
-    /// Wall time of the whole fan-out.
-    pub wall: Duration,
-}
-
-impl FanOut {
-    /// The report that finished last (the critical path).
-    pub fn critical_path(&self) -> Option<&CloudReport> {
-        self.reports.iter().max_by_key(|r| r.started + r.elapsed)
     }
 }
 

@@ -15,7 +15,7 @@
 //!    HMAC of the credentials file, the project and the API root.
 //!
 //! The pure core decides which reservations a launchable can consume
-//! ([`crate::feasibility::World::reserved_nodes`]). A failed lookup makes GCP
+//! ([`planner::world::World::reserved_nodes`]). A failed lookup makes GCP
 //! a failed cloud (left out of the table with a one-line warning); SkyPilot
 //! aborts the whole optimisation instead.
 //!
@@ -43,11 +43,12 @@ use adc::AdcFile;
 pub use adc::{DEFAULT_TOKEN_URI, adc_path};
 pub use rest::reservation_name;
 
-use super::{
-    CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudFacts, CloudId, Credentials,
-    GcpReservations, Reservation,
-};
+use super::{CheckContext, Cloud, Credentials};
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
+use planner::check::{
+    CacheUse, CheckOutcome, CloudError, CloudFacts, GcpReservations, Reservation,
+};
+use planner::cloud::CloudId;
 use rest::{Failure, Http};
 
 /// The cache kind (folder under the state directory) of reservation lists.

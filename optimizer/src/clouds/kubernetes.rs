@@ -8,7 +8,7 @@
 //! [`KubeContext`] whose `nodes` is SkyPilot's error text when the context
 //! cannot be listed. An unreachable context is data, never a hang or an
 //! abort. Everything about the nodes themselves lives in the pure module
-//! [`crate::catalog::kubernetes`]; this module fetches the raw `NodeList`
+//! [`planner::catalog::kubernetes`]; this module fetches the raw `NodeList`
 //! JSON and hands it to [`parse_node_list`].
 //!
 //! Never reads the process environment or home directory: only the
@@ -24,13 +24,13 @@ use futures::future::{BoxFuture, join_all};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use tracing::Instrument;
 
-use super::{
-    CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudFacts, CloudId, Credentials,
-};
-use crate::catalog::kubernetes::{
+use super::{CheckContext, Cloud, Credentials};
+use planner::catalog::kubernetes::{
     AllowedContexts, KubeContext, KubeNode, allowed_contexts, parse_node_list,
     unreachable_api_message, unreachable_timeout_message,
 };
+use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
+use planner::cloud::CloudId;
 
 /// SkyPilot's exponential backoff between node-listing attempts
 /// (`common_utils.Backoff(initial_backoff=1, max_backoff_factor=3)`).

@@ -2,10 +2,9 @@
 
 use futures::future::BoxFuture;
 
-use super::{
-    CheckContext, CheckOutcome, Cloud, CloudError, CloudId, Credentials, catalog_only_check,
-    credentials_from_files,
-};
+use super::{CheckContext, Cloud, Credentials, catalog_only_check, credentials_from_files};
+use planner::check::{CheckOutcome, CloudError};
+use planner::cloud::CloudId;
 
 /// The RunPod adapter.
 #[derive(Debug, Clone, Copy, Default)]

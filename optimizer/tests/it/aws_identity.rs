@@ -10,11 +10,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use optimizer::clouds::aws::{
     AwsCloud, AwsOptions, IDENTITY_CACHE_KIND, IDENTITY_CACHE_SCHEMA, az_mapping_hash,
 };
-use optimizer::clouds::{
-    AwsFacts, AwsIdentity, CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudFacts,
-    Credentials, EnvMap,
-};
+use optimizer::clouds::{CheckContext, Cloud, Credentials, EnvMap};
 use optimizer::state::{Clock, Lookup, MissReason, StateDir};
+use planner::check::{AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts};
 use wiremock::matchers::{body_string_contains, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -6,9 +6,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mocks::{Fault, GpuLabel, KubeMock, Latency, NodePool, StsMock, write_kubeconfig};
-use optimizer::clouds::{CacheUse, CloudId, Outcome};
 use optimizer::launch::{LaunchOptions, Request, run};
-use optimizer::task::Overrides;
+use planner::check::{CacheUse, Outcome};
+use planner::cloud::CloudId;
+use planner::task::Overrides;
 
 const CANARY_SECRET: &str = "canarySECRETdoNotLeak0123456789abcdefABCD";
 
@@ -97,7 +98,7 @@ async fn a_hung_sts_gives_a_partial_table_within_the_deadline() {
     assert!(
         matches!(
             aws.outcome,
-            Outcome::Failed(optimizer::clouds::CloudError::Timeout(_))
+            Outcome::Failed(planner::check::CloudError::Timeout(_))
         ),
         "{aws:?}"
     );

@@ -10,9 +10,10 @@ use mocks::wiremock::matchers::{method, path, path_regex};
 use mocks::wiremock::{Mock, MockServer, ResponseTemplate};
 use mocks::{EndpointOptions, Fault, GcpMock, Reservation, reservations_aggregated};
 use optimizer::clouds::gcp::RESERVATIONS_CACHE_KIND;
-use optimizer::clouds::{CacheUse, CloudError, CloudFacts, CloudId, Outcome};
 use optimizer::launch::{LaunchOptions, LaunchResult, Request, plan_json, run};
-use optimizer::task::Overrides;
+use planner::check::{CacheUse, CloudError, CloudFacts, Outcome};
+use planner::cloud::CloudId;
+use planner::task::Overrides;
 
 /// Planted as the refresh token and client secret; must never leave the request to the mock.
 const CANARY: &str = "1//canaryREFRESHtokenDoNotLeak-9f8e7d6c5b4a";
@@ -145,7 +146,7 @@ fn costs(result: &LaunchResult) -> (BTreeMap<String, f64>, String) {
     (rows, task["chosen"]["zone"].as_str().unwrap().to_string())
 }
 
-fn gcp_report(result: &LaunchResult) -> &optimizer::clouds::CloudReport {
+fn gcp_report(result: &LaunchResult) -> &planner::check::CloudReport {
     result
         .prepared
         .fanout

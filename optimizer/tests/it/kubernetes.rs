@@ -6,15 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use optimizer::catalog::kubernetes::{
-    KubeContext, KubeInstanceType, KubeNode, fits, parse_node_list, unreachable_timeout_message,
-};
 use optimizer::clouds::kubernetes::{
     BackoffPolicy, KubernetesCloud, KubernetesOptions, NodeCache, contexts_from_fixture_dir,
 };
-use optimizer::clouds::{
-    CacheUse, CheckContext, CheckOutcome, Cloud, CloudError, CloudFacts, Credentials,
+use optimizer::clouds::{CheckContext, Cloud, Credentials};
+use planner::catalog::kubernetes::{
+    KubeContext, KubeInstanceType, KubeNode, fits, parse_node_list, unreachable_timeout_message,
 };
+use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use optimizer::clouds::{CacheUse, CloudId, FanOut, Outcome};
 use optimizer::launch::{self, LaunchOptions, Prepared};
-use optimizer::optimize::Optimized;
-use optimizer::render::{ansi, strip_ansi};
-use optimizer::task::{Dag, Overrides};
+use planner::check::{CacheUse, FanOut, Outcome};
+use planner::cloud::CloudId;
+use planner::optimize::Optimized;
+use planner::render::{ansi, strip_ansi};
+use planner::task::{Dag, Overrides};
 
 use crate::cli::{CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
 use crate::exit;
@@ -179,7 +180,7 @@ fn read_dag(entry: &[String], prepared: &Prepared) -> anyhow::Result<(Dag, Optio
         let path = Path::new(&entry[0]);
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read task YAML {}; check the path", path.display()))?;
-        let dag = optimizer::task::parse_task_yaml(
+        let dag = planner::task::parse_task_yaml(
             &text,
             &path.display().to_string(),
             &prepared.world.catalog.gpu_metadata,
@@ -197,7 +198,7 @@ fn read_dag(entry: &[String], prepared: &Prepared) -> anyhow::Result<(Dag, Optio
     }
     // SkyPilot's CLI names a task built from flags or a command `sky-cmd`.
     let mut dag = Dag {
-        tasks: vec![optimizer::task::Task {
+        tasks: vec![planner::task::Task {
             name: Some("sky-cmd".into()),
             ..Default::default()
         }],
@@ -255,7 +256,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         }
     };
     if let Err(e) =
-        optimizer::task::apply_overrides(&mut dag, &overrides, &prepared.world.catalog.gpu_metadata)
+        planner::task::apply_overrides(&mut dag, &overrides, &prepared.world.catalog.gpu_metadata)
     {
         out.flush();
         eprintln!(
@@ -269,7 +270,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         out.line(h);
     }
     // SkyPilot validates (POST /validate) before naming the cluster.
-    if let Err(e) = optimizer::validate::validate_dag(&prepared.world, &mut dag) {
+    if let Err(e) = planner::validate::validate_dag(&prepared.world, &mut dag) {
         out.flush();
         eprintln!(
             "{}",
@@ -299,7 +300,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         }
     }
     // Already validated above; optimise directly (validation is not repeated).
-    let optimized: Optimized = optimizer::optimize::optimize(&prepared.world, &dag);
+    let optimized: Optimized = planner::optimize::optimize(&prepared.world, &dag);
     if json {
         let doc = launch::plan_json(prepared, &cluster, &optimized);
         out.line(&serde_json::to_string_pretty(&doc)?);
@@ -343,7 +344,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         let _ = write!(
             stdout,
             "Launching a new cluster {}. Proceed? [Y/n]: ",
-            optimizer::catalog::query::py_str_repr(&cluster)
+            planner::catalog::query::py_str_repr(&cluster)
         );
         let _ = stdout.flush();
         let mut answer = String::new();
@@ -392,7 +393,7 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<u8> {
     for c in &args.clouds {
         let id: CloudId = c
             .parse()
-            .map_err(|e: optimizer::clouds::UnknownCloud| anyhow::anyhow!("{e}"))?;
+            .map_err(|e: planner::cloud::UnknownCloud| anyhow::anyhow!("{e}"))?;
         wanted.push(id);
     }
     if !wanted.is_empty() {

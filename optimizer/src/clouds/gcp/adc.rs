@@ -21,7 +21,8 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde_json::Value;
 
-use crate::clouds::{CheckContext, CloudError};
+use crate::clouds::CheckContext;
+use planner::check::CloudError;
 
 /// google-auth's token endpoint, used when the file names none
 /// (`authorized_user` files written by gcloud usually do not).

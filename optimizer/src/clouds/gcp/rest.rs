@@ -17,7 +17,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde::Deserialize;
 
-use crate::clouds::{CloudError, Reservation};
+use planner::check::{CloudError, Reservation};
 
 /// Largest answer read (the reservation list of a big project is a few MB).
 const MAX_BODY_BYTES: usize = 32 << 20;

@@ -2,11 +2,11 @@
 //! and check cloud/region/zone and instance type, check cpus/memory.
 
 use crate::catalog::query::py_str_repr;
-use crate::clouds::CloudId;
-use crate::feasibility::World;
+use crate::cloud::CloudId;
 use crate::render;
 use crate::resources::{ErrorKind, RequestError, Resources, py_float_str};
 use crate::task::Dag;
+use crate::world::World;
 
 /// Validates every resource of every task in place.
 pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::catalog::query::py_str_repr;
-use crate::clouds::CloudId;
+use crate::cloud::CloudId;
 
 /// Default disk size in GB (SkyPilot's `DEFAULT_DISK_SIZE_GB`).
 pub const DEFAULT_DISK_SIZE_GB: u64 = 256;

@@ -2,7 +2,7 @@
 //! installed. They are the generated fixture catalogs (`fixtures/catalogs/`,
 //! see its README); embedding costs ~3 MB of binary size and no start-up time.
 
-use crate::clouds::CloudId;
+use planner::cloud::CloudId;
 
 macro_rules! fixture {
     ($path:literal) => {

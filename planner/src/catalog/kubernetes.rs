@@ -7,7 +7,7 @@
 //! `check_instance_fits`, with its error texts), prices it from the
 //! `kubernetes.pricing` config, and computes the allowed contexts. There is
 //! no network, file system, async or kube/k8s-openapi type here; the I/O
-//! edge is [`crate::clouds::kubernetes`].
+//! edge is `optimizer::clouds::kubernetes`.
 //!
 //! Deviations from SkyPilot 0.14.1 that are deliberate:
 //! * CPU/memory in [`fits`] use the node *capacity*, as SkyPilot does; the

@@ -5,11 +5,12 @@
 //! the renderer when colours are off) plus a structured [`Plan`].
 
 use crate::catalog::query::py_str_repr;
-use crate::clouds::CloudId;
-use crate::feasibility::{self, World};
+use crate::cloud::CloudId;
+use crate::feasibility;
 use crate::render::{self, ansi};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources, infra_display};
 use crate::task::{Dag, ResourceSet, Task};
+use crate::world::World;
 
 /// One launchable row the optimizer considered, with its cost.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

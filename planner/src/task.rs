@@ -485,10 +485,10 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
         r.zone = parsed.zone;
     } else {
         if let Some(c) = &cloud {
-            r.cloud =
-                Some(c.parse().map_err(|e: crate::clouds::UnknownCloud| {
-                    RequestError::value(e.to_string())
-                })?);
+            r.cloud = Some(
+                c.parse()
+                    .map_err(|e: crate::cloud::UnknownCloud| RequestError::value(e.to_string()))?,
+            );
         }
         r.region = region;
         r.zone = zone;
@@ -608,7 +608,7 @@ pub fn apply_overrides(
     let is_none = |s: &Option<String>| s.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("none"));
     let legacy_cloud = match o.cloud.as_deref() {
         Some(c) if !c.eq_ignore_ascii_case("none") => Some(
-            c.parse::<crate::clouds::CloudId>()
+            c.parse::<crate::cloud::CloudId>()
                 .map_err(|e| RequestError::value(e.to_string()))?,
         ),
         _ => None,

@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use super::{CloudCatalog, VmRow};
-use crate::clouds::CloudId;
+use crate::cloud::CloudId;
 
 /// A region with its zones (empty when the catalog has no zone column).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,6 @@
 //! is skipped with a [`CatalogWarning`] naming the file and line; a file
 //! without the required columns is a [`CatalogError`].
 
-pub mod bundled;
 pub mod gcp;
 pub mod image;
 pub mod kubernetes;
@@ -20,7 +19,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
-use crate::clouds::CloudId;
+use crate::cloud::CloudId;
 
 /// Why a catalog file could not be used at all.
 #[derive(Debug, thiserror::Error)]

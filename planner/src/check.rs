@@ -1,0 +1,165 @@
+//! What the cloud checks found, as plain data: the fan-out's result, each
+//! cloud's outcome and the facts a successful check learnt (identities,
+//! Kubernetes nodes, reservations). The adapters that produce it live in the
+//! `optimizer` crate; the planner and the renderer only read it.
+
+use std::time::Duration;
+
+use crate::cloud::CloudId;
+
+/// What a successful check learnt about a cloud, consumed by the pure core.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CloudFacts {
+    /// Nothing beyond "credentials are present" (catalog-only clouds).
+    Catalog,
+    /// AWS: the caller identity when it could be fetched.
+    Aws(AwsFacts),
+    /// Kubernetes: the allowed contexts and their nodes.
+    Kubernetes(Vec<crate::catalog::kubernetes::KubeContext>),
+    /// GCP with reservations configured: the project's READY reservations.
+    Gcp(GcpReservations),
+}
+
+/// One capacity reservation, as the pure core needs it (SkyPilot's
+/// `GCPReservation`). Not secret: it is cached on disk.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Reservation {
+    /// The name `specific_reservations` lists it by (GCP:
+    /// `projects/<project>/reservations/<name>`, derived from the selfLink).
+    pub name: String,
+    /// Zone name (`us-central1-a`).
+    pub zone: String,
+    /// Machine type it reserves (`a2-highgpu-1g`).
+    pub instance_type: String,
+    /// Reserved instances.
+    pub count: i64,
+    /// Instances currently consuming it.
+    pub in_use_count: i64,
+    /// Targeted: only launches naming it (`specific_reservations`) may use it.
+    pub specific_reservation_required: bool,
+}
+
+impl Reservation {
+    /// Instances still free in this reservation (`count - inUseCount`).
+    pub fn available(&self) -> i64 {
+        self.count - self.in_use_count
+    }
+}
+
+/// The GCP part of [`CloudFacts`]: READY reservations of one project.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GcpReservations {
+    /// The project that was listed.
+    pub project: String,
+    /// Its READY reservations, every zone and machine type.
+    pub reservations: Vec<Reservation>,
+}
+
+/// AWS identity as SkyPilot uses it (`UserId`, `Account`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AwsIdentity {
+    /// The STS `UserId` (e.g. `AIDA...`).
+    pub user_id: String,
+    /// The 12-digit account number.
+    pub account: String,
+    /// The caller ARN.
+    pub arn: String,
+}
+
+/// The AWS part of [`CloudFacts`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AwsFacts {
+    /// The identity, when credentials could be resolved and STS (or the cache) answered.
+    pub identity: Option<AwsIdentity>,
+}
+
+/// Whether a check was answered from the on-disk cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheUse {
+    /// No cache is involved for this cloud.
+    None,
+    /// Answered from the cache; the entry was this old.
+    Hit {
+        /// Age of the cache entry.
+        age: Duration,
+    },
+    /// Fetched from the network (and written to the cache when successful).
+    Miss,
+}
+
+/// Why a cloud check failed. A failed cloud is data in the result, never an abort.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CloudError {
+    /// The check did not finish before its deadline.
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    /// The credentials were rejected (401/403, expired or invalid token).
+    #[error("credentials rejected: {0}")]
+    Auth(String),
+    /// The service answered with an error or could not be reached.
+    #[error("{0}")]
+    Service(String),
+    /// Local configuration is unusable (malformed kubeconfig, unreadable file, ...).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The outcome of one cloud's check, with what the cache did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutcome {
+    /// What was learnt.
+    pub facts: CloudFacts,
+    /// Whether the answer came from the on-disk cache.
+    pub cache: CacheUse,
+}
+
+/// What happened to one cloud.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Checked successfully.
+    Ready(CheckOutcome),
+    /// No credentials on this machine; the text says how to set them up.
+    NoCredentials(String),
+    /// The check failed (timeout, auth, service error); the cloud is left out.
+    Failed(CloudError),
+}
+
+/// One cloud's line in the fan-out result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CloudReport {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// What happened.
+    pub outcome: Outcome,
+    /// When its check started, relative to the fan-out's start.
+    pub started: Duration,
+    /// How long its check took.
+    pub elapsed: Duration,
+}
+
+impl CloudReport {
+    /// Cache use of a successful check.
+    pub fn cache(&self) -> CacheUse {
+        match &self.outcome {
+            Outcome::Ready(o) => o.cache,
+            _ => CacheUse::None,
+        }
+    }
+}
+
+/// The result of [`fan_out`].
+#[derive(Debug, Clone)]
+pub struct FanOut {
+    /// One report per cloud, in the order the clouds were given.
+    pub reports: Vec<CloudReport>,
+    /// Wall time of the whole fan-out.
+    pub wall: Duration,
+}
+
+impl FanOut {
+    /// The report that finished last (the critical path).
+    pub fn critical_path(&self) -> Option<&CloudReport> {
+        self.reports.iter().max_by_key(|r| r.started + r.elapsed)
+    }
+}

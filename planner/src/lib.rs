@@ -1,0 +1,33 @@
+//! The pure core of the `sky` optimizer, a re-implementation of SkyPilot
+//! 0.14.1's launch optimizer.
+//!
+//! Everything here is a function of its inputs: catalogs arrive as bytes,
+//! requests as text, and what the cloud checks found as a [`world::World`].
+//! The crate depends on no async runtime, HTTP, SDK or Kubernetes crate and
+//! touches no file system, environment or clock (`cargo tree -e normal -p
+//! planner` shows it; ARCHITECTURE.md states the rule). The I/O edges —
+//! cloud adapters, caches, configuration files, the `sky` binary — live in
+//! the `optimizer` crate.
+//!
+//! * [`cloud`]: the clouds and their names;
+//! * [`catalog`]: `vms.csv` parsing, indexes, images and SkyPilot's query rules;
+//! * [`resources`], [`task`]: requests and task YAML as SkyPilot parses them;
+//! * [`config`]: the SkyPilot config document;
+//! * [`check`]: what the cloud checks found (plain data);
+//! * [`world`]: the planner's input;
+//! * [`validate`], [`feasibility`], [`optimize`]: `Resources.validate()`,
+//!   per-cloud candidates, and the optimizer;
+//! * [`render`]: every table and message, and the Python text formats they use ([`pytext`]).
+
+pub mod catalog;
+pub mod check;
+pub mod cloud;
+pub mod config;
+pub mod feasibility;
+pub mod optimize;
+pub mod pytext;
+pub mod render;
+pub mod resources;
+pub mod task;
+pub mod validate;
+pub mod world;

@@ -41,7 +41,7 @@ pub fn effective_memory(world: &World, r: &Resources) -> Option<String> {
         return Some(m.clone());
     }
     match (r.cloud, &r.instance_type) {
-        (Some(c), Some(it)) => world.vcpus_mem(c, it).1.map(crate::resources::py_float_str),
+        (Some(c), Some(it)) => world.vcpus_mem(c, it).1.map(crate::pytext::py_float_str),
         _ => None,
     }
 }

@@ -4,9 +4,10 @@
 //! Output is a log of messages (with SkyPilot's ANSI codes, stripped later by
 //! the renderer when colours are off) plus a structured [`Plan`].
 
-use crate::catalog::query::py_str_repr;
 use crate::cloud::CloudId;
 use crate::feasibility;
+use crate::pytext::py_list;
+use crate::pytext::py_str_repr;
 use crate::render::{self, ansi};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources, infra_display};
 use crate::task::{Dag, ResourceSet, Task};
@@ -184,7 +185,7 @@ fn fill_in_launchable(
                 if let Some(m) = r.max_hourly_cost {
                     log.push(grey(&format!(
                         "- Max hourly cost limit (${}/hr) may be too restrictive. Try increasing the limit or removing it to see available options.",
-                        crate::resources::py_float_str(m)
+                        crate::pytext::py_float_str(m)
                     )));
                 }
             }
@@ -200,18 +201,6 @@ fn fill_in_launchable(
 
 fn grey(s: &str) -> String {
     format!("{}{s}{}", ansi::LIGHTBLACK, ansi::RESET)
-}
-
-/// Python list-of-str repr: `['H100:8', 'A100:8']`.
-pub fn py_list(items: &[String]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|s| py_str_repr(s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 fn repr_with_region_zone(world: &World, r: &Resources) -> String {
@@ -269,7 +258,7 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
         render::format_number(vcpus),
         render::format_number(mem),
         acc.as_ref().map_or("-".to_string(), |a| a.short()),
-        render::format_fixed(cost, 2),
+        crate::pytext::format_fixed(cost, 2),
     ];
     Considered {
         cloud,
@@ -728,10 +717,10 @@ fn simplified_format(world: &World, r: &Resources, acc: &Accelerator) -> String 
     if cloud == CloudId::Kubernetes {
         let (c, m) = world.vcpus_mem(cloud, &it);
         if let Some(c) = c {
-            parts.push(format!("cpus={}", render::format_float(c)));
+            parts.push(format!("cpus={}", crate::pytext::format_float(c)));
         }
         if let Some(m) = m {
-            parts.push(format!("mem={}", render::format_float(m)));
+            parts.push(format!("mem={}", crate::pytext::format_float(m)));
         }
     } else {
         let short: String = if it.chars().count() > 15 {

@@ -1,5 +1,6 @@
 //! Rendering: prettytable-compatible tables, Python number formatting, ANSI handling.
 
+use crate::pytext::format_fixed;
 use unicode_width::UnicodeWidthStr;
 
 /// colorama's ANSI codes, as SkyPilot emits them.
@@ -48,37 +49,12 @@ pub fn display_width(s: &str) -> usize {
     }
 }
 
-/// Python's `f"{x:.{digits}f}"`: the exact binary value rounded half-to-even.
-pub fn format_fixed(x: f64, digits: usize) -> String {
-    // Rust formats the exact decimal expansion of the binary value and rounds
-    // ties to even, which is what CPython does.
-    let s = format!("{x:.digits$}");
-    if s.starts_with('-')
-        && s.trim_start_matches('-')
-            .chars()
-            .all(|c| c == '0' || c == '.')
-    {
-        // Python keeps the sign of negative zero results ("-0.00"); so does Rust.
-        return s;
-    }
-    s
-}
-
 /// The table's vCPUs/Mem cell: `-`, an integer, or one decimal.
 pub fn format_number(x: Option<f64>) -> String {
     match x {
         None => "-".into(),
         Some(v) if v.fract() == 0.0 => format!("{}", v as i64),
         Some(v) => format_fixed(v, 1),
-    }
-}
-
-/// SkyPilot's `format_float`: integers without decimals, else one decimal.
-pub fn format_float(x: f64) -> String {
-    if x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        format_fixed(x, 1)
     }
 }
 

@@ -4,10 +4,11 @@
 //! because those strings appear verbatim in messages and drive the catalog
 //! filters.
 
+use crate::pytext::py_float_str;
 use std::fmt;
 
-use crate::catalog::query::py_str_repr;
 use crate::cloud::CloudId;
+use crate::pytext::py_str_repr;
 
 /// Default disk size in GB (SkyPilot's `DEFAULT_DISK_SIZE_GB`).
 pub const DEFAULT_DISK_SIZE_GB: u64 = 256;
@@ -69,29 +70,6 @@ impl RequestError {
             message: message.into(),
         }
     }
-}
-
-/// Python's `str(float)`: `32.0`, `0.5`, `1e-05`.
-pub fn py_float_str(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if x.fract() == 0.0 && x.abs() < 1e16 {
-        return format!("{x:.1}");
-    }
-    let abs = x.abs();
-    if !(1e-4..1e16).contains(&abs) {
-        // Python switches to exponent notation: 1e-05, 1.5e+16.
-        let s = format!("{x:e}");
-        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        let sign = if exp < 0 { '-' } else { '+' };
-        return format!("{mantissa}e{sign}{:02}", exp.abs());
-    }
-    format!("{x}")
 }
 
 /// An accelerator count: Python keeps integral counts as `int`.

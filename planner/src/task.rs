@@ -3,7 +3,7 @@
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::catalog::GpuMetadata;
-use crate::catalog::query::py_str_repr;
+use crate::pytext::py_str_repr;
 use crate::resources::{
     self, Accelerator, DiskTier, RequestError, Resources, check_acc_count, parse_accelerator,
     parse_infra,
@@ -175,7 +175,7 @@ fn value_text(v: &Value) -> Option<String> {
         Value::Number(n) => Some(if let Some(i) = n.as_i64() {
             i.to_string()
         } else {
-            resources::py_float_str(n.as_f64().unwrap_or(f64::NAN))
+            crate::pytext::py_float_str(n.as_f64().unwrap_or(f64::NAN))
         }),
         Value::String(s) => Some(s.clone()),
         other => Some(format!("{other:?}")),

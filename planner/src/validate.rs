@@ -1,10 +1,11 @@
 //! `Resources.validate()` (spec §1.3–§1.5): canonicalise accelerators, infer
 //! and check cloud/region/zone and instance type, check cpus/memory.
 
-use crate::catalog::query::py_str_repr;
 use crate::cloud::CloudId;
+use crate::pytext::py_float_str;
+use crate::pytext::py_str_repr;
 use crate::render;
-use crate::resources::{ErrorKind, RequestError, Resources, py_float_str};
+use crate::resources::{ErrorKind, RequestError, Resources};
 use crate::task::Dag;
 use crate::world::World;
 
@@ -188,7 +189,7 @@ pub fn canonicalize_name(
             Err(RequestError::value(format!(
                 "Accelerator name {} is ambiguous. Please choose one of {}.",
                 py_str_repr(name),
-                crate::optimize::py_list(&names)
+                crate::pytext::py_list(&names)
             )))
         }
     }
@@ -225,7 +226,7 @@ fn validate_region_zone_for(
                     world.kube_contexts.iter().map(|c| c.name.clone()).collect();
                 return Err(format!(
                     "Context {reg} not found in kubeconfig. Kubernetes only supports context names as regions. Available contexts: {}",
-                    crate::optimize::py_list(&names)
+                    crate::pytext::py_list(&names)
                 ));
             }
             Ok((region.map(str::to_string), None))

@@ -18,6 +18,7 @@
 //! * Inputs SkyPilot would crash on (missing `status.capacity`, malformed
 //!   quantities or TPU labels) are tolerated: missing values count as 0.
 
+use crate::pytext::{format_float, py_float_str, py_num, py_str_repr};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
@@ -392,61 +393,6 @@ pub fn parse_memory_gib(q: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v)
 }
 
-/// SkyPilot's `format_float`: integral values without decimals, otherwise one
-/// decimal (round-half-even on the exact binary value, like Python).
-pub fn format_float(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.1}")
-    }
-}
-
-/// Python's `repr(float)` for the ranges that occur here (`4.0`, `3.5`).
-fn py_float(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
-        format!("{x:.1}")
-    } else {
-        format!("{x}")
-    }
-}
-
-/// Python `str()` of a number that SkyPilot keeps as an int when integral
-/// (disk sizes): `256`, `1.5`.
-fn py_num(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        format!("{x}")
-    }
-}
-
-/// Python's `repr(str)` (single quotes unless the text contains one).
-fn py_repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 // ---------------------------------------------------------------------------
 // Virtual instance types
 // ---------------------------------------------------------------------------
@@ -740,12 +686,12 @@ impl LabelFormatter {
             {
                 Err(format!(
                     "Label value {} must be lowercase if using the {key} label.",
-                    py_repr_str(value)
+                    py_str_repr(value)
                 ))
             }
             LabelFormatter::Nebius if value != value.to_uppercase() => Err(format!(
                 "Label value {} must be uppercase if using the {key} label.",
-                py_repr_str(value)
+                py_str_repr(value)
             )),
             LabelFormatter::Gke => self.accelerator_from_value(value).map(|_| ()),
             _ => Ok(()),
@@ -951,7 +897,7 @@ fn accelerator_label(
             {
                 return Err(format!(
                     "Node {} in {cloud_name} has invalid GPU label: {k}={v}. {reason}",
-                    py_repr_str(&node.name)
+                    py_str_repr(&node.name)
                 ));
             }
         }
@@ -1009,8 +955,8 @@ pub fn fits(
     let eph_reason = disk_size_gib
         .map(|d| format!(" and/or ephemeral storage (>= {} G)", py_num(d)))
         .unwrap_or_default();
-    let cpus = py_float(instance.cpus);
-    let mem = py_float(instance.memory_gib);
+    let cpus = py_float_str(instance.cpus);
+    let mem = py_float_str(instance.memory_gib);
     let (candidates, prefix): (Vec<&KubeNode>, String) = match &instance.accelerator {
         Some((acc, count)) => {
             let (key, value) = accelerator_label(nodes, acc, *count)?;
@@ -1074,7 +1020,7 @@ pub fn fits(
     }
     Err(format!(
         "{prefix}Maximum resources found on a single node: {} CPUs, {}G Memory, {}G Ephemeral Storage",
-        py_float(max_cpu),
+        py_float_str(max_cpu),
         format_float(max_mem),
         format_float(max_eph)
     ))
@@ -1223,7 +1169,7 @@ impl AllowedContexts {
         if self.skipped.is_empty() {
             return None;
         }
-        let set: Vec<String> = self.skipped.iter().map(|s| py_repr_str(s)).collect();
+        let set: Vec<String> = self.skipped.iter().map(|s| py_str_repr(s)).collect();
         Some(format!(
             "Kubernetes contexts {{{}}} specified in \"allowed_contexts\" not found in kubeconfig. Ignoring these contexts.",
             set.join(", ")

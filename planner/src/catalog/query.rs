@@ -4,6 +4,7 @@
 //! so among equal prices the row that comes first in the file wins. This is
 //! the documented deterministic tie rule.
 
+use crate::pytext::py_str_repr;
 use std::cmp::Ordering;
 
 use super::{CloudCatalog, VmRow};
@@ -197,7 +198,7 @@ pub fn format_count(count: f64) -> String {
     if count.fract() == 0.0 && count.abs() < 1e15 {
         format!("{}", count as i64)
     } else {
-        crate::render::format_fixed(count, 2)
+        crate::pytext::format_fixed(count, 2)
     }
 }
 
@@ -525,29 +526,6 @@ pub enum AcceleratorMatch {
         /// `NAME:COUNT` alternatives, cheapest first.
         fuzzy: Vec<String>,
     },
-}
-
-/// Python's `repr()` of a string: single quotes unless the text contains one and no double quote.
-pub fn py_str_repr(s: &str) -> String {
-    let use_double = s.contains('\'') && !s.contains('"');
-    let q = if use_double { '"' } else { '\'' };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(q);
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c == q => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(q);
-    out
 }
 
 #[cfg(test)]

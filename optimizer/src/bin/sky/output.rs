@@ -344,7 +344,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<u8> {
         let _ = write!(
             stdout,
             "Launching a new cluster {}. Proceed? [Y/n]: ",
-            planner::catalog::query::py_str_repr(&cluster)
+            planner::pytext::py_str_repr(&cluster)
         );
         let _ = stdout.flush();
         let mut answer = String::new();

@@ -1,0 +1,96 @@
+//! Python's text forms of strings and numbers, as SkyPilot's messages and
+//! tables print them (`repr()` of a `str` or a list, `str()` of a float,
+//! f-string fixed-point, `sky.utils.common_utils.format_float`).
+
+/// Python's `repr()` of a string: single quotes unless the text contains one and no double quote.
+pub fn py_str_repr(s: &str) -> String {
+    let use_double = s.contains('\'') && !s.contains('"');
+    let q = if use_double { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
+/// Python list-of-str repr: `['H100:8', 'A100:8']`.
+pub fn py_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| py_str_repr(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Python's `str(float)`: `32.0`, `0.5`, `1e-05`.
+pub fn py_float_str(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x.fract() == 0.0 && x.abs() < 1e16 {
+        return format!("{x:.1}");
+    }
+    let abs = x.abs();
+    if !(1e-4..1e16).contains(&abs) {
+        // Python switches to exponent notation: 1e-05, 1.5e+16.
+        let s = format!("{x:e}");
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    format!("{x}")
+}
+
+/// Python `str()` of a number that SkyPilot keeps as an int when integral
+/// (disk sizes): `256`, `1.5`.
+pub fn py_num(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Python's `f"{x:.{digits}f}"`: the exact binary value rounded half-to-even.
+pub fn format_fixed(x: f64, digits: usize) -> String {
+    // Rust formats the exact decimal expansion of the binary value and rounds
+    // ties to even, which is what CPython does.
+    let s = format!("{x:.digits$}");
+    if s.starts_with('-')
+        && s.trim_start_matches('-')
+            .chars()
+            .all(|c| c == '0' || c == '.')
+    {
+        // Python keeps the sign of negative zero results ("-0.00"); so does Rust.
+        return s;
+    }
+    s
+}
+
+/// SkyPilot's `format_float`: integers without decimals, else one decimal.
+pub fn format_float(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format_fixed(x, 1)
+    }
+}

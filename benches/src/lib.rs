@@ -28,8 +28,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use mocks::{MockSet, MocksSpec};
 use optimizer::clouds::EnvMap;
-use optimizer::launch::{LaunchOptions, LaunchResult, Request};
+use optimizer::launch::{LaunchOptions, Request};
 use planner::cloud::CloudId;
+use planner::launch::LaunchResult;
 use tempfile::TempDir;
 
 /// Environment variable naming the JSON file where benchmarks record what
@@ -194,7 +195,7 @@ impl LaunchBench {
         options.aws.endpoint_url = mocks.sts.as_ref().map(|s| s.uri());
         options.kubernetes.kubeconfig = Some(kubeconfig);
         let request = Request {
-            yaml: None,
+            entrypoint: Vec::new(),
             overrides: planner::task::Overrides {
                 gpus: Some("H100:8".into()),
                 ..Default::default()

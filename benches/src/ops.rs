@@ -6,11 +6,12 @@ use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
-use optimizer::config::{CatalogSource, load_catalog, load_catalog_indexed};
+use optimizer::config::{load_catalog, load_catalog_indexed};
 use optimizer::state::{CatalogIndex, StateDir};
 use planner::catalog::kubernetes::KubePricing;
 use planner::cloud::CloudId;
 use planner::feasibility::feasible_resources;
+use planner::launch::CatalogSource;
 use planner::resources::Resources;
 use planner::task::{Dag, Overrides, Task, apply_overrides};
 use planner::world::World;

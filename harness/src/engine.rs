@@ -259,9 +259,7 @@ pub fn launch_options(setup: &ModeSetup<'_>) -> Result<LaunchOptions> {
         .map_err(|e| HarnessError::Optimizer(e.to_string()))?;
     o.catalog_dir = setup.scenario.catalog_dir.clone();
     o.refresh = setup.mode.refresh();
-    o.cloud_timeout = setup.scenario.file.request.cloud_timeout();
-    // Same rule as `sky`: the global deadline is one second past the per-cloud one.
-    o.fanout.global_deadline = o.cloud_timeout + Duration::from_secs(1);
+    o.set_cloud_timeout(setup.scenario.file.request.cloud_timeout());
     o.fanout.serial = setup.mode.serial();
     Ok(o)
 }
@@ -270,7 +268,7 @@ impl Launcher for InProcessLauncher {
     fn launch(&mut self, setup: &ModeSetup<'_>) -> Result<LaunchOutput> {
         let opts = launch_options(setup)?;
         let request = Request {
-            yaml: None,
+            entrypoint: Vec::new(),
             overrides: setup.scenario.file.request.overrides(),
         };
         let mode = setup.mode;
@@ -292,19 +290,10 @@ impl Launcher for InProcessLauncher {
                 detail: e.to_string(),
             })?;
         match joined {
-            Ok(result) => {
-                let exit_code = if result.optimized.result.is_err() {
-                    1
-                } else if result.prepared.excluded.is_empty() {
-                    0
-                } else {
-                    3
-                };
-                Ok(LaunchOutput {
-                    exit_code,
-                    stdout: result.text(),
-                })
-            }
+            Ok(result) => Ok(LaunchOutput {
+                exit_code: i32::from(result.exit().code()),
+                stdout: result.text(),
+            }),
             Err(e @ LaunchError::NoCloud(_)) | Err(e @ LaunchError::Config(_)) => {
                 Err(HarnessError::Launch {
                     what: format!("{}, in process", mode.name()),

@@ -9,6 +9,7 @@ use planner::catalog::{
 };
 use planner::cloud::CloudId;
 use planner::config::{SkyConfig, parse_sky_config};
+use planner::launch::CatalogSource;
 
 use crate::bundled;
 use crate::clouds::EnvMap;
@@ -39,24 +40,6 @@ pub enum ConfigError {
     /// `~/.sky/config.yaml` or `SKY_ENABLED_CLOUDS` is unusable.
     #[error(transparent)]
     Planner(#[from] planner::config::ConfigError),
-}
-
-/// Where catalogs come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CatalogSource {
-    /// A SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`).
-    Dir(PathBuf),
-    /// The catalogs built into the binary.
-    Bundled,
-}
-
-impl std::fmt::Display for CatalogSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CatalogSource::Dir(d) => write!(f, "{}", d.display()),
-            CatalogSource::Bundled => f.write_str("bundled catalogs"),
-        }
-    }
 }
 
 /// `--catalog-dir` > `SKY_CATALOG_DIR` > `~/.sky/catalogs/v8` when it exists > bundled.

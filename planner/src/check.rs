@@ -163,3 +163,25 @@ impl FanOut {
         self.reports.iter().max_by_key(|r| r.started + r.elapsed)
     }
 }
+
+/// The result of `sky check`: every cloud's report, and the clouds
+/// `allowed_clouds` ruled out before any check.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    /// Per-cloud reports, in check order.
+    pub fanout: FanOut,
+    /// Clouds disabled by `allowed_clouds`.
+    pub not_allowed: Vec<CloudId>,
+}
+
+impl CheckReport {
+    /// Enabled clouds, in check order.
+    pub fn enabled(&self) -> Vec<CloudId> {
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Ready(_)))
+            .map(|r| r.cloud)
+            .collect()
+    }
+}

@@ -24,6 +24,7 @@ pub mod check;
 pub mod cloud;
 pub mod config;
 pub mod feasibility;
+pub mod launch;
 pub mod optimize;
 pub mod pytext;
 pub mod render;

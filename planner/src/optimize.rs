@@ -1,13 +1,13 @@
-//! The optimizer (spec §3): candidate enumeration, cost, plan selection, and
-//! the messages SkyPilot logs along the way. Pure and synchronous.
+//! The optimizer (`sky/optimizer.py::Optimizer.optimize` for a chain DAG):
+//! candidate enumeration, cost, plan selection, and what SkyPilot logs along
+//! the way. Pure and synchronous.
 //!
-//! Output is a log of messages (with SkyPilot's ANSI codes, stripped later by
-//! the renderer when colours are off) plus a structured [`Plan`].
+//! Output is a list of [`Notice`]s (what SkyPilot logs before its tables) and
+//! a structured [`Plan`]; [`crate::render::optimizer`] turns both into text.
 
 use crate::cloud::CloudId;
 use crate::feasibility;
 use crate::pytext::py_list;
-use crate::pytext::py_str_repr;
 use crate::render::{self, ansi};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources, infra_display};
 use crate::task::{Dag, ResourceSet, Task};
@@ -41,7 +41,7 @@ pub struct Considered {
     #[serde(skip)]
     pub request_index: usize,
     #[serde(skip)]
-    resources: Resources,
+    pub(crate) resources: Resources,
 }
 
 /// The plan for one task.
@@ -57,6 +57,9 @@ pub struct TaskPlan {
     pub considered: Vec<Considered>,
     /// The rows of the table (one per group), in display order.
     pub table_rows: Vec<Considered>,
+    /// Other instance types with the chosen accelerator.
+    #[serde(skip)]
+    pub instance_hints: Option<InstanceHints>,
 }
 
 /// The result of an optimisation.
@@ -68,13 +71,107 @@ pub struct Plan {
     pub total_cost: f64,
 }
 
-/// A log plus either a plan or SkyPilot's error.
+/// The notices plus either a plan or SkyPilot's error.
 #[derive(Debug, Clone)]
 pub struct Optimized {
-    /// Everything SkyPilot's optimizer logs, in order (one entry per `logger.info`).
-    pub log: Vec<String>,
+    /// What SkyPilot logs before the plan, in order (one per `logger.info`).
+    pub notices: Vec<Notice>,
     /// The plan, or the error that ended the optimisation.
     pub result: Result<Plan, RequestError>,
+}
+
+impl Optimized {
+    /// An optimisation that never ran because an earlier stage failed.
+    pub fn failed(error: RequestError) -> Optimized {
+        Optimized {
+            notices: Vec::new(),
+            result: Err(error),
+        }
+    }
+}
+
+/// Something SkyPilot's optimizer logs before its tables.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// `No resource satisfying … on …`, with what may help.
+    Unsatisfied(Unsatisfied),
+    /// A task names clouds that are not enabled (`_check_specified_clouds`);
+    /// an error instead when every resource does.
+    CloudsNotEnabled {
+        /// The task's name.
+        task: Option<String>,
+        /// The disabled clouds it names.
+        clouds: Vec<CloudId>,
+    },
+    /// A Kubernetes context was left out.
+    KubeContextExcluded {
+        /// The context.
+        context: String,
+        /// Why.
+        reason: String,
+    },
+    /// Every allowed Kubernetes context is unreachable.
+    AllKubeContextsUnreachable,
+    /// An `ordered` accelerator list will be tried in order.
+    OrderedResources {
+        /// 1-based position of the task in a multi-task chain (`None`: one task).
+        task_ordinal: Option<usize>,
+        /// The entries, as SkyPilot prints resources.
+        resources: Vec<String>,
+    },
+}
+
+/// A requested resource no enabled cloud can satisfy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsatisfied {
+    /// Nodes per task.
+    pub num_nodes: u32,
+    /// The resource, with its region and zone.
+    pub request: String,
+    /// The clouds that were asked.
+    pub clouds: Vec<CloudId>,
+    /// Offered accelerators close to the request (the list so far, sorted).
+    pub fuzzy: Vec<String>,
+    /// What to try, when there is nothing close.
+    pub tips: Vec<Tip>,
+    /// Each cloud's reason (unsupported features).
+    pub cloud_hints: Vec<(CloudId, String)>,
+}
+
+/// A way to relax an unsatisfiable request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tip {
+    /// Another CPU count, or `+`.
+    Cpus,
+    /// Another memory size, or `+`.
+    Memory,
+    /// `+` on the local disk size.
+    LocalDisk,
+    /// A higher `max_hourly_cost`.
+    MaxHourlyCost(f64),
+}
+
+/// Several instance types of one cloud offer the chosen accelerator; the
+/// cheapest was considered (SkyPilot's "🔍 Multiple … instances" hint).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultipleInstances {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// The chosen resource in SkyPilot's simplified form.
+    pub cheapest: String,
+    /// The instance types, in candidate order.
+    pub instance_types: Vec<String>,
+}
+
+/// The chosen accelerator's alternatives, per cloud.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceHints {
+    /// The accelerator's name.
+    pub accelerator: String,
+    /// Its count.
+    pub count: f64,
+    /// Clouds with more than one matching instance type.
+    pub clouds: Vec<MultipleInstances>,
 }
 
 struct Enumeration {
@@ -96,7 +193,7 @@ fn fill_in_launchable(
     task: &Task,
     resources: &[Resources],
     quiet: bool,
-    log: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Result<Enumeration, RequestError> {
     let mut out = Enumeration {
         launchable: Vec::new(),
@@ -140,67 +237,36 @@ fn fill_in_launchable(
             }
         }
         if list.is_empty() && !(quiet || r.no_missing_accel_warnings) {
-            let clouds_str = if clouds.len() > 1 {
-                format!(
-                    "[{}]",
-                    clouds
-                        .iter()
-                        .map(|c| c.repr())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            } else {
-                clouds
-                    .first()
-                    .map_or("[]".to_string(), |c| c.repr().to_string())
-            };
-            let nodes = if task.num_nodes > 1 {
-                format!("{}x ", task.num_nodes)
-            } else {
-                String::new()
-            };
-            log.push(format!(
-                "No resource satisfying {nodes}{} on {clouds_str}.",
-                repr_with_region_zone(world, r)
-            ));
-            if !out.fuzzy.is_empty() {
-                let mut sorted = out.fuzzy.clone();
-                sorted.sort();
-                log.push(format!(
-                    "Did you mean: {}{}{}",
-                    ansi::CYAN,
-                    py_list(&sorted),
-                    ansi::RESET
-                ));
-            } else {
+            let mut fuzzy = out.fuzzy.clone();
+            fuzzy.sort();
+            let mut tips = Vec::new();
+            if fuzzy.is_empty() {
                 if r.cpus.is_some() {
-                    log.push(grey("- Try specifying a different CPU count, or add \"+\" to the end of the CPU count to allow for larger instances."));
+                    tips.push(Tip::Cpus);
                 }
                 if r.memory.is_some() {
-                    log.push(grey("- Try specifying a different memory size, or add \"+\" to the end of the memory size to allow for larger instances."));
+                    tips.push(Tip::Memory);
                 }
                 if r.local_disk.is_some() {
-                    log.push(grey("- Try using \"+\" suffix for at-least matching (e.g., \"nvme:500+\"), or reduce the size requirement. "));
+                    tips.push(Tip::LocalDisk);
                 }
                 if let Some(m) = r.max_hourly_cost {
-                    log.push(grey(&format!(
-                        "- Max hourly cost limit (${}/hr) may be too restrictive. Try increasing the limit or removing it to see available options.",
-                        crate::pytext::py_float_str(m)
-                    )));
+                    tips.push(Tip::MaxHourlyCost(m));
                 }
             }
-            for (cloud, hint) in &hints {
-                log.push(grey(&format!("{}: {hint}", cloud.repr())));
-            }
+            notices.push(Notice::Unsatisfied(Unsatisfied {
+                num_nodes: task.num_nodes,
+                request: repr_with_region_zone(world, r),
+                clouds: clouds.clone(),
+                fuzzy,
+                tips,
+                cloud_hints: hints,
+            }));
         }
         out.launchable.push(list);
     }
     out.fuzzy.sort();
     Ok(out)
-}
-
-fn grey(s: &str) -> String {
-    format!("{}{s}{}", ansi::LIGHTBLACK, ansi::RESET)
 }
 
 fn repr_with_region_zone(world: &World, r: &Resources) -> String {
@@ -282,9 +348,9 @@ fn estimate(
     task: &Task,
     resources: &[Resources],
     quiet: bool,
-    log: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Result<(Vec<Considered>, Enumeration), RequestError> {
-    let en = fill_in_launchable(world, task, resources, quiet, log)?;
+    let en = fill_in_launchable(world, task, resources, quiet, notices)?;
     let mut rows = Vec::new();
     for (idx, list) in en.launchable.iter().enumerate() {
         for r in list {
@@ -375,25 +441,11 @@ fn unavailable_error(
     )
 }
 
-fn ordinal(n: usize) -> String {
-    let suffix = if (10..=20).contains(&(n % 100)) {
-        "th"
-    } else {
-        match n % 10 {
-            1 => "st",
-            2 => "nd",
-            3 => "rd",
-            _ => "th",
-        }
-    };
-    format!("{n}{suffix}")
-}
-
 /// `_check_specified_clouds`: disabled-cloud warnings or errors.
 fn check_specified_clouds(
     world: &World,
     dag: &Dag,
-    log: &mut Vec<String>,
+    notices: &mut Vec<Notice>,
 ) -> Result<(), RequestError> {
     for task in &dag.tasks {
         let all = task.resources.all();
@@ -412,32 +464,26 @@ fn check_specified_clouds(
         if disabled.is_empty() {
             continue;
         }
-        let names: Vec<&str> = disabled.iter().map(|c| c.name()).collect();
-        let task_str = match &task.name {
-            Some(n) => format!("Task {}", py_str_repr(n)),
-            None => "Task".to_string(),
-        };
-        let verb = if disabled.len() > 1 { "are" } else { "is" };
-        let msg = format!(
-            "{task_str} requires {} which {verb} not enabled. To enable access, change the task cloud requirement or run: {}sky check {}{}",
-            names.join(", "),
-            ansi::BRIGHT,
-            names.join(" "),
-            ansi::RESET
-        );
         if all_disabled {
-            return Err(RequestError::new(ErrorKind::ResourcesUnavailable, msg));
+            return Err(RequestError::new(
+                ErrorKind::ResourcesUnavailable,
+                render::optimizer::clouds_not_enabled(task.name.as_deref(), &disabled),
+            ));
         }
-        log.push(format!("{}{msg}{}", ansi::YELLOW, ansi::RESET));
+        notices.push(Notice::CloudsNotEnabled {
+            task: task.name.clone(),
+            clouds: disabled,
+        });
     }
     Ok(())
 }
 
 /// Optimises a chain DAG for cost (SkyPilot's default objective).
 pub fn optimize(world: &World, dag: &Dag) -> Optimized {
-    let mut log = Vec::new();
-    let result = optimize_inner(world, dag, &mut log);
-    Optimized { log, result }
+    let _span = tracing::info_span!("optimize", tasks = dag.tasks.len()).entered();
+    let mut notices = Vec::new();
+    let result = optimize_inner(world, dag, &mut notices);
+    Optimized { notices, result }
 }
 
 /// Table group: (cloud, accelerators, spot, Kubernetes context).
@@ -452,7 +498,11 @@ fn group_key(c: &Considered) -> GroupKey {
     (c.cloud, c.accelerators.clone(), c.use_spot, region)
 }
 
-fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Plan, RequestError> {
+fn optimize_inner(
+    world: &World,
+    dag: &Dag,
+    notices: &mut Vec<Notice>,
+) -> Result<Plan, RequestError> {
     if world.enabled.is_empty() {
         return Err(RequestError::new(
             ErrorKind::NoCloudAccess,
@@ -463,23 +513,19 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
             ),
         ));
     }
-    check_specified_clouds(world, dag, log)?;
+    check_specified_clouds(world, dag, notices)?;
     if world.enabled.contains(&CloudId::Kubernetes) {
         // SkyPilot logs each unreachable context once, when Kubernetes is first queried.
         for ctx in &world.kube_contexts {
             if let Err(reason) = &ctx.nodes {
-                log.push(format!(
-                    "Excluding Kubernetes context {}: {reason}",
-                    ctx.name
-                ));
+                notices.push(Notice::KubeContextExcluded {
+                    context: ctx.name.clone(),
+                    reason: reason.clone(),
+                });
             }
         }
         if !world.kube_contexts.is_empty() && world.kube_contexts.iter().all(|c| c.nodes.is_err()) {
-            log.push(format!(
-                "All Kubernetes contexts are unreachable. Retry if it is a transient error, or run {}sky check{} to refresh Kubernetes availability if permanent.",
-                ansi::BRIGHT,
-                ansi::RESET
-            ));
+            notices.push(Notice::AllKubeContextsUnreachable);
         }
     }
     let multi_task = dag.tasks.len() > 1;
@@ -487,21 +533,10 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
     let mut local: Vec<Vec<Resources>> = Vec::new();
     for (i, task) in dag.tasks.iter().enumerate() {
         if let ResourceSet::Ordered(list) = &task.resources {
-            let reprs: Vec<String> = list.iter().map(|r| resources_repr(world, r)).collect();
-            let prefix = if multi_task {
-                format!(
-                    "{}{} task is using user-specified accelerators list ",
-                    ansi::YELLOW,
-                    ordinal(i + 1)
-                )
-            } else {
-                format!("{}Using user-specified accelerators list ", ansi::YELLOW)
-            };
-            log.push(format!(
-                "{prefix}{}(will be tried in the listed order): {}",
-                ansi::RESET,
-                reprs.join(", ")
-            ));
+            notices.push(Notice::OrderedResources {
+                task_ordinal: multi_task.then_some(i + 1),
+                resources: list.iter().map(|r| resources_repr(world, r)).collect(),
+            });
         }
     }
     for task in &dag.tasks {
@@ -509,7 +544,8 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
             ResourceSet::Ordered(list) => {
                 let mut chosen = list.last().cloned();
                 for r in list {
-                    let en = fill_in_launchable(world, task, std::slice::from_ref(r), false, log)?;
+                    let en =
+                        fill_in_launchable(world, task, std::slice::from_ref(r), false, notices)?;
                     if !en.launchable[0].is_empty() {
                         chosen = Some(r.clone());
                         break;
@@ -523,7 +559,7 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
     let mut plans: Vec<TaskPlan> = Vec::new();
     let mut candidates_per_task = Vec::new();
     for (task, resources) in dag.tasks.iter().zip(&local) {
-        let (rows, en) = estimate(world, task, resources, false, log)?;
+        let (rows, en) = estimate(world, task, resources, false, notices)?;
         // DP over a chain without egress: each task takes its first minimum.
         let mut best = 0;
         for (i, r) in rows.iter().enumerate() {
@@ -539,6 +575,7 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
             chosen,
             considered: rows,
             table_rows: Vec::new(),
+            instance_hints: None,
         });
     }
     // Display pass: ordered tasks are re-estimated on all entries, quietly.
@@ -601,113 +638,54 @@ fn optimize_inner(world: &World, dag: &Dag, log: &mut Vec<String>) -> Result<Pla
         }
         plan.table_rows = rows;
     }
-    log.extend(render_plan_tables(&plans, multi_task));
-    log.extend(candidate_hints(world, &plans, &candidates_per_task));
+    for (plan, per_cloud) in plans.iter_mut().zip(&candidates_per_task) {
+        plan.instance_hints = instance_hints(world, plan, per_cloud);
+    }
     Ok(Plan {
         tasks: plans,
         total_cost,
     })
 }
 
-fn render_plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    let fields = ["INFRA", "INSTANCE", "vCPUs", "Mem(GB)", "GPUS"];
-    if multi_task {
-        out.push(format!("{}Best plan: {}", ansi::BRIGHT, ansi::RESET));
-        let mut header: Vec<String> = vec!["TASK".into(), "#NODES".into()];
-        header.extend(fields.iter().map(|s| s.to_string()));
-        let mut rows = vec![header];
-        for p in plans {
-            let mut row = vec![p.name.clone().unwrap_or_default(), p.num_nodes.to_string()];
-            row.extend(p.chosen.cells[..5].iter().cloned());
-            rows.push(row);
-        }
-        out.push(render::framed_table(&rows));
-    }
-    for p in plans {
-        if multi_task {
-            out.push(String::new());
-        }
-        let plural = if p.num_nodes > 1 { "s" } else { "" };
-        let task_str = match (&p.name, multi_task) {
-            (Some(n), true) => format!("for task {} ", py_str_repr(n)),
-            _ => String::new(),
-        };
-        out.push(format!(
-            "Considered resources {task_str}({} node{plural}):",
-            p.num_nodes
-        ));
-        let mut header: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
-        header.push("COST ($)".into());
-        header.push("CHOSEN".into());
-        let mut rows = vec![header];
-        for r in &p.table_rows {
-            let mut row: Vec<String> = r.cells.to_vec();
-            row.push(if r.resources == p.chosen.resources {
-                format!("{}   \u{2714}{}", ansi::GREEN, ansi::RESET)
-            } else {
-                String::new()
-            });
-            rows.push(row);
-        }
-        out.push(render::framed_table(&rows));
-        if p.chosen.resources.disk_tier == Some(crate::resources::DiskTier::Ultra) {
-            out.push("Using disk_tier=ultra will utilize more advanced disks (io2 Block Express on AWS and extreme persistent disk on GCP), which can lead to significant higher costs (~$2/h).".into());
-        }
-    }
-    out
-}
-
-fn candidate_hints(
+/// The chosen accelerator's other instance types per cloud (SkyPilot's
+/// `_print_candidates` after the table), or `None` without an accelerator.
+fn instance_hints(
     world: &World,
-    plans: &[TaskPlan],
-    candidates: &[Vec<(CloudId, Vec<Resources>)>],
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for (plan, per_cloud) in plans.iter().zip(candidates) {
-        let chosen = &plan.chosen.resources;
-        let Some(acc) = feasibility::effective_accelerator(world, chosen) else {
-            continue;
-        };
-        let want = acc.short();
-        let mut any = false;
-        for (cloud, list) in per_cloud {
-            let matching: Vec<&Resources> = list
-                .iter()
-                .filter(|r| {
-                    feasibility::effective_accelerator(world, r).is_some_and(|a| a.short() == want)
-                })
-                .collect();
-            if matching.len() > 1 {
-                any = true;
-                let mut types: Vec<String> = Vec::new();
-                for r in &matching {
-                    if let Some(it) = &r.instance_type
-                        && !types.contains(it)
-                    {
-                        types.push(it.clone());
-                    }
+    plan: &TaskPlan,
+    per_cloud: &[(CloudId, Vec<Resources>)],
+) -> Option<InstanceHints> {
+    let chosen = &plan.chosen.resources;
+    let acc = feasibility::effective_accelerator(world, chosen)?;
+    let want = acc.short();
+    let mut clouds = Vec::new();
+    for (cloud, list) in per_cloud {
+        let matching: Vec<&Resources> = list
+            .iter()
+            .filter(|r| {
+                feasibility::effective_accelerator(world, r).is_some_and(|a| a.short() == want)
+            })
+            .collect();
+        if matching.len() > 1 {
+            let mut types: Vec<String> = Vec::new();
+            for r in &matching {
+                if let Some(it) = &r.instance_type
+                    && !types.contains(it)
+                {
+                    types.push(it.clone());
                 }
-                out.push(format!(
-                    "{}🔍 Multiple {} instances satisfy {}:{}. The cheapest {} is considered among: {}.{}",
-                    ansi::DIM,
-                    cloud.repr(),
-                    acc.name,
-                    acc.count.0 as i64,
-                    simplified_format(world, chosen, &acc),
-                    types.join(", "),
-                    ansi::RESET
-                ));
             }
-        }
-        if any {
-            out.push(format!(
-                "To list more details, run: sky gpus list {}\n",
-                acc.name
-            ));
+            clouds.push(MultipleInstances {
+                cloud: *cloud,
+                cheapest: simplified_format(world, chosen, &acc),
+                instance_types: types,
+            });
         }
     }
-    out
+    Some(InstanceHints {
+        accelerator: acc.name,
+        count: acc.count.0,
+        clouds,
+    })
 }
 
 fn simplified_format(world: &World, r: &Resources, acc: &Accelerator) -> String {

@@ -28,6 +28,9 @@ pub enum ErrorKind {
     NoCloudAccess,
     /// `sky.exceptions.InvalidSkyPilotConfigError` (task schema violations).
     InvalidConfig,
+    /// The task YAML could not be read (an `OSError` in Python; `sky` names
+    /// the file and the cause, without a prefix).
+    Unreadable,
 }
 
 impl ErrorKind {
@@ -40,6 +43,7 @@ impl ErrorKind {
             ErrorKind::ResourcesUnavailable => "sky.exceptions.ResourcesUnavailableError",
             ErrorKind::NoCloudAccess => "sky.exceptions.NoCloudAccessError",
             ErrorKind::InvalidConfig => "sky.exceptions.InvalidSkyPilotConfigError",
+            ErrorKind::Unreadable => "OSError",
         }
     }
 }
@@ -69,6 +73,11 @@ impl RequestError {
             kind,
             message: message.into(),
         }
+    }
+
+    /// The task YAML could not be read; `message` names it and the cause.
+    pub fn unreadable_entrypoint(message: impl Into<String>) -> Self {
+        RequestError::new(ErrorKind::Unreadable, message)
     }
 }
 

@@ -22,17 +22,6 @@ pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
     Ok(())
 }
 
-fn clouds_list(clouds: &[CloudId]) -> String {
-    format!(
-        "[{}]",
-        clouds
-            .iter()
-            .map(|c| c.repr())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
 /// Validates one resource in SkyPilot's order.
 pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     tpu_cloud(r)?;
@@ -273,7 +262,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                 let cloud_str = if world.enabled.len() == 1 {
                     format!("for cloud {}", world.enabled[0].repr())
                 } else {
-                    format!("for any cloud among {}", clouds_list(&world.enabled))
+                    format!("for any cloud among {}", render::cloud_list(&world.enabled))
                 };
                 let hint = if errors.len() == 1 {
                     errors[0].1.clone()
@@ -288,7 +277,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                             crate::pytext::wrap(e, 80).join("\n"),
                         ]);
                     }
-                    multiline_borderless(&rows)
+                    render::borderless_table(&rows)
                 };
                 return Err(RequestError::value(format!(
                     "Invalid (region {reg}, zone {zone}) {cloud_str}. Details:\n{hint}"
@@ -297,7 +286,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
             if valid.len() > 1 {
                 return Err(RequestError::value(format!(
                     "Cannot infer cloud from (region {reg}, zone {zone}). Multiple enabled clouds have region/zone of the same names: {}. To fix: explicitly specify `cloud`.",
-                    clouds_list(&valid)
+                    render::cloud_list(&valid)
                 )));
             }
             r.cloud = Some(valid[0]);
@@ -310,43 +299,6 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
     r.region = region;
     r.zone = zone;
     Ok(())
-}
-
-/// A borderless table whose cells may span several lines (prettytable pads every line).
-fn multiline_borderless(rows: &[Vec<String>]) -> String {
-    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..ncols)
-        .map(|i| {
-            rows.iter()
-                .flat_map(|r| {
-                    r.get(i)
-                        .map(|c| c.lines().map(render::display_width).max().unwrap_or(0))
-                })
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = Vec::new();
-    for row in rows {
-        let height = row
-            .iter()
-            .map(|c| c.lines().count().max(1))
-            .max()
-            .unwrap_or(1);
-        for line_idx in 0..height {
-            let mut s = String::new();
-            for (i, w) in widths.iter().enumerate() {
-                let cell = row
-                    .get(i)
-                    .and_then(|c| c.lines().nth(line_idx))
-                    .unwrap_or("");
-                s.push_str(cell);
-                s.push_str(&" ".repeat(w - render::display_width(cell) + 2));
-            }
-            out.push(s);
-        }
-    }
-    out.join("\n")
 }
 
 fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), RequestError> {
@@ -371,7 +323,7 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
                 let cloud_str = if world.enabled.len() == 1 {
                     format!("for cloud {}", world.enabled[0].repr())
                 } else {
-                    format!("for any cloud among {}", clouds_list(&world.enabled))
+                    format!("for any cloud among {}", render::cloud_list(&world.enabled))
                 };
                 return Err(RequestError::value(format!(
                     "Invalid instance type {} {cloud_str}.",
@@ -382,7 +334,7 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
                 return Err(RequestError::value(format!(
                     "Ambiguous instance type {}. Please specify cloud explicitly among {}.",
                     py_str_repr(&it),
-                    clouds_list(&valid)
+                    render::cloud_list(&valid)
                 )));
             }
             r.cloud = Some(valid[0]);

@@ -21,6 +21,14 @@ pub struct FanOutOptions {
     pub global_deadline: Duration,
 }
 
+impl FanOutOptions {
+    /// The global deadline that goes with a per-cloud one: a second more, so
+    /// a cloud that uses all of its own time still reports its own timeout.
+    pub fn global_deadline_for(cloud_timeout: Duration) -> Duration {
+        cloud_timeout.saturating_add(Duration::from_secs(1))
+    }
+}
+
 impl Default for FanOutOptions {
     fn default() -> Self {
         FanOutOptions {

@@ -1,14 +1,15 @@
-//! Cloud identities and the per-cloud adapters.
+//! The cloud adapters — the only code that talks to a cloud — and the one
+//! function that runs them concurrently ([`fan_out`]). AWS, GCP and
+//! Kubernetes do network I/O, one file each; every other cloud is a
+//! [`CatalogOnlyCloud`] driven by its entry in the planner's cloud table.
 
 pub mod aws;
-pub mod azure;
-pub mod cudo;
+mod catalog_only;
 mod fanout;
 pub mod gcp;
 pub mod kubernetes;
-pub mod lambda;
-pub mod paperspace;
-pub mod runpod;
+
+pub use catalog_only::CatalogOnlyCloud;
 
 pub use fanout::{FanOutOptions, fan_out};
 use std::collections::BTreeMap;
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
+use planner::check::{CheckOutcome, CloudError};
 use planner::cloud::CloudId;
 
 /// A snapshot of the process environment, injected so that tests and the
@@ -91,41 +92,4 @@ pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     parts.join(": ")
-}
-
-/// Looks for the first existing credential file. An entry in upper case names
-/// an environment variable holding a path; other entries are relative to home.
-pub(crate) fn credentials_from_files(
-    ctx: &CheckContext,
-    candidates: &[&str],
-    hint: &str,
-) -> Credentials {
-    for c in candidates {
-        let path = if c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_') {
-            match ctx.env.get(*c) {
-                Some(p) if !p.is_empty() => PathBuf::from(p),
-                _ => continue,
-            }
-        } else {
-            ctx.home.join(c)
-        };
-        if path.is_file() {
-            return Credentials::Present(path.display().to_string());
-        }
-    }
-    Credentials::Missing(hint.to_string())
-}
-
-/// The check of a catalog-only cloud: nothing to fetch once credentials exist.
-pub(crate) fn catalog_only_check<'a>(
-    cloud: &'a dyn Cloud,
-    ctx: &'a CheckContext,
-) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
-    Box::pin(async move {
-        let _ = (cloud, ctx);
-        Ok(CheckOutcome {
-            facts: CloudFacts::Catalog,
-            cache: CacheUse::None,
-        })
-    })
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::fs_util;
+use super::fs_util::{self, FileMode};
 use super::{StateDir, StateError};
 
 /// The folder of catalog images.
@@ -64,7 +64,7 @@ impl CatalogIndex {
     /// images of older fingerprints of the same source.
     pub fn write(&self, source: &str, fingerprint: &str, image: &[u8]) -> Result<(), StateError> {
         let (prefix, path) = self.entry(source, fingerprint);
-        fs_util::write_atomic(&path, image)?;
+        fs_util::write_atomic(&path, image, FileMode::Private)?;
         if let Ok(entries) = fs::read_dir(&self.dir) {
             for e in entries.flatten() {
                 let name = e.file_name();

@@ -62,27 +62,48 @@ pub(crate) fn check_owner(path: &Path, meta: &fs::Metadata, euid: u32) -> Result
     Ok(())
 }
 
-/// A new, empty 0600 file that did not exist before (never follows a planted symlink).
-pub(crate) fn create_private_file(path: &Path) -> Result<File, StateError> {
+/// Who may read a file this crate writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileMode {
+    /// 0600 whatever the umask: everything in the state folder.
+    Private,
+    /// 0666 narrowed by the umask, like any file the user creates (a plan
+    /// written with `--plan-out`).
+    User,
+}
+
+/// A new, empty file that did not exist before (never follows a planted symlink).
+fn create_file(path: &Path, mode: FileMode) -> Result<File, StateError> {
+    let bits = match mode {
+        FileMode::Private => FILE_MODE,
+        FileMode::User => 0o666,
+    };
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(FILE_MODE)
+        .mode(bits)
         .open(path)
         .map_err(io_err("create", path))?;
-    // Explicit, like the folders: the creation mode is only ever narrowed by
-    // the umask, but a stricter umask must not leave us unable to read back.
-    file.set_permissions(Permissions::from_mode(FILE_MODE))
-        .map_err(io_err("set permissions on", path))?;
+    if mode == FileMode::Private {
+        // Explicit, like the folders: the creation mode is only ever narrowed
+        // by the umask, but a stricter umask must not leave us unable to read back.
+        file.set_permissions(Permissions::from_mode(FILE_MODE))
+            .map_err(io_err("set permissions on", path))?;
+    }
     Ok(file)
 }
 
-/// Writes `bytes` to a new 0600 temporary file in `dir` and fsyncs it.
+/// Writes `bytes` to a new temporary file in `dir` and fsyncs it.
 ///
 /// The caller publishes it (rename or link) and removes it on failure.
-pub(crate) fn write_temp(dir: &Path, stem: &str, bytes: &[u8]) -> Result<PathBuf, StateError> {
+pub(crate) fn write_temp(
+    dir: &Path,
+    stem: &str,
+    bytes: &[u8],
+    mode: FileMode,
+) -> Result<PathBuf, StateError> {
     let tmp = dir.join(format!(".{stem}.{}.tmp", random_hex(8)?));
-    let result = create_private_file(&tmp).and_then(|mut file| {
+    let result = create_file(&tmp, mode).and_then(|mut file| {
         file.write_all(bytes).map_err(io_err("write", &tmp))?;
         file.sync_all().map_err(io_err("fsync", &tmp))
     });
@@ -95,14 +116,15 @@ pub(crate) fn write_temp(dir: &Path, stem: &str, bytes: &[u8]) -> Result<PathBuf
     }
 }
 
-/// Atomically replaces `target` with `bytes` (temp file, fsync, rename, fsync folder).
-pub(crate) fn write_atomic(target: &Path, bytes: &[u8]) -> Result<(), StateError> {
+/// Atomically replaces `target` with `bytes` (temp file, fsync, rename,
+/// fsync folder): an interrupted write never leaves a truncated file.
+pub fn write_atomic(target: &Path, bytes: &[u8], mode: FileMode) -> Result<(), StateError> {
     let dir = parent_of(target);
     let stem = target
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("entry");
-    let tmp = write_temp(dir, stem, bytes)?;
+    let tmp = write_temp(dir, stem, bytes, mode)?;
     if let Err(source) = fs::rename(&tmp, target) {
         let _ = fs::remove_file(&tmp);
         return Err(StateError::Io {
@@ -121,8 +143,11 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), StateError> {
         .map_err(io_err("fsync", dir))
 }
 
+/// The folder holding `path` (`.` for a bare file name).
 pub(crate) fn parent_of(path: &Path) -> &Path {
-    path.parent().unwrap_or_else(|| Path::new("."))
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
 }
 
 pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], StateError> {

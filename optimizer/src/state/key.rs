@@ -10,7 +10,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use super::StateError;
-use super::fs_util::{self, FILE_MODE, io_err};
+use super::fs_util::{self, FILE_MODE, FileMode, io_err};
 
 const KEY_FILE: &str = "cache.key";
 const KEY_LEN: usize = 32;
@@ -79,7 +79,7 @@ pub(crate) fn load_or_create(root: &Path, euid: u32) -> Result<KeyedHasher, Stat
             KeyFile::Valid(key) => return Ok(KeyedHasher::from_key(key)),
             KeyFile::Absent => {
                 let key = fs_util::random_bytes::<KEY_LEN>()?;
-                let tmp = fs_util::write_temp(root, KEY_FILE, &key)?;
+                let tmp = fs_util::write_temp(root, KEY_FILE, &key, FileMode::Private)?;
                 let linked = fs::hard_link(&tmp, &path);
                 let _ = fs::remove_file(&tmp);
                 match linked {
@@ -112,7 +112,7 @@ pub(crate) fn load_or_create(root: &Path, euid: u32) -> Result<KeyedHasher, Stat
 }
 
 fn publish_by_rename(path: &Path, key: [u8; KEY_LEN]) -> Result<KeyedHasher, StateError> {
-    fs_util::write_atomic(path, &key)?;
+    fs_util::write_atomic(path, &key, FileMode::Private)?;
     Ok(KeyedHasher::from_key(key))
 }
 

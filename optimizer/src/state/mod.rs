@@ -35,6 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
+pub use fs_util::{FileMode, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 

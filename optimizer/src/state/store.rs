@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::fs_util::{self, FILE_MODE, io_err};
+use super::fs_util::{self, FILE_MODE, FileMode, io_err};
 use super::{Clock, StateError};
 
 /// Entries dated further in the future than this are distrusted: clocks of
@@ -289,7 +289,7 @@ impl CacheStore {
             path: path.clone(),
             source,
         })?;
-        fs_util::write_atomic(&path, &bytes)
+        fs_util::write_atomic(&path, &bytes, FileMode::Private)
     }
 
     /// Deletes the entry for `key`, if any.

@@ -34,7 +34,7 @@ fn sts_env(sts: &StsMock) -> Vec<(&'static str, String)> {
 
 fn gpu_request(gpus: &str) -> Request {
     Request {
-        yaml: None,
+        entrypoint: Vec::new(),
         overrides: Overrides {
             gpus: Some(gpus.into()),
             ..Default::default()

@@ -10,9 +10,10 @@ use mocks::wiremock::matchers::{method, path, path_regex};
 use mocks::wiremock::{Mock, MockServer, ResponseTemplate};
 use mocks::{EndpointOptions, Fault, GcpMock, Reservation, reservations_aggregated};
 use optimizer::clouds::gcp::RESERVATIONS_CACHE_KIND;
-use optimizer::launch::{LaunchOptions, LaunchResult, Request, plan_json, run};
+use optimizer::launch::{LaunchOptions, Request, run};
 use planner::check::{CacheUse, CloudError, CloudFacts, Outcome};
 use planner::cloud::CloudId;
+use planner::launch::LaunchResult;
 use planner::task::Overrides;
 
 /// Planted as the refresh token and client secret; must never leave the request to the mock.
@@ -118,7 +119,7 @@ async fn mock(list: Vec<Reservation>) -> GcpMock {
 
 fn a100(num_nodes: u32) -> Request {
     Request {
-        yaml: None,
+        entrypoint: Vec::new(),
         overrides: Overrides {
             gpus: Some("A100:1".into()),
             infra: Some("gcp/us-central1".into()),
@@ -130,7 +131,7 @@ fn a100(num_nodes: u32) -> Request {
 
 /// `zone -> cost` of every considered row of the single task, and the chosen zone.
 fn costs(result: &LaunchResult) -> (BTreeMap<String, f64>, String) {
-    let doc = plan_json(&result.prepared, "c", &result.optimized);
+    let doc = planner::render::json::plan(result, "c");
     let task = &doc["plan"]["tasks"][0];
     let rows = task["considered"]
         .as_array()

@@ -94,3 +94,23 @@ pub fn format_float(x: f64) -> String {
         format_fixed(x, 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_rounding_vectors() {
+        for (x, d, want) in [
+            (0.125, 2, "0.12"),
+            (0.375, 2, "0.38"),
+            (2.675, 2, "2.67"),
+            (1.005, 2, "1.00"),
+            (17.15, 1, "17.1"),
+            (0.384, 2, "0.38"),
+            (3.06, 2, "3.06"),
+        ] {
+            assert_eq!(format_fixed(x, d), want, "{x}");
+        }
+    }
+}

@@ -15,22 +15,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use cli::{Command, Opts};
-
-/// Exit codes (documented in the README and `sky --help`).
-pub mod exit {
-    /// Plan printed.
-    pub const OK: u8 = 0;
-    /// Invalid or unsatisfiable request.
-    pub const REQUEST: u8 = 1;
-    /// Usage or configuration error.
-    pub const CONFIG: u8 = 2;
-    /// Plan printed, but some enabled clouds were left out.
-    pub const PARTIAL: u8 = 3;
-    /// No cloud enabled.
-    pub const NO_CLOUD: u8 = 4;
-    /// Interrupted (Ctrl-C).
-    pub const INTERRUPTED: u8 = 130;
-}
+use planner::launch::Exit;
 
 fn main() -> ExitCode {
     let opts = Opts::parse();
@@ -86,7 +71,7 @@ fn run(opts: Opts) -> u8 {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sky: cannot start the async runtime: {e}");
-            return exit::CONFIG;
+            return Exit::Config.code();
         }
     };
     let color = std::io::stdout().is_terminal()
@@ -100,18 +85,18 @@ fn run(opts: Opts) -> u8 {
     let result = runtime.block_on(async {
         tokio::select! {
             r = work => r,
-            _ = tokio::signal::ctrl_c() => Ok(exit::INTERRUPTED),
+            _ = tokio::signal::ctrl_c() => Ok(Exit::Interrupted),
         }
     });
     // Do not wait for hung network tasks: their deadlines already expired or
     // we were interrupted.
     runtime.shutdown_background();
     match result {
-        Ok(code) => code,
+        Ok(exit) => exit.code(),
         Err(e) => {
             let _ = std::io::stdout().flush();
             eprintln!("sky: error: {e:#}");
-            exit::CONFIG
+            Exit::Config.code()
         }
     }
 }

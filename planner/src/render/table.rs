@@ -1,62 +1,7 @@
-//! Rendering: prettytable-compatible tables, Python number formatting, ANSI handling.
+//! The two prettytable layouts SkyPilot prints: the optimizer's framed table
+//! and `log_utils.create_table`'s borderless one.
 
-use crate::pytext::format_fixed;
-use unicode_width::UnicodeWidthStr;
-
-/// colorama's ANSI codes, as SkyPilot emits them.
-pub mod ansi {
-    /// `Style.BRIGHT`.
-    pub const BRIGHT: &str = "\x1b[1m";
-    /// `Style.DIM`.
-    pub const DIM: &str = "\x1b[2m";
-    /// `Fore.GREEN`.
-    pub const GREEN: &str = "\x1b[32m";
-    /// `Fore.YELLOW`.
-    pub const YELLOW: &str = "\x1b[33m";
-    /// `Fore.CYAN`.
-    pub const CYAN: &str = "\x1b[36m";
-    /// `Fore.LIGHTBLACK_EX`.
-    pub const LIGHTBLACK: &str = "\x1b[90m";
-    /// `Style.RESET_ALL`.
-    pub const RESET: &str = "\x1b[0m";
-}
-
-/// Removes ANSI escape sequences (CSI `ESC [ ... letter`).
-pub fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' && chars.peek() == Some(&'[') {
-            chars.next();
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Display width with ANSI stripped (East-Asian wide characters count 2).
-pub fn display_width(s: &str) -> usize {
-    if s.contains('\x1b') {
-        strip_ansi(s).width()
-    } else {
-        s.width()
-    }
-}
-
-/// The table's vCPUs/Mem cell: `-`, an integer, or one decimal.
-pub fn format_number(x: Option<f64>) -> String {
-    match x {
-        None => "-".into(),
-        Some(v) if v.fract() == 0.0 => format!("{}", v as i64),
-        Some(v) => format_fixed(v, 1),
-    }
-}
+use super::display_width;
 
 fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -105,40 +50,49 @@ pub fn framed_table(rows: &[Vec<String>]) -> String {
     out.join("\n")
 }
 
-/// `log_utils.create_table` default: no border, left aligned, padding 0/2. `rows[0]` is the header.
+/// `log_utils.create_table` default: no border, left aligned, padding 0/2.
+/// `rows[0]` is the header; a cell may span several lines (prettytable pads
+/// every line of a row to the same height).
 pub fn borderless_table(rows: &[Vec<String>]) -> String {
-    let widths = column_widths(rows);
-    rows.iter()
-        .map(|row| {
+    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..ncols)
+        .map(|i| {
+            rows.iter()
+                .flat_map(|r| {
+                    r.get(i)
+                        .map(|c| c.lines().map(display_width).max().unwrap_or(0))
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for row in rows {
+        let height = row
+            .iter()
+            .map(|c| c.lines().count().max(1))
+            .max()
+            .unwrap_or(1);
+        for line_idx in 0..height {
             let mut s = String::new();
             for (i, w) in widths.iter().enumerate() {
-                s.push_str(&pad(row.get(i).map_or("", String::as_str), *w));
-                s.push_str("  ");
+                let cell = row
+                    .get(i)
+                    .and_then(|c| c.lines().nth(line_idx))
+                    .unwrap_or("");
+                s.push_str(cell);
+                s.push_str(&" ".repeat(w - display_width(cell) + 2));
             }
-            s
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+            out.push(s);
+        }
+    }
+    out.join("\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn python_rounding_vectors() {
-        for (x, d, want) in [
-            (0.125, 2, "0.12"),
-            (0.375, 2, "0.38"),
-            (2.675, 2, "2.67"),
-            (1.005, 2, "1.00"),
-            (17.15, 1, "17.1"),
-            (0.384, 2, "0.38"),
-            (3.06, 2, "3.06"),
-        ] {
-            assert_eq!(format_fixed(x, d), want, "{x}");
-        }
-    }
+    use crate::render::{ansi, strip_ansi};
 
     #[test]
     fn framed_table_matches_prettytable_shape() {

@@ -1,8 +1,16 @@
-//! Cloud identities: the closed set of clouds the planner knows, their names
+//! Cloud identities: the closed set of clouds the planner knows, what each
+//! is as data ([`CloudSpec`], one entry per cloud in `table.rs`), their names
 //! as users write them, and "did you mean" for the rest.
+
+mod feature;
+mod spec;
+mod table;
 
 use std::fmt;
 use std::str::FromStr;
+
+pub use feature::Feature;
+pub use spec::{CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
 
 /// Every cloud this optimizer knows about.
 ///
@@ -46,37 +54,24 @@ impl CloudId {
         CloudId::Kubernetes,
     ];
 
+    /// What this cloud is: names, catalog, credentials, unsupported features.
+    pub fn spec(self) -> &'static CloudSpec {
+        &table::CLOUDS[self as usize]
+    }
+
     /// Lower-case name, as used in `--infra`, catalog folders and `SKY_ENABLED_CLOUDS`.
     pub fn name(self) -> &'static str {
-        match self {
-            CloudId::Aws => "aws",
-            CloudId::Gcp => "gcp",
-            CloudId::Azure => "azure",
-            CloudId::Lambda => "lambda",
-            CloudId::Runpod => "runpod",
-            CloudId::Paperspace => "paperspace",
-            CloudId::Cudo => "cudo",
-            CloudId::Kubernetes => "kubernetes",
-        }
+        self.spec().name
     }
 
     /// Display form used by SkyPilot in tables and messages (the class `_REPR`).
     pub fn repr(self) -> &'static str {
-        match self {
-            CloudId::Aws => "AWS",
-            CloudId::Gcp => "GCP",
-            CloudId::Azure => "Azure",
-            CloudId::Lambda => "Lambda",
-            CloudId::Runpod => "RunPod",
-            CloudId::Paperspace => "Paperspace",
-            CloudId::Cudo => "Cudo",
-            CloudId::Kubernetes => "Kubernetes",
-        }
+        self.spec().repr
     }
 
     /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).
     pub fn has_csv_catalog(self) -> bool {
-        self != CloudId::Kubernetes
+        self.spec().has_catalog
     }
 }
 
@@ -112,10 +107,11 @@ impl FromStr for CloudId {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
-        if lower == "k8s" {
-            return Ok(CloudId::Kubernetes);
-        }
-        if let Some(id) = CloudId::ALL.into_iter().find(|c| c.name() == lower) {
+        let known = |c: &CloudId| {
+            let spec = c.spec();
+            spec.name == lower || spec.aliases.contains(&lower.as_str())
+        };
+        if let Some(id) = CloudId::ALL.into_iter().find(known) {
             return Ok(id);
         }
         let suggestions =
@@ -124,5 +120,26 @@ impl FromStr for CloudId {
             name: s.to_string(),
             suggestions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_declaration_order() {
+        for (i, id) in CloudId::ALL.into_iter().enumerate() {
+            assert_eq!(id as usize, i);
+            assert_eq!(id.spec().id, id, "table entry {i}");
+        }
+    }
+
+    #[test]
+    fn names_aliases_and_suggestions() {
+        assert_eq!("K8s".parse::<CloudId>(), Ok(CloudId::Kubernetes));
+        assert_eq!(" AWS ".parse::<CloudId>(), Ok(CloudId::Aws));
+        let err = "lamda".parse::<CloudId>().unwrap_err();
+        assert_eq!(err.suggestions, vec!["lambda".to_string()]);
     }
 }

@@ -1,0 +1,232 @@
+//! Per-cloud feasibility: which instance types satisfy a request, in which
+//! regions and zones they are offered, and what they cost — SkyPilot's
+//! `Cloud.get_feasible_launchable_resources`, `regions_with_offering` and
+//! `instance_type_to_hourly_cost` (`sky/clouds/cloud.py` and each
+//! `sky/clouds/<cloud>.py`). Catalog clouds share one table-driven planner
+//! ([`catalog`]); GCP and Kubernetes have their own. Pure: everything comes
+//! from the [`World`].
+
+mod catalog;
+mod gcp;
+mod kubernetes;
+
+use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
+use crate::cloud::{CloudId, Feature};
+use crate::resources::{Accelerator, DiskTier, ErrorKind, RequestError, Resources};
+use crate::world::World;
+
+/// A launchable candidate: cloud + instance type (+ accelerators) without location.
+pub type Candidate = Resources;
+
+/// What one cloud offers for one request.
+#[derive(Debug, Clone, Default)]
+pub struct FeasibleResources {
+    /// Candidates, cheapest first.
+    pub resources: Vec<Candidate>,
+    /// Close alternatives when the accelerator does not exist as requested.
+    pub fuzzy: Vec<String>,
+    /// Why the cloud cannot serve the request (unsupported features).
+    pub hint: Option<String>,
+}
+
+/// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
+pub fn effective_accelerator(world: &World, r: &Resources) -> Option<Accelerator> {
+    if let Some(a) = &r.accelerator {
+        return Some(a.clone());
+    }
+    match (r.cloud, &r.instance_type) {
+        (Some(c), Some(it)) => world.accelerator_of_instance(c, it),
+        _ => None,
+    }
+}
+
+/// The memory text SkyPilot shows for a resource (explicit or inferred from the instance type).
+pub fn effective_memory(world: &World, r: &Resources) -> Option<String> {
+    if let Some(m) = &r.memory {
+        return Some(m.clone());
+    }
+    match (r.cloud, &r.instance_type) {
+        (Some(c), Some(it)) => world.vcpus_mem(c, it).1.map(crate::pytext::py_float_str),
+        _ => None,
+    }
+}
+
+/// `Resources.get_required_cloud_features` (plus `MULTI_NODE` for several
+/// nodes), in the order the hint table lists them.
+fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
+    let mut out = Vec::new();
+    if r.use_spot {
+        out.push(Feature::SpotInstance);
+    }
+    if num_nodes > 1 {
+        out.push(Feature::MultiNode);
+    }
+    if r.disk_tier.is_some_and(|t| t != DiskTier::Best) {
+        out.push(Feature::CustomDiskTier);
+    }
+    if r.local_disk.is_some() {
+        out.push(Feature::LocalDisk);
+    }
+    if r.image_id.is_some() {
+        out.push(Feature::ImageId);
+    }
+    out
+}
+
+/// `Cloud.check_features_are_supported`: the required features `cloud`
+/// lacks, with its reasons.
+fn unsupported_features(
+    cloud: CloudId,
+    r: &Resources,
+    num_nodes: u32,
+) -> Vec<(Feature, &'static str)> {
+    let table = cloud.spec().unsupported;
+    required_features(r, num_nodes)
+        .into_iter()
+        .filter_map(|f| table.iter().find(|(g, _)| *g == f).copied())
+        .collect()
+}
+
+/// `NotSupportedError` text: a tab-indented borderless table of features.
+fn not_supported_hint(cloud: CloudId, features: &[(Feature, &'static str)]) -> String {
+    let mut rows: Vec<Vec<String>> = vec![vec!["Feature".into(), "Reason".into()]];
+    for (f, reason) in features {
+        rows.push(vec![f.value().to_string(), (*reason).to_string()]);
+    }
+    let table = crate::render::borderless_table(&rows);
+    format!(
+        "The following features are not supported by {}:\n\t{}",
+        cloud.repr(),
+        table.replace('\n', "\n\t")
+    )
+}
+
+fn amount(text: Option<&str>) -> Option<Amount> {
+    text.and_then(Amount::parse)
+}
+
+fn parse_local_disk(text: Option<&str>) -> Option<LocalDisk> {
+    let t = text?.to_ascii_lowercase();
+    let (mode, size) = t.split_once(':')?;
+    let at_least = size.ends_with('+');
+    let size_gb: f64 = size.trim_end_matches('+').parse().ok()?;
+    Some(LocalDisk {
+        nvme: mode == "nvme",
+        size_gb,
+        at_least,
+    })
+}
+
+fn filter_of(r: &Resources) -> Filter<'_> {
+    Filter {
+        cpus: amount(r.cpus.as_deref()),
+        memory: amount(r.memory.as_deref()),
+        region: r.region.as_deref(),
+        zone: r.zone.as_deref(),
+        local_disk: parse_local_disk(r.local_disk.as_deref()),
+        max_hourly_cost: r.max_hourly_cost,
+    }
+}
+
+fn candidate(
+    r: &Resources,
+    cloud: CloudId,
+    instance_type: String,
+    accelerator: Option<Accelerator>,
+) -> Candidate {
+    let mut c = r.clone();
+    c.cloud = Some(cloud);
+    c.instance_type = Some(instance_type);
+    c.accelerator = accelerator;
+    c.cpus = None;
+    c.memory = None;
+    c
+}
+
+/// Checks that an explicit instance type and accelerator agree (ResourcesMismatchError otherwise).
+pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), RequestError> {
+    let (Some(cloud), Some(it)) = (r.cloud, r.instance_type.as_deref()) else {
+        return Ok(());
+    };
+    if cloud == CloudId::Gcp {
+        return gcp::check_attachable(world, r, it);
+    }
+    let from_instance = world.accelerator_of_instance(cloud, it);
+    let equal = match (&r.accelerator, &from_instance) {
+        (None, None) => true,
+        (None, Some(_)) => true,
+        (Some(_), None) => false,
+        (Some(a), Some(b)) => {
+            a.name.eq_ignore_ascii_case(&b.name)
+                && (a.count.0 - b.count.0).abs() <= 1e-9 * a.count.0.abs().max(b.count.0.abs())
+        }
+    };
+    if equal {
+        return Ok(());
+    }
+    let fmt = |a: &Option<Accelerator>| a.as_ref().map_or("None".to_string(), |a| a.dict_repr());
+    Err(RequestError::new(
+        ErrorKind::ResourcesMismatch,
+        format!(
+            "Infeasible resource demands found:\n  Instance type requested: {it}\n  Accelerators for {it}: {}\n  Accelerators requested: {}\nTo fix: either only specify instance_type, or change the accelerators field to be consistent.",
+            fmt(&from_instance),
+            fmt(&r.accelerator)
+        ),
+    ))
+}
+
+/// `cloud.get_feasible_launchable_resources(r, num_nodes)`.
+pub fn feasible_resources(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    num_nodes: u32,
+) -> Result<FeasibleResources, RequestError> {
+    if r.cloud.is_some() && r.instance_type.is_some() {
+        check_instance_accelerator(world, r)?;
+    }
+    let unsupported = unsupported_features(cloud, r, num_nodes);
+    if !unsupported.is_empty() {
+        return Ok(FeasibleResources {
+            hint: Some(not_supported_hint(cloud, &unsupported)),
+            ..Default::default()
+        });
+    }
+    Ok(match (cloud, &cloud.spec().catalog_rules) {
+        (CloudId::Gcp, _) => gcp::feasible(world, r),
+        (CloudId::Kubernetes, _) => kubernetes::feasible(world, r),
+        (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
+        (_, None) => FeasibleResources::default(),
+    })
+}
+
+/// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
+pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
+    let Some(it) = r.instance_type.as_deref() else {
+        return Vec::new();
+    };
+    match cloud {
+        CloudId::Kubernetes => kubernetes::regions_with_offering(world, r, it),
+        CloudId::Gcp => gcp::regions_with_offering(world, r, it),
+        _ => match world.cloud_catalog(cloud) {
+            Some(cat) => catalog::regions_with_offering(cat, r, it),
+            None => Vec::new(),
+        },
+    }
+}
+
+/// Hourly cost of a located launchable (instance + GCP accelerator price).
+pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
+    let cloud = r.cloud.ok_or("no cloud")?;
+    let it = r.instance_type.as_deref().ok_or("no instance type")?;
+    match cloud {
+        CloudId::Kubernetes => kubernetes::hourly_cost(world, it),
+        CloudId::Gcp => gcp::hourly_cost(world, r, it),
+        _ => world.cloud_catalog(cloud).ok_or("no catalog")?.hourly_cost(
+            it,
+            r.use_spot,
+            r.region.as_deref(),
+            r.zone.as_deref(),
+        ),
+    }
+}

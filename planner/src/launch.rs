@@ -1,0 +1,237 @@
+//! One launch as data, and its pure half.
+//!
+//! The `optimizer` crate gathers the [`Prepared`] world (cloud checks and
+//! catalogs, concurrently) and reads the entrypoint; [`plan`] then turns the
+//! request into a [`LaunchResult`] the way `sky launch` does — task, CLI
+//! overrides, `Resources.validate()`, the optimizer — stopping at the first
+//! stage that fails, and [`LaunchResult::exit`] says how the process ends.
+//! [`crate::render::launch`] prints it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::catalog::GpuMetadata;
+use crate::check::FanOut;
+use crate::cloud::CloudId;
+use crate::optimize::{self, Optimized};
+use crate::resources::RequestError;
+use crate::task::{self, Dag, Overrides, Task};
+use crate::world::World;
+
+/// Where the catalogs came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogSource {
+    /// A SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`).
+    Dir(PathBuf),
+    /// The catalogs built into the binary.
+    Bundled,
+}
+
+impl std::fmt::Display for CatalogSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogSource::Dir(d) => write!(f, "{}", d.display()),
+            CatalogSource::Bundled => f.write_str("bundled catalogs"),
+        }
+    }
+}
+
+/// A cloud left out of the table, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Excluded {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// One-line reason.
+    pub reason: String,
+}
+
+/// Everything gathered before planning: the world and how it was found.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The planner's input.
+    pub world: World,
+    /// Per-cloud check reports.
+    pub fanout: FanOut,
+    /// Clouds that were wanted but left out (failed checks).
+    pub excluded: Vec<Excluded>,
+    /// Non-fatal problems (skipped catalog rows, unreachable contexts, ...).
+    pub warnings: Vec<String>,
+    /// Where the catalogs came from.
+    pub catalog_source: CatalogSource,
+    /// The AWS zone mapping used (`az_mappings-<hash>.csv`), if any.
+    pub az_mapping: Option<String>,
+    /// Time spent loading catalogs (overlapping the fan-out).
+    pub catalog_load: Duration,
+}
+
+/// What the user asked to run, after the entrypoint was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskSource {
+    /// No entrypoint: a task made of the flags alone.
+    Flags,
+    /// A command (`sky launch -- python train.py`), run by a task made of the flags.
+    Command(String),
+    /// A task YAML's text, named as the user wrote its path.
+    Yaml {
+        /// The path as given.
+        path: String,
+        /// The file's contents.
+        text: String,
+    },
+    /// A task YAML that could not be read; `message` says why.
+    Unreadable {
+        /// The path as given.
+        path: String,
+        /// The I/O error, as one line.
+        message: String,
+    },
+}
+
+/// How far a launch got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Reading or parsing the entrypoint failed.
+    Entrypoint,
+    /// Applying the CLI overrides failed.
+    Overrides,
+    /// `Resources.validate()` failed.
+    Validation,
+    /// The optimizer ran (and produced a plan or SkyPilot's error).
+    Optimization,
+}
+
+/// How a `sky` process ends (documented in the README and `sky --help`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Plan printed.
+    Ok,
+    /// The request is invalid or cannot be satisfied (SkyPilot's error).
+    Request,
+    /// Usage or configuration error.
+    Config,
+    /// Plan printed, but some enabled clouds were left out.
+    Partial,
+    /// No cloud is enabled.
+    NoCloud,
+    /// Interrupted (Ctrl-C).
+    Interrupted,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Request => 1,
+            Exit::Config => 2,
+            Exit::Partial => 3,
+            Exit::NoCloud => 4,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+/// Everything one launch produced.
+#[derive(Debug, Clone)]
+pub struct LaunchResult {
+    /// Checks, world, warnings.
+    pub prepared: Prepared,
+    /// What was run, as `sky` announces it (`YAML to run: …`, `Command to run: …`).
+    pub source: TaskSource,
+    /// How far the launch got.
+    pub stage: Stage,
+    /// The tasks, validated when `stage` reached [`Stage::Optimization`].
+    pub dag: Option<Dag>,
+    /// The optimizer's notices and plan, or the error of the stage that failed.
+    pub optimized: Optimized,
+}
+
+impl LaunchResult {
+    /// The error that ended the launch, if any.
+    pub fn error(&self) -> Option<&RequestError> {
+        self.optimized.result.as_ref().err()
+    }
+
+    /// How the process ends: an error is a request error; a plan that left
+    /// out an enabled cloud is partial.
+    pub fn exit(&self) -> Exit {
+        if self.error().is_some() {
+            Exit::Request
+        } else if self.prepared.excluded.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::Partial
+        }
+    }
+
+    /// The optimizer's output as `sky launch --dryrun` prints it, ANSI
+    /// stripped (see [`crate::render::launch::text`]).
+    pub fn text(&self) -> String {
+        crate::render::launch::text(self)
+    }
+
+    /// Whether any resource asks for spot instances (SkyPilot then warns that
+    /// an unmanaged spot job does not recover from preemptions).
+    pub fn uses_spot(&self) -> bool {
+        self.dag.as_ref().is_some_and(|d| {
+            d.tasks
+                .iter()
+                .any(|t| t.resources.all().iter().any(|r| r.use_spot))
+        })
+    }
+}
+
+/// The task SkyPilot's CLI builds from flags or a command: named `sky-cmd`.
+fn flags_task(run: Option<String>) -> Dag {
+    Dag {
+        tasks: vec![Task {
+            name: Some("sky-cmd".into()),
+            run,
+            ..Default::default()
+        }],
+    }
+}
+
+fn dag_of(source: &TaskSource, metadata: &[GpuMetadata]) -> Result<Dag, RequestError> {
+    match source {
+        TaskSource::Flags => Ok(flags_task(None)),
+        TaskSource::Command(command) => Ok(flags_task(Some(command.clone()))),
+        TaskSource::Yaml { path, text } => task::parse_task_yaml(text, path, metadata),
+        TaskSource::Unreadable { path, message } => Err(RequestError::unreadable_entrypoint(
+            format!("cannot read task YAML {path}; check the path: {message}"),
+        )),
+    }
+}
+
+/// The pure half of a launch: the task from `source`, `overrides` applied,
+/// validated against the world, optimised — as `sky launch` orders them
+/// (SkyPilot's CLI validates before it names the cluster, and optimises last).
+pub fn plan(prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
+    let failed = |prepared, source, stage, error| LaunchResult {
+        prepared,
+        source,
+        stage,
+        dag: None,
+        optimized: Optimized::failed(error),
+    };
+    let _span = tracing::info_span!("plan").entered();
+    let metadata = &prepared.world.catalog.gpu_metadata;
+    let mut dag = match dag_of(&source, metadata) {
+        Ok(dag) => dag,
+        Err(e) => return failed(prepared, source, Stage::Entrypoint, e),
+    };
+    if let Err(e) = task::apply_overrides(&mut dag, overrides, metadata) {
+        return failed(prepared, source, Stage::Overrides, e);
+    }
+    if let Err(e) = crate::validate::validate_dag(&prepared.world, &mut dag) {
+        return failed(prepared, source, Stage::Validation, e);
+    }
+    let optimized = optimize::optimize(&prepared.world, &dag);
+    LaunchResult {
+        prepared,
+        source,
+        stage: Stage::Optimization,
+        dag: Some(dag),
+        optimized,
+    }
+}

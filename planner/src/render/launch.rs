@@ -1,0 +1,196 @@
+//! A whole `sky launch`, as SkyPilot 0.14.1's CLI prints it
+//! (`sky/client/cli/command.py::launch` and `_launch_with_confirm`): what
+//! goes to stdout and what to stderr, in order.
+
+use std::path::Path;
+
+use super::{ansi, json, optimizer, strip_ansi, timings};
+use crate::launch::{LaunchResult, Stage, TaskSource};
+use crate::pytext::py_str_repr;
+use crate::resources::{ErrorKind, RequestError};
+
+/// Where a line goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output: the plan.
+    Stdout,
+    /// Standard error: warnings and errors.
+    Stderr,
+}
+
+/// One line (or block) of output, with SkyPilot's ANSI colours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Where it goes.
+    pub stream: Stream,
+    /// The text, without a trailing newline.
+    pub text: String,
+}
+
+impl Line {
+    fn out(text: impl Into<String>) -> Line {
+        Line {
+            stream: Stream::Stdout,
+            text: text.into(),
+        }
+    }
+
+    fn err(text: impl Into<String>) -> Line {
+        Line {
+            stream: Stream::Stderr,
+            text: text.into(),
+        }
+    }
+}
+
+/// How the launch was asked for, as far as its output depends on it.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchView<'a> {
+    /// The cluster name.
+    pub cluster: &'a str,
+    /// `-o json`: the plan document instead of the text.
+    pub json: bool,
+    /// `-y`: no prompt, so SkyPilot names the cluster up front.
+    pub yes: bool,
+    /// `--dryrun`: stop after the plan.
+    pub dryrun: bool,
+    /// `--timings`: per-cloud check times after the plan.
+    pub timings: bool,
+}
+
+/// An error as SkyPilot's CLI prints an exception: `<kind>: <message>`.
+pub fn error(e: &RequestError) -> String {
+    match e.kind {
+        ErrorKind::Unreadable => e.message.clone(),
+        kind => format!("{}: {}", kind.python_name(), e.message),
+    }
+}
+
+/// The warning `--cloud`, `--region` and `--zone` print before anything else.
+pub fn deprecated_location_flags() -> Line {
+    Line::err(format!(
+        "{}The --cloud, --region, and --zone options are deprecated. Use --infra instead.{}",
+        ansi::YELLOW,
+        ansi::RESET
+    ))
+}
+
+/// Everything `sky launch` prints for `result` up to (not including) the
+/// confirmation prompt.
+pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
+    let prepared = &result.prepared;
+    let mut out: Vec<Line> = prepared
+        .warnings
+        .iter()
+        .map(|w| Line::err(format!("sky: warning: {w}")))
+        .collect();
+    out.extend(prepared.excluded.iter().map(|e| {
+        Line::err(format!(
+            "sky: warning: {} left out of the table: {}",
+            e.cloud.repr(),
+            e.reason
+        ))
+    }));
+    if result.stage <= Stage::Overrides {
+        out.extend(result.error().map(|e| Line::err(error(e))));
+        return out;
+    }
+    if !view.json
+        && let Some(header) = header(&result.source)
+    {
+        out.push(Line::out(header));
+    }
+    if result.stage == Stage::Validation {
+        out.extend(result.error().map(|e| Line::err(error(e))));
+        return out;
+    }
+    if !view.json {
+        if view.yes {
+            out.push(Line::out(format!(
+                "{}Running on cluster: {}{}",
+                ansi::CYAN,
+                ansi::RESET,
+                view.cluster
+            )));
+        }
+        if result.uses_spot() {
+            out.push(Line::out(format!(
+                "{}{}Launching a spot job that does not automatically recover from preemptions. To get automatic recovery, use managed job instead: sky jobs launch or sky.jobs.launch().{}",
+                ansi::YELLOW,
+                ansi::BRIGHT,
+                ansi::RESET
+            )));
+        }
+    }
+    if view.json {
+        let doc = json::plan(result, view.cluster);
+        out.push(Line::out(
+            serde_json::to_string_pretty(&doc).unwrap_or_default(),
+        ));
+    } else {
+        out.extend(optimizer::log(&result.optimized).into_iter().map(Line::out));
+    }
+    if let Some(e) = result.error() {
+        out.push(Line::err(error(e)));
+    }
+    if view.timings {
+        out.extend(timings::launch(prepared).into_iter().map(Line::out));
+    }
+    if result.error().is_none() && view.dryrun && !view.json {
+        out.push(Line::out("Dryrun finished."));
+        out.push(Line::out(""));
+    }
+    out
+}
+
+/// `YAML to run: …` or `Command to run: …`.
+fn header(source: &TaskSource) -> Option<String> {
+    let (what, text) = match source {
+        TaskSource::Yaml { path, .. } => ("YAML to run: ", path.as_str()),
+        TaskSource::Command(command) => ("Command to run: ", command.as_str()),
+        TaskSource::Flags | TaskSource::Unreadable { .. } => return None,
+    };
+    Some(format!("{}{what}{}{text}", ansi::CYAN, ansi::RESET))
+}
+
+/// The confirmation prompt (no newline: the answer follows on the line).
+pub fn prompt(cluster: &str) -> String {
+    format!(
+        "Launching a new cluster {}. Proceed? [Y/n]: ",
+        py_str_repr(cluster)
+    )
+}
+
+/// What a declined prompt prints.
+pub const ABORTED: &str = "Aborted!";
+
+/// The line after a confirmed launch: this tool plans, it does not provision.
+pub fn confirmed(result: &LaunchResult, plan_out: Option<&Path>) -> Option<String> {
+    let plan = result.optimized.result.as_ref().ok()?;
+    let chosen = &plan.tasks.first()?.chosen;
+    let (instance, infra) = (&chosen.instance_type, &chosen.cells[0]);
+    Some(match plan_out {
+        Some(path) => format!(
+            "Provisioning is outside this tool: the chosen plan ({instance} on {infra}) was written to {}.",
+            path.display()
+        ),
+        None => format!(
+            "Provisioning is outside this tool: {instance} on {infra} was chosen. Use --plan-out FILE to save the plan."
+        ),
+    })
+}
+
+/// The optimizer's output as `sky launch --dryrun` prints it, ANSI stripped:
+/// its log, then the error that ended it.
+pub fn text(result: &LaunchResult) -> String {
+    let mut out = String::new();
+    for l in optimizer::log(&result.optimized) {
+        out.push_str(&strip_ansi(&l));
+        out.push('\n');
+    }
+    if let Some(e) = result.error() {
+        out.push_str(&strip_ansi(&error(e)));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,161 @@
+//! The kubeconfig: which files, merged how, the allowed contexts in it, and
+//! what a context's cluster entry says (API server, proxy).
+//!
+//! SkyPilot 0.14.1 reads `KUBECONFIG` as
+//! `sky/provision/kubernetes/utils.py::get_kubeconfig_paths` does and picks
+//! the contexts with `sky/clouds/kubernetes.py::Kubernetes.existing_allowed_contexts`;
+//! here the environment and home folder come from the [`CheckContext`],
+//! never from the process.
+
+use std::path::{Path, PathBuf};
+
+use kube::config::{Cluster, Kubeconfig};
+use planner::catalog::kubernetes::{AllowedContexts, allowed_contexts};
+use planner::check::CloudError;
+
+use super::KubernetesCloud;
+use crate::clouds::CheckContext;
+
+/// The kubeconfig and the allowed contexts resolved from it.
+#[derive(Debug, Clone)]
+pub struct ResolvedContexts {
+    /// The merged kubeconfig (first file wins, as with kubectl).
+    pub kubeconfig: Kubeconfig,
+    /// Allowed contexts and the configured ones missing from the kubeconfig.
+    pub allowed: AllowedContexts,
+    /// Messages to show the user (SkyPilot's skipped-contexts warning).
+    pub warnings: Vec<String>,
+}
+
+impl KubernetesCloud {
+    /// The kubeconfig files to read: the override, else `KUBECONFIG` from
+    /// `ctx.env` (colon-separated, `~` expanded with `ctx.home`), else
+    /// `<home>/.kube/config`.
+    pub fn kubeconfig_paths(&self, ctx: &CheckContext) -> Vec<PathBuf> {
+        if let Some(path) = &self.options.kubeconfig {
+            return vec![path.clone()];
+        }
+        match ctx.env.get("KUBECONFIG").filter(|v| !v.trim().is_empty()) {
+            Some(list) => list
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(|s| expand_home(s, &ctx.home))
+                .collect(),
+            None => vec![ctx.home.join(".kube").join("config")],
+        }
+    }
+
+    /// Reads and merges the kubeconfig files that exist; `Ok(None)` if none does.
+    pub fn load_kubeconfig(&self, ctx: &CheckContext) -> Result<Option<Kubeconfig>, CloudError> {
+        let mut merged: Option<Kubeconfig> = None;
+        for path in self.kubeconfig_paths(ctx).iter().filter(|p| p.is_file()) {
+            let next = Kubeconfig::read_from(path).map_err(|e| {
+                CloudError::Config(format!("Invalid kubeconfig {}: {e}", path.display()))
+            })?;
+            merged = Some(match merged {
+                None => next,
+                Some(m) => m.merge(next).map_err(|e| {
+                    CloudError::Config(format!("Cannot merge kubeconfig {}: {e}", path.display()))
+                })?,
+            });
+        }
+        Ok(merged)
+    }
+
+    /// Reads the kubeconfig and computes the allowed contexts (SkyPilot's
+    /// `existing_allowed_contexts`). Context names are read fresh each time.
+    pub fn resolve_contexts(&self, ctx: &CheckContext) -> Result<ResolvedContexts, CloudError> {
+        let kubeconfig = self.load_kubeconfig(ctx)?.unwrap_or_default();
+        let names: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+        let allow_all_env = ctx
+            .env
+            .get("SKYPILOT_ALLOW_ALL_KUBERNETES_CONTEXTS")
+            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1"));
+        let allowed = allowed_contexts(
+            &names,
+            kubeconfig.current_context.as_deref(),
+            ctx.kubernetes_allowed_contexts.as_deref(),
+            allow_all_env,
+        );
+        let warnings = allowed.warning().into_iter().collect();
+        Ok(ResolvedContexts {
+            kubeconfig,
+            allowed,
+            warnings,
+        })
+    }
+}
+
+/// The name of the cluster entry `context` points at.
+fn context_cluster<'a>(kubeconfig: &'a Kubeconfig, context: &str) -> Option<&'a str> {
+    let named = kubeconfig.contexts.iter().find(|c| c.name == context)?;
+    Some(named.context.as_ref()?.cluster.as_str())
+}
+
+/// The cluster entry named `cluster`, if it has a body.
+fn cluster_named<'a>(kubeconfig: &'a Kubeconfig, cluster: &str) -> Option<&'a Cluster> {
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster)?
+        .cluster
+        .as_ref()
+}
+
+/// The `proxy-url` of a context's cluster, if it names a non-empty one.
+pub(super) fn cluster_proxy_url(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
+    cluster_named(kubeconfig, context_cluster(kubeconfig, context)?)?
+        .proxy_url
+        .clone()
+        .filter(|p| !p.is_empty())
+}
+
+/// The API server URL of a context (part of the node cache key: the same
+/// context name may point at another cluster after a kubeconfig change).
+/// Empty when the kubeconfig does not say.
+pub(super) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
+    // A context without a cluster looks up the cluster named "" (normally none: no server).
+    let cluster = context_cluster(kubeconfig, context).unwrap_or_default();
+    cluster_named(kubeconfig, cluster)
+        .and_then(|c| c.server.clone())
+        .unwrap_or_default()
+}
+
+/// `~` and `~/...` resolved against `home`; other paths (`~user/...` too) as given.
+fn expand_home(path: &str, home: &Path) -> PathBuf {
+    if path == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        PathBuf::from(path)
+    }
+}
+
+/// `path` for messages, `~/...` when it is under `home`.
+pub(super) fn display_path(path: &Path, home: &Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if !home.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_helpers() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            expand_home("~/k.yaml", home),
+            PathBuf::from("/home/u/k.yaml")
+        );
+        assert_eq!(expand_home("/abs", home), PathBuf::from("/abs"));
+        assert_eq!(
+            display_path(Path::new("/home/u/.kube/config"), home),
+            "~/.kube/config"
+        );
+        assert_eq!(display_path(Path::new("/etc/kube"), home), "/etc/kube");
+    }
+}

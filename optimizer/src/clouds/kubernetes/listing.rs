@@ -1,0 +1,237 @@
+//! Listing a context's nodes from its API server: concurrently across
+//! contexts, each request bounded by a timeout, retried with backoff, and
+//! every failure turned into SkyPilot's `KubeAPIUnreachableError` text.
+//!
+//! SkyPilot 0.14.1's `sky/provision/kubernetes/utils.py::get_kubernetes_nodes`
+//! under its `_retry_on_error` decorator (401/403 are not retried unless
+//! `_is_cloudflare_403_error`).
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use planner::catalog::kubernetes::{
+    KubeContext, KubeNode, parse_node_list, unreachable_api_message, unreachable_timeout_message,
+};
+use tracing::Instrument;
+
+use super::KubernetesCloud;
+use super::backoff::{Backoff, random_unit};
+use super::kubeconfig::cluster_proxy_url;
+
+impl KubernetesCloud {
+    /// Lists the nodes of `contexts` concurrently. Each context is bounded by
+    /// the per-request timeout × attempts (plus backoff) and, when given, by
+    /// `deadline`; failures are SkyPilot's messages in [`KubeContext::nodes`].
+    pub async fn list_contexts(
+        &self,
+        kubeconfig: &Kubeconfig,
+        contexts: &[String],
+        deadline: Option<Duration>,
+    ) -> Vec<KubeContext> {
+        join_all(contexts.iter().map(|name| {
+            let span = list_nodes_span(name);
+            async move {
+                let work = self.list_context(kubeconfig, name);
+                let nodes = match deadline {
+                    Some(d) => tokio::time::timeout(d, work)
+                        .await
+                        .unwrap_or_else(|_| Err(unreachable_timeout_message(name))),
+                    None => work.await,
+                };
+                record_outcome(&nodes, "listed");
+                KubeContext {
+                    name: name.clone(),
+                    nodes,
+                }
+            }
+            .instrument(span)
+        }))
+        .await
+    }
+
+    async fn list_context(
+        &self,
+        kubeconfig: &Kubeconfig,
+        context: &str,
+    ) -> Result<Vec<KubeNode>, String> {
+        let client = self
+            .client_for(kubeconfig, context)
+            .await
+            .map_err(|f| f.message(context))?;
+        let attempts = self.options.attempts.max(1);
+        let mut backoff = Backoff::new(self.options.backoff);
+        let mut last = Failure::Timeout;
+        for attempt in 1..=attempts {
+            match self.list_once(&client).await {
+                Ok(nodes) => return Ok(nodes),
+                Err(failure) if failure.is_fatal() => return Err(failure.message(context)),
+                Err(failure) => {
+                    tracing::debug!(context, attempt, error = %failure.message(context), "node listing failed");
+                    last = failure;
+                }
+            }
+            if attempt < attempts {
+                tokio::time::sleep(backoff.next_wait(random_unit())).await;
+            }
+        }
+        Err(last.message(context))
+    }
+
+    async fn client_for(
+        &self,
+        kubeconfig: &Kubeconfig,
+        context: &str,
+    ) -> Result<kube::Client, Failure> {
+        let options = KubeConfigOptions {
+            context: Some(context.to_string()),
+            ..Default::default()
+        };
+        let mut config = kube::Config::from_custom_kubeconfig(kubeconfig.clone(), &options)
+            .await
+            .map_err(|e| Failure::Config(e.to_string()))?;
+        // kube fills `proxy_url` from the *process* HTTPS_PROXY when the cluster
+        // has no `proxy-url`; without the `http-proxy` feature that fails client
+        // construction, and it is hidden global state. Only honour the kubeconfig.
+        if cluster_proxy_url(kubeconfig, context).is_none() {
+            config.proxy_url = None;
+        }
+        // Plain-http API servers (local proxies, tests) never use TLS: an empty
+        // root store avoids loading the platform's roots (~70 ms per client in
+        // debug builds) for a connector that is never used.
+        if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
+            config.root_cert = Some(Vec::new());
+        }
+        let timeout = self.options.request_timeout;
+        config.connect_timeout = Some(timeout);
+        config.read_timeout = Some(timeout);
+        config.write_timeout = Some(timeout);
+        config.reset_reader_on_write = true;
+        config.default_retry = false;
+        // Client construction may run an exec credential plugin synchronously:
+        // keep it off the async workers and bound it.
+        let build = tokio::task::spawn_blocking(move || kube::Client::try_from(config));
+        match tokio::time::timeout(timeout, build).await {
+            Err(_) => Err(Failure::Timeout),
+            Ok(Err(join)) => Err(Failure::Config(format!(
+                "client construction failed: {join}"
+            ))),
+            Ok(Ok(Err(e))) => Err(Failure::Config(e.to_string())),
+            Ok(Ok(Ok(client))) => Ok(client),
+        }
+    }
+
+    async fn list_once(&self, client: &kube::Client) -> Result<Vec<KubeNode>, Failure> {
+        let request = kube::core::Request::new("/api/v1/nodes")
+            .list(&kube::api::ListParams::default())
+            .map_err(|e| Failure::Config(e.to_string()))?;
+        let attempt = async {
+            let response = client
+                .send(request.map(kube::client::Body::from))
+                .await
+                .map_err(Failure::from_kube)?;
+            let status = response.status();
+            let cloudflare = response.headers().iter().any(|(k, v)| {
+                let k = k.as_str().to_ascii_lowercase();
+                k.contains("cf-ray")
+                    || (k.contains("server")
+                        && v.to_str()
+                            .is_ok_and(|v| v.to_ascii_lowercase().contains("cloudflare")))
+            });
+            let body = response
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(Failure::from_kube)?;
+            if !status.is_success() {
+                let text = format!(
+                    "({})\nReason: {}\nHTTP response body: {}\n",
+                    status.as_u16(),
+                    status.canonical_reason().unwrap_or(""),
+                    String::from_utf8_lossy(&body)
+                );
+                return Err(if matches!(status.as_u16(), 401 | 403) && !cloudflare {
+                    Failure::Rejected(text)
+                } else {
+                    Failure::Api(text)
+                });
+            }
+            parse_node_list(&body[..]).map_err(|e| Failure::Malformed(e.to_string()))
+        };
+        tokio::time::timeout(self.options.request_timeout, attempt)
+            .await
+            .unwrap_or(Err(Failure::Timeout))
+    }
+}
+
+/// The span of one context's node listing; [`record_outcome`] fills in
+/// `nodes` and `outcome`.
+pub(super) fn list_nodes_span(context: &str) -> tracing::Span {
+    tracing::info_span!(
+        "kubernetes.list_nodes",
+        context = %context,
+        nodes = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+}
+
+/// Records a listing's result on the current span (and logs a failure).
+pub(super) fn record_outcome(nodes: &Result<Vec<KubeNode>, String>, ok: &str) {
+    let span = tracing::Span::current();
+    match nodes {
+        Ok(list) => {
+            span.record("nodes", list.len());
+            span.record("outcome", ok);
+        }
+        Err(e) => {
+            span.record("nodes", 0);
+            span.record("outcome", "error");
+            tracing::info!(error = %e, "context unreachable");
+        }
+    }
+}
+
+/// Why one listing attempt failed.
+#[derive(Debug)]
+enum Failure {
+    /// Connect/read timeout, connection refused, reset... (urllib3 `MaxRetryError`).
+    Timeout,
+    /// A non-2xx answer other than a real 401/403 (retried).
+    Api(String),
+    /// 401/403 (not a transient Cloudflare 403): never retried.
+    Rejected(String),
+    /// The answer was not a NodeList (not retried).
+    Malformed(String),
+    /// The kubeconfig/credentials for the context are unusable (not retried).
+    Config(String),
+}
+
+impl Failure {
+    fn from_kube(e: kube::Error) -> Failure {
+        match e {
+            kube::Error::Auth(e) => Failure::Config(e.to_string()),
+            kube::Error::Api(status) => Failure::Api(status.to_string()),
+            _ => Failure::Timeout,
+        }
+    }
+
+    fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            Failure::Rejected(_) | Failure::Malformed(_) | Failure::Config(_)
+        )
+    }
+
+    /// SkyPilot's `KubeAPIUnreachableError` text.
+    fn message(&self, context: &str) -> String {
+        match self {
+            Failure::Timeout => unreachable_timeout_message(context),
+            Failure::Api(text) | Failure::Malformed(text) => unreachable_api_message(context, text),
+            Failure::Rejected(text) => format!("Kubernetes API error: {text}"),
+            Failure::Config(text) => format!(
+                "Kubernetes configuration error when trying to get node info: {text} Please check if the \
+                 cluster is healthy and retry. To debug, run: kubectl get nodes --context {context}"
+            ),
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Kubernetes: kubeconfig contexts and node listing.
+//!
+//! The I/O edge of the Kubernetes support: it finds the kubeconfig(s) named
+//! by the injected environment, works out the allowed contexts (SkyPilot
+//! 0.14.1's `sky/clouds/kubernetes.py::Kubernetes.existing_allowed_contexts`)
+//! and lists every allowed context's nodes **concurrently**, each
+//! listing bounded by a per-request timeout (on the kube `Config` and by an
+//! outer tokio timeout), retried with SkyPilot's backoff, and turned into a
+//! [`KubeContext`] whose `nodes` is SkyPilot's error text when the context
+//! cannot be listed. An unreachable context is data, never a hang or an
+//! abort. Everything about the nodes themselves lives in the pure module
+//! [`planner::catalog::kubernetes`]; this module fetches the raw `NodeList`
+//! JSON and hands it to [`parse_node_list`](planner::catalog::kubernetes::parse_node_list).
+//!
+//! Never reads the process environment or home directory: only the
+//! [`CheckContext`]. (kube itself reads `HTTPS_PROXY`; the resulting proxy is
+//! discarded unless the kubeconfig cluster names its own `proxy-url`.)
+//!
+//! This file is the adapter behind [`Cloud`]: its options and the check,
+//! which puts the cache, the listing and the fixture mode together. The
+//! parts, re-exported here:
+//! * `kubeconfig`: kubeconfig files, allowed contexts, a context's cluster entry;
+//! * `listing`: node listing with timeouts, retries and SkyPilot's error texts;
+//! * `backoff`: the waits between listing attempts;
+//! * `fixture`: offline mode, nodes read from `NodeList` files;
+//! * `node_cache`: the on-disk cache of successful listings.
+
+mod backoff;
+mod fixture;
+mod kubeconfig;
+mod listing;
+mod node_cache;
+
+pub use backoff::{Backoff, BackoffPolicy};
+pub use fixture::contexts_from_fixture_dir;
+pub use kubeconfig::ResolvedContexts;
+pub use node_cache::{LazyStateNodeCache, NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use planner::catalog::kubernetes::{KubeContext, KubeNode};
+use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
+use planner::cloud::CloudId;
+
+use super::{CheckContext, Cloud, Credentials};
+use kubeconfig::{display_path, server_of};
+
+/// How [`KubernetesCloud`] reaches the clusters.
+#[derive(Clone)]
+pub struct KubernetesOptions {
+    /// Use this kubeconfig instead of `KUBECONFIG` / `<home>/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    /// Timeout of one node-listing request (connect, read and the whole
+    /// request). SkyPilot: 5 s.
+    pub request_timeout: Duration,
+    /// Listing attempts per context (SkyPilot: 3). 401/403 are never retried.
+    pub attempts: u32,
+    /// Waits between attempts.
+    pub backoff: BackoffPolicy,
+    /// Maximum age of a cached node listing (120 s).
+    pub node_cache_ttl: Duration,
+    /// The node cache; `None` = always list (until `optimizer::state` provides one).
+    pub node_cache: Option<Arc<dyn NodeCache>>,
+    /// Offline mode: read `<dir>/<context>.json` NodeLists instead of calling
+    /// the API server (see [`contexts_from_fixture_dir`]). Contexts still come
+    /// from the kubeconfig.
+    pub fixture_dir: Option<PathBuf>,
+}
+
+impl Default for KubernetesOptions {
+    fn default() -> Self {
+        KubernetesOptions {
+            kubeconfig: None,
+            request_timeout: Duration::from_secs(5),
+            attempts: 3,
+            backoff: BackoffPolicy::default(),
+            node_cache_ttl: Duration::from_secs(120),
+            node_cache: None,
+            fixture_dir: None,
+        }
+    }
+}
+
+impl fmt::Debug for KubernetesOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KubernetesOptions")
+            .field("kubeconfig", &self.kubeconfig)
+            .field("request_timeout", &self.request_timeout)
+            .field("attempts", &self.attempts)
+            .field("backoff", &self.backoff)
+            .field("node_cache_ttl", &self.node_cache_ttl)
+            .field(
+                "node_cache",
+                &self.node_cache.as_ref().map(|_| "<dyn NodeCache>"),
+            )
+            .field("fixture_dir", &self.fixture_dir)
+            .finish()
+    }
+}
+
+/// The Kubernetes adapter.
+#[derive(Debug, Clone, Default)]
+pub struct KubernetesCloud {
+    options: KubernetesOptions,
+}
+
+/// SkyPilot's message when no allowed context is usable.
+const NO_CONTEXT_MESSAGE: &str =
+    "No available context found in kubeconfig. Check if you have a valid kubeconfig file";
+
+impl KubernetesCloud {
+    /// An adapter with these options.
+    pub fn new(options: KubernetesOptions) -> Self {
+        KubernetesCloud { options }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &KubernetesOptions {
+        &self.options
+    }
+
+    async fn check_inner(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
+        let resolved = self.resolve_contexts(ctx)?;
+        for warning in &resolved.warnings {
+            tracing::warn!("{warning}");
+        }
+        let contexts = &resolved.allowed.contexts;
+        if contexts.is_empty() {
+            return Err(CloudError::Config(NO_CONTEXT_MESSAGE.to_string()));
+        }
+        if let Some(dir) = &self.options.fixture_dir {
+            let listed = contexts_from_fixture_dir(dir, contexts);
+            return Ok(CheckOutcome {
+                facts: CloudFacts::Kubernetes(listed),
+                cache: CacheUse::None,
+            });
+        }
+
+        // Cache first (no network for fresh entries), then list the rest concurrently.
+        let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
+        let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = contexts
+            .iter()
+            .map(|c| {
+                cache.and_then(|cache| {
+                    cache.get(
+                        c,
+                        &server_of(&resolved.kubeconfig, c),
+                        self.options.node_cache_ttl,
+                    )
+                })
+            })
+            .collect();
+        let to_list: Vec<String> = contexts
+            .iter()
+            .zip(&cached)
+            .filter(|(_, hit)| hit.is_none())
+            .map(|(c, _)| c.clone())
+            .collect();
+        let deadline = (!ctx.cloud_timeout.is_zero()).then(|| ctx.cloud_timeout.mul_f64(0.9));
+        let mut listed = self
+            .list_contexts(&resolved.kubeconfig, &to_list, deadline)
+            .await
+            .into_iter();
+
+        let mut out = Vec::with_capacity(contexts.len());
+        let mut max_age: Option<Duration> = None;
+        for (name, hit) in contexts.iter().zip(cached.iter_mut()) {
+            if let Some((nodes, age)) = hit.take() {
+                let span = tracing::info_span!("kubernetes.list_nodes", context = %name, nodes = nodes.len(), outcome = "cache_hit");
+                let _entered = span.enter();
+                max_age = Some(max_age.map_or(age, |m| m.max(age)));
+                out.push(KubeContext {
+                    name: name.clone(),
+                    nodes: Ok(nodes),
+                });
+            } else if let Some(ctx_result) = listed.next() {
+                if let (Some(cache), Ok(nodes)) =
+                    (self.options.node_cache.as_ref(), &ctx_result.nodes)
+                {
+                    cache.put(
+                        name,
+                        &server_of(&resolved.kubeconfig, name),
+                        nodes,
+                        self.options.node_cache_ttl,
+                    );
+                }
+                out.push(ctx_result);
+            }
+        }
+        let cache_use = match (&self.options.node_cache, to_list.is_empty(), max_age) {
+            (None, _, _) => CacheUse::None,
+            (Some(_), true, Some(age)) => CacheUse::Hit { age },
+            _ => CacheUse::Miss,
+        };
+        Ok(CheckOutcome {
+            facts: CloudFacts::Kubernetes(out),
+            cache: cache_use,
+        })
+    }
+}
+
+impl Cloud for KubernetesCloud {
+    fn id(&self) -> CloudId {
+        CloudId::Kubernetes
+    }
+
+    fn credentials(&self, ctx: &CheckContext) -> Credentials {
+        let paths = self.kubeconfig_paths(ctx);
+        let found: Vec<String> = paths
+            .iter()
+            .filter(|p| p.is_file())
+            .map(|p| display_path(p, &ctx.home))
+            .collect();
+        if found.is_empty() {
+            let looked: Vec<String> = paths.iter().map(|p| display_path(p, &ctx.home)).collect();
+            Credentials::Missing(format!(
+                "{NO_CONTEXT_MESSAGE} (looked for {}). Set KUBECONFIG or create ~/.kube/config.",
+                looked.join(", ")
+            ))
+        } else {
+            Credentials::Present(found.join(":"))
+        }
+    }
+
+    fn check<'a>(
+        &'a self,
+        ctx: &'a CheckContext,
+    ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
+        Box::pin(self.check_inner(ctx))
+    }
+}

@@ -1,0 +1,439 @@
+//! Accelerator names on Kubernetes: the GPU label conventions SkyPilot
+//! recognises, canonical GPU names, GKE TPU names and name matching.
+//!
+//! Follows SkyPilot 0.14.1's `sky/provision/kubernetes/utils.py` (the
+//! `GPULabelFormatter` classes, `LABEL_FORMATTER_REGISTRY`,
+//! `detect_gpu_label_formatter`, `_accelerator_name_matches`,
+//! `normalize_tpu_accelerator_name`, `is_tpu_on_gke`, `get_gpu_resource_key`)
+//! and `sky/utils/gpu_names.py` (`CANONICAL_GPU_NAMES`,
+//! `get_gpu_device_memory_gib`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::nodes::{AMD_GPU_KEY, KubeNode, NVIDIA_GPU_KEY};
+use crate::pytext::py_str_repr;
+
+/// GKE's GPU label.
+pub(super) const GKE_GPU_LABEL: &str = "cloud.google.com/gke-accelerator";
+/// GKE's TPU label (`tpu-v5-lite-podslice`, ...).
+pub(super) const GKE_TPU_LABEL: &str = "cloud.google.com/gke-tpu-accelerator";
+/// Chips (or GPUs) on a GKE node.
+pub(super) const GKE_ACCELERATOR_COUNT_LABEL: &str = "cloud.google.com/gke-accelerator-count";
+/// A GKE TPU slice's topology (`2x2`).
+pub(super) const GKE_TPU_TOPOLOGY_LABEL: &str = "cloud.google.com/gke-tpu-topology";
+
+/// SkyPilot's canonical GPU names, most specific first (`gpu_names.CANONICAL_GPU_NAMES`).
+pub const CANONICAL_GPU_NAMES: [&str; 34] = [
+    "GB300",
+    "GB200",
+    "B300",
+    "B200",
+    "B100",
+    "GH200",
+    "H200",
+    "H100-80GB",
+    "H100-MEGA",
+    "H100",
+    "A100-80GB",
+    "A100",
+    "A10G",
+    "A10",
+    "A16",
+    "A30",
+    "A40",
+    "RTX6000-Ada",
+    "L40S",
+    "L40",
+    "L4",
+    "A6000",
+    "A5000",
+    "A4000",
+    "V100-32GB",
+    "V100",
+    "P100",
+    "P40",
+    "P4000",
+    "P4",
+    "T4g",
+    "T4",
+    "K80",
+    "M60",
+];
+
+/// The canonical spelling of a GPU name, case-insensitively (`t4g` → `T4g`).
+pub fn canonical_gpu_name(name: &str) -> Option<&'static str> {
+    CANONICAL_GPU_NAMES
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(name))
+        .copied()
+}
+
+static GFD_WORD_RES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+    CANONICAL_GPU_NAMES
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                Regex::new(&format!(r"\b{}\b", regex::escape(n))).expect("escaped regex"),
+            )
+        })
+        .collect()
+});
+static GFD_A100_80: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"A100.*-80GB").expect("static regex"));
+static GFD_H100_80: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"H100.*-80GB").expect("static regex"));
+static MEMORY_SUFFIX_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)-(\d+)\s*gb?(?:-|$)").expect("static regex"));
+
+/// The GPU label conventions SkyPilot recognises, in its priority order
+/// (`LABEL_FORMATTER_REGISTRY`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelFormatter {
+    /// `skypilot.co/accelerator` (lower-case SkyPilot names).
+    SkyPilot,
+    /// GKE: `cloud.google.com/gke-accelerator` and `cloud.google.com/gke-tpu-accelerator`.
+    Gke,
+    /// Karpenter: `karpenter.k8s.aws/instance-gpu-name` (+ Neuron accelerator name).
+    Karpenter,
+    /// NVIDIA GPU feature discovery: `nvidia.com/gpu.product`.
+    Gfd,
+    /// CoreWeave: `gpu.nvidia.com/class`.
+    CoreWeave,
+    /// Nebius: `nebius.com/gpu-name`.
+    Nebius,
+}
+
+impl LabelFormatter {
+    /// All formatters, highest priority first.
+    pub const REGISTRY: [LabelFormatter; 6] = [
+        LabelFormatter::SkyPilot,
+        LabelFormatter::Gke,
+        LabelFormatter::Karpenter,
+        LabelFormatter::Gfd,
+        LabelFormatter::CoreWeave,
+        LabelFormatter::Nebius,
+    ];
+
+    /// The label keys this formatter reads.
+    pub fn label_keys(self) -> &'static [&'static str] {
+        match self {
+            LabelFormatter::SkyPilot => &["skypilot.co/accelerator"],
+            LabelFormatter::Gke => &[GKE_GPU_LABEL, GKE_TPU_LABEL],
+            LabelFormatter::Karpenter => &[
+                "karpenter.k8s.aws/instance-gpu-name",
+                "karpenter.k8s.aws/instance-accelerator-name",
+            ],
+            LabelFormatter::Gfd => &["nvidia.com/gpu.product"],
+            LabelFormatter::CoreWeave => &["gpu.nvidia.com/class"],
+            LabelFormatter::Nebius => &["nebius.com/gpu-name"],
+        }
+    }
+
+    /// Whether `key` is one of this formatter's label keys.
+    pub fn matches_key(self, key: &str) -> bool {
+        self.label_keys().contains(&key)
+    }
+
+    /// SkyPilot's `validate_label_value` (SkyPilot/Karpenter: lower-case;
+    /// Nebius: upper-case; GKE: a known name pattern).
+    pub fn validate(self, value: &str) -> Result<(), String> {
+        let key = self.label_keys()[0];
+        match self {
+            LabelFormatter::SkyPilot | LabelFormatter::Karpenter
+                if value != value.to_lowercase() =>
+            {
+                Err(format!(
+                    "Label value {} must be lowercase if using the {key} label.",
+                    py_str_repr(value)
+                ))
+            }
+            LabelFormatter::Nebius if value != value.to_uppercase() => Err(format!(
+                "Label value {} must be uppercase if using the {key} label.",
+                py_str_repr(value)
+            )),
+            LabelFormatter::Gke => self.accelerator_from_value(value).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    /// SkyPilot's `get_accelerator_from_label_value`.
+    pub fn accelerator_from_value(self, value: &str) -> Result<String, String> {
+        Ok(match self {
+            LabelFormatter::SkyPilot | LabelFormatter::Nebius => value.to_uppercase(),
+            LabelFormatter::Karpenter => match value.to_lowercase().as_str() {
+                "inferentia" => "Inferentia".into(),
+                "inferentia2" => "Inferentia2".into(),
+                "trainium" => "Trainium".into(),
+                "trainium2" => "Trainium2".into(),
+                _ => value.to_uppercase(),
+            },
+            LabelFormatter::CoreWeave => match value {
+                "H100_NVLINK_80GB" => "H100".into(),
+                _ => value.to_string(),
+            },
+            LabelFormatter::Gke => {
+                if let Some(rest) = value.strip_prefix("nvidia-tesla-") {
+                    rest.to_uppercase()
+                } else if let Some(rest) = value.strip_prefix("nvidia-") {
+                    match rest.to_uppercase().as_str() {
+                        "H100-80GB" => "H100".into(),
+                        "H200-141GB" => "H200".into(),
+                        acc => acc.to_string(),
+                    }
+                } else if is_tpu_on_gke(value) || value.is_empty() {
+                    value.to_string()
+                } else {
+                    return Err(format!("Invalid accelerator name in GKE cluster: {value}"));
+                }
+            }
+            LabelFormatter::Gfd => gfd_accelerator(value),
+        })
+    }
+}
+
+fn gfd_accelerator(value: &str) -> String {
+    // `A100-80GB`/`H100-80GB` also match `A100-SXM4-80GB`-style products;
+    // every name matches on word boundaries, most specific name first.
+    for (name, word) in GFD_WORD_RES.iter() {
+        let hit = (*name == "A100-80GB" && GFD_A100_80.is_match(value))
+            || (*name == "H100-80GB" && GFD_H100_80.is_match(value))
+            || word.is_match(value);
+        if hit {
+            return (*name).to_string();
+        }
+    }
+    value
+        .to_uppercase()
+        .replace("NVIDIA-", "")
+        .replace("GEFORCE-", "")
+        .replace("RTX-", "RTX")
+}
+
+/// SkyPilot's `normalize_tpu_accelerator_name`: `tpu-v6e-8` → (`tpu-v6e-slice`, 8).
+pub fn normalize_tpu_accelerator_name(accelerator: &str) -> (String, u32) {
+    const PATTERNS: [(&str, &str); 5] = [
+        ("tpu-v6e-", "tpu-v6e-slice"),
+        ("tpu-v5p-", "tpu-v5p-slice"),
+        ("tpu-v5litepod-", "tpu-v5-lite-podslice"),
+        ("tpu-v5lite-", "tpu-v5-lite-device"),
+        ("tpu-v4-", "tpu-v4-podslice"),
+    ];
+    for (prefix, replacement) in PATTERNS {
+        if let Some(n) = accelerator.strip_prefix(prefix)
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && let Ok(count) = n.parse()
+        {
+            return (replacement.to_string(), count);
+        }
+    }
+    (accelerator.to_string(), 1)
+}
+
+/// Whether the accelerator (after normalisation) is a GKE TPU type.
+pub fn is_tpu_on_gke(accelerator: &str) -> bool {
+    matches!(
+        normalize_tpu_accelerator_name(accelerator).0.as_str(),
+        "tpu-v4-podslice"
+            | "tpu-v5-lite-device"
+            | "tpu-v5-lite-podslice"
+            | "tpu-v5p-slice"
+            | "tpu-v6e-slice"
+    )
+}
+
+fn gpu_device_memory_gib(name: &str) -> Option<u32> {
+    let lower = name.to_lowercase();
+    let bare = |n: &str| match n {
+        "a100" => Some(40),
+        "v100" => Some(16),
+        _ => None,
+    };
+    if let Some(m) = bare(&lower) {
+        return Some(m);
+    }
+    let caps = MEMORY_SUFFIX_RE.captures(&lower)?;
+    let start = caps.get(0)?.start();
+    bare(&lower[..start])?;
+    caps[1].parse().ok()
+}
+
+/// SkyPilot's `_accelerator_name_matches`: case-insensitive equality, or one
+/// name a `-`-separated prefix of the other, unless the request implies more
+/// device memory than the node's name (`A100-80GB` never matches `A100`).
+pub fn accelerator_name_matches(requested: &str, viable: &[&str]) -> bool {
+    let req = requested.to_lowercase();
+    viable.iter().any(|v| {
+        let v = v.to_lowercase();
+        if req == v {
+            return true;
+        }
+        let (shorter, longer) = if req.len() <= v.len() {
+            (&req, &v)
+        } else {
+            (&v, &req)
+        };
+        if !longer.starts_with(shorter.as_str())
+            || longer.as_bytes().get(shorter.len()) != Some(&b'-')
+        {
+            return false;
+        }
+        !matches!(
+            (gpu_device_memory_gib(&req), gpu_device_memory_gib(&v)),
+            (Some(r), Some(n)) if r > n
+        )
+    })
+}
+
+/// SkyPilot's `detect_gpu_label_formatter` over a context's nodes.
+pub fn detect_label_formatter(nodes: &[KubeNode]) -> Option<LabelFormatter> {
+    LabelFormatter::REGISTRY.into_iter().find(|lf| {
+        for node in nodes {
+            for (k, v) in &node.labels {
+                if !lf.matches_key(k) || v.trim().is_empty() {
+                    continue;
+                }
+                // The first non-empty matching label decides for this formatter.
+                return lf.validate(v).is_ok();
+            }
+        }
+        false
+    })
+}
+
+/// The cluster's GPU resource key: `amd.com/gpu` if any node has it, else `nvidia.com/gpu`.
+pub fn gpu_resource_key(nodes: &[KubeNode]) -> &'static str {
+    if nodes
+        .iter()
+        .any(|n| n.accelerator_resources.contains_key(AMD_GPU_KEY))
+    {
+        AMD_GPU_KEY
+    } else {
+        NVIDIA_GPU_KEY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::kubernetes::test_nodes::gpu_node;
+
+    #[test]
+    fn accelerator_labels() {
+        let cases = [
+            ("skypilot.co/accelerator", "h100", Some("H100")),
+            ("skypilot.co/accelerator", "a100-80gb", Some("A100-80GB")),
+            ("skypilot.co/accelerator", "t4g", Some("T4g")),
+            (
+                "skypilot.co/accelerator",
+                "rtx6000-ada",
+                Some("RTX6000-Ada"),
+            ),
+            ("skypilot.co/accelerator", "H100", None), // invalid: must be lower-case
+            (
+                "nvidia.com/gpu.product",
+                "NVIDIA-H100-80GB-HBM3",
+                Some("H100-80GB"),
+            ),
+            (
+                "nvidia.com/gpu.product",
+                "NVIDIA-A100-SXM4-40GB",
+                Some("A100"),
+            ),
+            (
+                "nvidia.com/gpu.product",
+                "NVIDIA-A100-SXM4-80GB",
+                Some("A100-80GB"),
+            ),
+            ("nvidia.com/gpu.product", "Tesla-T4", Some("T4")),
+            ("nvidia.com/gpu.product", "NVIDIA-L40S", Some("L40S")),
+            (
+                "nvidia.com/gpu.product",
+                "NVIDIA-GeForce-RTX-3070",
+                Some("RTX3070"),
+            ),
+            ("nvidia.com/gpu.product", "NVIDIA-RTX-A6000", Some("A6000")),
+            (
+                "cloud.google.com/gke-accelerator",
+                "nvidia-tesla-t4",
+                Some("T4"),
+            ),
+            ("cloud.google.com/gke-accelerator", "nvidia-l4", Some("L4")),
+            (
+                "cloud.google.com/gke-accelerator",
+                "nvidia-h100-80gb",
+                Some("H100"),
+            ),
+            (
+                "cloud.google.com/gke-accelerator",
+                "nvidia-h100-mega-80gb",
+                Some("H100-MEGA-80GB"),
+            ),
+            (
+                "cloud.google.com/gke-accelerator",
+                "nvidia-h200-141gb",
+                Some("H200"),
+            ),
+            (
+                "cloud.google.com/gke-accelerator",
+                "nvidia-a100-80gb",
+                Some("A100-80GB"),
+            ),
+            ("cloud.google.com/gke-accelerator", "weird", None),
+            (
+                "cloud.google.com/gke-tpu-accelerator",
+                "tpu-v5-lite-podslice",
+                Some("tpu-v5-lite-podslice"),
+            ),
+            ("karpenter.k8s.aws/instance-gpu-name", "a10g", Some("A10G")),
+            (
+                "karpenter.k8s.aws/instance-accelerator-name",
+                "trainium2",
+                Some("Trainium2"),
+            ),
+            ("gpu.nvidia.com/class", "H100_NVLINK_80GB", Some("H100")),
+            ("nebius.com/gpu-name", "H200", Some("H200")),
+            ("example.com/other", "h100", None),
+        ];
+        for (key, value, want) in cases {
+            let n = gpu_node("n", (key, value), 1, "8", "32Gi", true);
+            assert_eq!(n.accelerator.as_deref(), want, "{key}={value}");
+        }
+    }
+
+    #[test]
+    fn name_matching() {
+        for (req, viable, want) in [
+            ("H100", "h100-80gb", true),
+            ("h100-80gb", "H100", true),
+            ("A100", "a100-80gb", true),
+            ("A100-80GB", "a100", false),
+            ("A100-80G", "a100", false),
+            ("H200", "h200-sxm-80gb", true),
+            ("H10", "h100", false),
+            ("T4", "t4", true),
+            ("L4", "l40s", false),
+        ] {
+            assert_eq!(
+                accelerator_name_matches(req, &[viable]),
+                want,
+                "{req} vs {viable}"
+            );
+        }
+    }
+
+    #[test]
+    fn tpu_names() {
+        assert_eq!(
+            normalize_tpu_accelerator_name("tpu-v6e-8"),
+            ("tpu-v6e-slice".to_string(), 8)
+        );
+        assert_eq!(
+            normalize_tpu_accelerator_name("tpu-v5litepod-4"),
+            ("tpu-v5-lite-podslice".to_string(), 4)
+        );
+    }
+}

@@ -1,0 +1,366 @@
+//! Kubernetes nodes as the optimizer sees them, and the API server's
+//! `NodeList` JSON they are parsed from.
+//!
+//! A node keeps what SkyPilot 0.14.1 reads from it in
+//! `sky/provision/kubernetes/utils.py` (`V1Node.from_dict`, `V1Node.is_ready`,
+//! `get_node_accelerator_count`, `is_multi_host_tpu`): capacities, allocatable
+//! accelerators, the GKE TPU slice and the labels. The JSON comes from any
+//! [`Read`], so the listing itself (network, fixtures, cache) stays in the
+//! `optimizer` crate.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use serde::{Deserialize, Serialize};
+
+use super::labels::{
+    GKE_ACCELERATOR_COUNT_LABEL, GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, LabelFormatter,
+    canonical_gpu_name,
+};
+use super::quantity::{parse_cpu_quantity, parse_memory_gib};
+
+/// One allowed kubeconfig context and what listing its nodes gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KubeContext {
+    /// The context name (shown as the region, `Kubernetes (<context>)`).
+    pub name: String,
+    /// The nodes, or why they could not be listed (the context is then excluded).
+    pub nodes: Result<Vec<KubeNode>, String>,
+}
+
+/// The parts of a Kubernetes node the optimizer looks at.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct KubeNode {
+    /// Node name (`metadata.name`).
+    pub name: String,
+    /// Whether the `Ready` condition is `True`.
+    pub ready: bool,
+    /// Whether the node is cordoned (`spec.unschedulable`).
+    pub unschedulable: bool,
+    /// CPU capacity in cores (`status.capacity.cpu`; `3500m` → 3.5). [`fits`](fn@super::fits) uses this.
+    pub cpu_capacity: f64,
+    /// Memory capacity in GiB (`status.capacity.memory`). [`fits`](fn@super::fits) uses this.
+    pub memory_capacity_gib: f64,
+    /// Ephemeral-storage capacity in GiB, when the node reports it.
+    pub ephemeral_storage_gib: Option<f64>,
+    /// Allocatable CPU cores (`status.allocatable.cpu`).
+    pub cpu_allocatable: f64,
+    /// Allocatable memory in GiB (`status.allocatable.memory`).
+    pub memory_allocatable_gib: f64,
+    /// Accelerator name read from the node labels, canonicalised as SkyPilot
+    /// does (`nvidia-tesla-t4` → `T4`, `NVIDIA-A100-SXM4-80GB` → `A100-80GB`,
+    /// `h100` → `H100`, TPUs keep their GKE name such as `tpu-v5-lite-podslice`).
+    pub accelerator: Option<String>,
+    /// Allocatable accelerator devices by resource name, for the resource keys
+    /// SkyPilot knows ([`ACCELERATOR_RESOURCE_KEYS`]), e.g. `nvidia.com/gpu → 8`.
+    pub accelerator_resources: BTreeMap<String, u32>,
+    /// Single-host/multi-host TPU slice information (GKE TPU nodes only).
+    pub tpu: Option<TpuSlice>,
+    /// All node labels.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A GKE TPU node's slice, from its labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TpuSlice {
+    /// `cloud.google.com/gke-tpu-accelerator`, e.g. `tpu-v5-lite-podslice`.
+    pub accelerator: String,
+    /// `cloud.google.com/gke-tpu-topology`, e.g. `2x2`.
+    pub topology: String,
+    /// Chips on this node (`cloud.google.com/gke-accelerator-count`).
+    pub chips: u32,
+    /// Chips in the whole slice (product of the topology dimensions).
+    pub topology_chips: u32,
+}
+
+impl TpuSlice {
+    /// Whether the slice spans several hosts (SkyPilot skips those).
+    pub fn is_multi_host(&self) -> bool {
+        self.chips != self.topology_chips
+    }
+}
+
+impl KubeNode {
+    /// Allocatable accelerator count as SkyPilot's `get_node_accelerator_count`
+    /// reads it (GPU key, then `google.com/tpu`, then `aws.amazon.com/neuron`),
+    /// assuming the cluster's GPU resource key is `gpu_key`.
+    pub fn accelerator_count_for(&self, gpu_key: &str) -> u32 {
+        [gpu_key, TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY]
+            .iter()
+            .find_map(|k| self.accelerator_resources.get(*k).copied())
+            .unwrap_or(0)
+    }
+
+    /// Allocatable GPU/TPU/Neuron count (NVIDIA key first, then AMD, TPU, Neuron).
+    pub fn gpu_count(&self) -> u32 {
+        let gpu_key = if self.accelerator_resources.contains_key(NVIDIA_GPU_KEY) {
+            NVIDIA_GPU_KEY
+        } else {
+            AMD_GPU_KEY
+        };
+        self.accelerator_count_for(gpu_key)
+    }
+}
+
+/// NVIDIA device-plugin resource.
+pub const NVIDIA_GPU_KEY: &str = "nvidia.com/gpu";
+/// AMD device-plugin resource.
+pub const AMD_GPU_KEY: &str = "amd.com/gpu";
+/// Google TPU resource.
+pub const TPU_RESOURCE_KEY: &str = "google.com/tpu";
+/// AWS Neuron (Trainium/Inferentia) resource.
+pub const NEURON_RESOURCE_KEY: &str = "aws.amazon.com/neuron";
+/// Accelerator resource keys kept in [`KubeNode::accelerator_resources`].
+pub const ACCELERATOR_RESOURCE_KEYS: [&str; 4] = [
+    AMD_GPU_KEY,
+    NVIDIA_GPU_KEY,
+    TPU_RESOURCE_KEY,
+    NEURON_RESOURCE_KEY,
+];
+
+/// Why a `NodeList` document could not be parsed at all.
+///
+/// Individual malformed fields never fail the parse; they read as absent.
+#[derive(Debug, thiserror::Error)]
+pub enum KubeParseError {
+    /// The input is not a JSON `NodeList` (or could not be read).
+    #[error("invalid NodeList JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+// The part of the API's `NodeList` that is read, as serde structs rather than
+// k8s-openapi types (this crate has no Kubernetes dependency). Every field may
+// be absent or null, so that one odd node never fails the whole listing.
+#[derive(Deserialize)]
+struct RawNodeList {
+    #[serde(default, deserialize_with = "null_as_default")]
+    items: Vec<RawNode>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawNode {
+    #[serde(deserialize_with = "null_as_default")]
+    metadata: RawMeta,
+    #[serde(deserialize_with = "null_as_default")]
+    spec: RawSpec,
+    #[serde(deserialize_with = "null_as_default")]
+    status: RawStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawMeta {
+    #[serde(deserialize_with = "null_as_default")]
+    name: String,
+    #[serde(deserialize_with = "lenient_string_map")]
+    labels: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawSpec {
+    #[serde(deserialize_with = "null_as_default")]
+    unschedulable: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawStatus {
+    #[serde(deserialize_with = "lenient_string_map")]
+    capacity: BTreeMap<String, String>,
+    #[serde(deserialize_with = "lenient_string_map")]
+    allocatable: BTreeMap<String, String>,
+    #[serde(deserialize_with = "null_as_default")]
+    conditions: Vec<RawCondition>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawCondition {
+    #[serde(rename = "type", deserialize_with = "null_as_default")]
+    kind: String,
+    #[serde(deserialize_with = "null_as_default")]
+    status: String,
+}
+
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A string map that also accepts numbers/bools as values (`"cpu": 4`) and null.
+fn lenient_string_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let raw: Option<BTreeMap<String, serde_json::Value>> = Option::deserialize(d)?;
+    Ok(raw
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            serde_json::Value::String(s) => Some((k, s)),
+            serde_json::Value::Number(n) => Some((k, n.to_string())),
+            serde_json::Value::Bool(b) => Some((k, b.to_string())),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Parses the API server's `NodeList` JSON (`GET /api/v1/nodes`).
+///
+/// Missing or malformed fields are tolerated (a node without capacity has 0
+/// CPUs); only a document that is not a JSON object with an `items` array
+/// (or an unreadable input) is an error.
+pub fn parse_node_list(reader: impl Read) -> Result<Vec<KubeNode>, KubeParseError> {
+    parse_node_list_with(reader, |_| None)
+}
+
+/// Like [`parse_node_list`], with a caller-provided accelerator canonicaliser
+/// (e.g. a case-insensitive catalog lookup) tried before SkyPilot's built-in
+/// list of canonical GPU names. It receives the label formatter's output
+/// (`H100`, `A100-80GB`, `RTX6000-ADA`, ...).
+pub fn parse_node_list_with(
+    reader: impl Read,
+    canonicalise: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<KubeNode>, KubeParseError> {
+    let list: RawNodeList = serde_json::from_reader(std::io::BufReader::new(reader))?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|raw| node_from_raw(raw, &canonicalise))
+        .collect())
+}
+
+fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) -> KubeNode {
+    let RawNode {
+        metadata,
+        spec,
+        status,
+    } = raw;
+    let cpu = |m: &BTreeMap<String, String>| m.get("cpu").and_then(|q| parse_cpu_quantity(q));
+    let mem = |m: &BTreeMap<String, String>| m.get("memory").and_then(|q| parse_memory_gib(q));
+    let ready = status
+        .conditions
+        .iter()
+        .find(|c| c.kind == "Ready")
+        .is_some_and(|c| c.status == "True");
+    let accelerator_resources = ACCELERATOR_RESOURCE_KEYS
+        .iter()
+        .filter_map(|k| {
+            let q = status.allocatable.get(*k)?;
+            let n = q
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .or_else(|| parse_cpu_quantity(q).map(|f| f.max(0.0).floor() as u32))?;
+            Some((k.to_string(), n))
+        })
+        .collect();
+    let accelerator = node_accelerator(&metadata.labels).map(|acc| {
+        canonicalise(&acc)
+            .or_else(|| canonical_gpu_name(&acc).map(str::to_string))
+            .unwrap_or(acc)
+    });
+    let tpu = tpu_slice(&metadata.labels);
+    KubeNode {
+        name: metadata.name,
+        ready,
+        unschedulable: spec.unschedulable,
+        cpu_capacity: cpu(&status.capacity).unwrap_or(0.0),
+        memory_capacity_gib: mem(&status.capacity).unwrap_or(0.0),
+        ephemeral_storage_gib: status
+            .capacity
+            .get("ephemeral-storage")
+            .and_then(|q| parse_memory_gib(q)),
+        cpu_allocatable: cpu(&status.allocatable).unwrap_or(0.0),
+        memory_allocatable_gib: mem(&status.allocatable).unwrap_or(0.0),
+        accelerator,
+        accelerator_resources,
+        tpu,
+        labels: metadata.labels,
+    }
+}
+
+fn tpu_slice(labels: &BTreeMap<String, String>) -> Option<TpuSlice> {
+    let accelerator = labels.get(GKE_TPU_LABEL)?.clone();
+    let topology = labels
+        .get(GKE_TPU_TOPOLOGY_LABEL)
+        .cloned()
+        .unwrap_or_default();
+    let chips = labels
+        .get(GKE_ACCELERATOR_COUNT_LABEL)
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or(0);
+    let topology_chips = reduce_tpu_topology(&topology).unwrap_or(chips);
+    Some(TpuSlice {
+        accelerator,
+        topology,
+        chips,
+        topology_chips,
+    })
+}
+
+/// Chips in a TPU topology (`2x2x1` → 4); `None` if malformed.
+pub fn reduce_tpu_topology(topology: &str) -> Option<u32> {
+    topology
+        .split('x')
+        .map(|d| d.trim().parse::<u32>().ok())
+        .try_fold(1u32, |acc, d| acc.checked_mul(d?))
+}
+
+/// The accelerator a single node advertises: the first formatter (in
+/// SkyPilot's priority order) with a non-empty, valid label on this node.
+fn node_accelerator(labels: &BTreeMap<String, String>) -> Option<String> {
+    LabelFormatter::REGISTRY.iter().find_map(|lf| {
+        labels.iter().find_map(|(k, v)| {
+            if !lf.matches_key(k) || v.trim().is_empty() || lf.validate(v).is_err() {
+                return None;
+            }
+            lf.accelerator_from_value(v).ok().filter(|a| !a.is_empty())
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerant_parsing() {
+        let nodes = parse_node_list(
+            r#"{"items":[{},{"metadata":null,"status":{"capacity":{"cpu":4,"memory":"bad"},"conditions":null}},
+                {"metadata":{"name":"n","labels":null},"status":{"allocatable":{"nvidia.com/gpu":"2"}}}]}"#
+                .as_bytes(),
+        )
+        .expect("parse");
+        assert_eq!(nodes.len(), 3);
+        assert_eq!(nodes[0], KubeNode::default());
+        assert_eq!(nodes[1].cpu_capacity, 4.0);
+        assert_eq!(nodes[1].memory_capacity_gib, 0.0);
+        assert!(!nodes[1].ready);
+        assert_eq!(nodes[2].gpu_count(), 2);
+        assert!(parse_node_list(&b"{}"[..]).expect("empty").is_empty());
+        assert!(parse_node_list(&b"not json"[..]).is_err());
+        assert!(parse_node_list(&b"[1,2]"[..]).is_err());
+    }
+
+    #[test]
+    fn caller_canonicaliser_goes_first() {
+        let custom = parse_node_list_with(
+            r#"{"items":[{"metadata":{"name":"x","labels":{"skypilot.co/accelerator":"mi300x"}}}]}"#.as_bytes(),
+            |a| (a == "MI300X").then(|| "MI300x".to_string()),
+        )
+        .expect("parse");
+        assert_eq!(custom[0].accelerator.as_deref(), Some("MI300x"));
+    }
+
+    #[test]
+    fn tpu_topology() {
+        assert_eq!(reduce_tpu_topology("2x2x1"), Some(4));
+        assert_eq!(reduce_tpu_topology("2xz"), None);
+    }
+}

@@ -1,5 +1,5 @@
 //! Fingerprints the bundled catalogs (`fixtures/catalogs/`, embedded by
-//! `src/catalog/bundled.rs`) so the pre-indexed image of one build's catalogs
+//! `src/catalogs/bundled.rs`) so the pre-indexed image of one build's catalogs
 //! is never taken for another's: `SKY_BUNDLED_CATALOGS_ID`.
 
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
-use optimizer::config::{load_catalog, load_catalog_indexed};
+use optimizer::catalogs::{load_catalog, load_catalog_indexed};
 use optimizer::state::{CatalogIndex, StateDir};
 use planner::catalog::kubernetes::KubePricing;
 use planner::cloud::CloudId;

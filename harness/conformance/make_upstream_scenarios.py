@@ -2,7 +2,7 @@
 """Writes fixtures/scenarios/up-*/ from upstream SkyPilot's optimizer tests.
 
 Source: the acceptance checklist in /work/shared/reference/
-skypilot-0.14-optimizer.md §8 (upstream tests/test_optimizer_dryruns.py and
+SkyPilot's own optimizer tests (upstream tests/test_optimizer_dryruns.py and
 friends), restricted to one machine and the clouds we support (aws gcp azure
 lambda runpod paperspace cudo kubernetes). Upstream asserts only fragments
 (an exception type, "X in output"); here SkyPilot 0.14.1's complete output on

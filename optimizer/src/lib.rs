@@ -1,11 +1,11 @@
 //! The I/O edges of the `sky` optimizer around the pure [`planner`] core: the
 //! cloud adapters and the fan-out that runs them concurrently ([`clouds`]),
 //! the private state folder and its caches ([`state`]), configuration and
-//! catalog files ([`config`], [`bundled`]), and the one launch pipeline that
+//! catalog files ([`config`], [`catalogs`]), and the one launch pipeline that
 //! the `sky` binary, the harness and the benchmarks all call ([`launch`]).
 #![warn(missing_docs)]
 
-pub mod bundled;
+pub mod catalogs;
 pub mod clouds;
 pub mod config;
 pub mod launch;

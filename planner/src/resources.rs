@@ -1,4 +1,5 @@
-//! Resource requests as SkyPilot parses them (spec §1).
+//! Resource requests as SkyPilot parses them (`sky/resources.py::Resources`,
+//! `sky/utils/infra_utils.py::InfraInfo`, `sky/utils/resources_utils.py`).
 //!
 //! Fields keep SkyPilot's textual forms (`cpus = "4+"`, `memory = "32.0"`)
 //! because those strings appear verbatim in messages and drive the catalog

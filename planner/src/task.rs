@@ -1,4 +1,6 @@
-//! Tasks and DAGs as SkyPilot parses them from YAML and CLI flags (spec §1).
+//! Tasks and DAGs as SkyPilot parses them from YAML and CLI flags
+//! (`sky/task.py::Task.from_yaml_config`, `sky/utils/schemas.py`,
+//! `sky/client/cli/command.py::_make_task_or_dag_from_entrypoint_with_overrides`).
 
 use serde_yaml_ng::{Mapping, Value};
 

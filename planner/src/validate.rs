@@ -1,4 +1,6 @@
-//! `Resources.validate()` (spec §1.3–§1.5): canonicalise accelerators, infer
+//! `Resources.validate()` (`sky/resources.py`: `_try_canonicalize_accelerators`,
+//! `_try_validate_and_set_region_zone`, `_try_validate_instance_type`,
+//! `_try_validate_cpus_mem`): canonicalise accelerators, infer
 //! and check cloud/region/zone and instance type, check cpus/memory.
 
 use crate::cloud::CloudId;

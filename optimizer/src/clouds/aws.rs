@@ -39,6 +39,7 @@ use super::{CheckContext, Cloud, Credentials};
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
 use planner::check::{AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::CloudId;
+use crate::config::expand_home;
 
 /// The cache kind (folder under the state directory) of AWS identities.
 pub const IDENTITY_CACHE_KIND: &str = "identity";
@@ -677,14 +678,6 @@ impl SharedFiles {
         [&self.config, &self.credentials]
             .iter()
             .any(|f| f.as_deref().is_some_and(|t| t.contains(needle)))
-    }
-}
-
-fn expand_home(raw: &str, home: &Path) -> PathBuf {
-    match raw.strip_prefix('~') {
-        Some("") => home.to_path_buf(),
-        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
-        _ => PathBuf::from(raw),
     }
 }
 

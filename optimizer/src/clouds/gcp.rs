@@ -4,7 +4,7 @@
 //! SkyPilot 0.14 runs `gcloud compute reservations list --filter=...` once
 //! per instance type (a subprocess of ~1.5 s), caching only the last type for
 //! 300 s, and only when `gcp.prioritize_reservations` or
-//! `gcp.specific_reservations` is set (spec §5.4). This adapter makes the
+//! `gcp.specific_reservations` is set (`sky/clouds/gcp.py::GCP.get_reservations_available_resources`). This adapter makes the
 //! same lookup through REST, once per check for the whole project:
 //!
 //! 1. the application-default credentials file ([`adc`]) is exchanged for an

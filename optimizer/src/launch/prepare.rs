@@ -19,6 +19,7 @@ use crate::clouds::aws::{AwsCloud, az_mapping_hash};
 use crate::clouds::gcp::GcpCloud;
 use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir};
 use crate::clouds::{CatalogOnlyCloud, CheckContext, Cloud, fan_out};
+use crate::catalogs;
 use crate::config::{self, ConfigError};
 
 /// The adapters of `clouds`, in that order: AWS, GCP and Kubernetes have
@@ -77,7 +78,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
     let source =
-        config::resolve_catalog_source(options.catalog_dir.as_deref(), &options.env, &options.home);
+        catalogs::resolve_catalog_source(options.catalog_dir.as_deref(), &options.env, &options.home);
     let ctx = Arc::new(check_context(options, &sky_config));
 
     // Offline Kubernetes fixtures replace the live adapter.
@@ -101,7 +102,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             .inspect_err(|e| tracing::debug!(error = %e, "catalog images disabled"))
             .ok();
         (
-            config::load_catalog_indexed(&load_source, &load_clouds, index.as_ref()),
+            catalogs::load_catalog_indexed(&load_source, &load_clouds, index.as_ref()),
             started.elapsed(),
         )
     });

@@ -1,4 +1,6 @@
-//! GCP specifics: GPUs attached to host VMs, fixed-machine GPUs, TPU VMs (spec §2.6).
+//! GCP specifics: GPUs attached to host VMs, fixed-machine GPUs, TPU VMs
+//! (`sky/catalog/gcp_catalog.py`: `_ACC_INSTANCE_TYPE_DICTS`,
+//! `check_accelerator_attachable_to_host`, `get_instance_type_for_accelerator`).
 
 /// Machine types per accelerator count.
 pub type CountToMachines = &'static [(u32, &'static [&'static str])];

@@ -1,4 +1,6 @@
-//! Catalog queries with SkyPilot's semantics (spec §2.3).
+//! Catalog queries with SkyPilot's semantics (`sky/catalog/common.py`:
+//! `get_instance_type_for_accelerator_impl`, `get_instance_type_for_cpus_mem_impl`,
+//! `get_region_zones`, `get_hourly_cost_impl`, `list_accelerators_impl`).
 //!
 //! SkyPilot sorts with pandas' default (unstable) quicksort; we sort stably,
 //! so among equal prices the row that comes first in the file wins. This is

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::clouds::CheckContext;
 use planner::check::CloudError;
+use crate::config::expand_home;
 
 /// google-auth's token endpoint, used when the file names none
 /// (`authorized_user` files written by gcloud usually do not).
@@ -115,14 +116,6 @@ pub fn gcloud_config_dir(ctx: &CheckContext) -> PathBuf {
     {
         Some(dir) => expand_home(dir, &ctx.home),
         None => ctx.home.join(".config").join("gcloud"),
-    }
-}
-
-fn expand_home(raw: &str, home: &Path) -> PathBuf {
-    match raw.strip_prefix('~') {
-        Some("") => home.to_path_buf(),
-        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
-        _ => PathBuf::from(raw),
     }
 }
 

@@ -15,6 +15,7 @@ use planner::check::CloudError;
 
 use super::KubernetesCloud;
 use crate::clouds::CheckContext;
+use crate::config::expand_home;
 
 /// The kubeconfig and the allowed contexts resolved from it.
 #[derive(Debug, Clone)]
@@ -119,17 +120,6 @@ pub(super) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
     cluster_named(kubeconfig, cluster)
         .and_then(|c| c.server.clone())
         .unwrap_or_default()
-}
-
-/// `~` and `~/...` resolved against `home`; other paths (`~user/...` too) as given.
-fn expand_home(path: &str, home: &Path) -> PathBuf {
-    if path == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = path.strip_prefix("~/") {
-        home.join(rest)
-    } else {
-        PathBuf::from(path)
-    }
 }
 
 /// `path` for messages, `~/...` when it is under `home`.

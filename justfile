@@ -58,12 +58,12 @@ conformance *CASES:
 # Check that the committed fixture catalogs are exactly what the generator writes.
 [group('test')]
 fixtures-check:
-    cargo run -q -p harness -- gen-catalogs --check
+    cargo run -q -p gen-catalogs -- --check
 
 # Regenerate the fixture catalogs.
 [group('test')]
 fixtures-gen:
-    cargo run -q -p harness -- gen-catalogs
+    cargo run -q -p gen-catalogs
 
 # --- bench -------------------------------------------------------------------
 

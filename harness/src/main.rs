@@ -7,11 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use harness::catalog_gen;
 use harness::run::{Engine, RunConfig, RunOutcome, workspace_root};
 use harness::scenario::{Scenario, default_scenarios_dir};
 
-/// Measures the optimizer against mocked clouds and writes reports; generates the fixture catalogs.
+/// Measures the optimizer against mocked clouds and writes reports.
 #[derive(Debug, Parser)]
 #[command(name = "harness", version, about)]
 struct Cli {
@@ -28,8 +27,6 @@ enum Command {
     Run(RunArgs),
     /// Start a scenario's mocks, print the environment that points `sky` at them, run until Ctrl-C.
     Mocks(MocksArgs),
-    /// Generate the deterministic fixture catalogs (or check that they are up to date).
-    GenCatalogs(GenCatalogsArgs),
 }
 
 /// Where launches happen.
@@ -110,43 +107,6 @@ struct MocksArgs {
     /// Folder holding `<scenario>/harness.toml`.
     #[arg(long, value_name = "DIR")]
     scenarios_dir: Option<PathBuf>,
-}
-
-/// Arguments of `gen-catalogs`.
-#[derive(Debug, Args)]
-struct GenCatalogsArgs {
-    /// Output directory of the v8 catalog tree.
-    #[arg(long, default_value = "fixtures/catalogs")]
-    out: PathBuf,
-    /// Output directory of the small v6-layout tree.
-    #[arg(long, default_value = "fixtures/catalogs-v6")]
-    out_v6: PathBuf,
-    /// Regenerate in memory and exit 1 if the files on disk differ (writes nothing).
-    #[arg(long)]
-    check: bool,
-}
-
-fn gen_catalogs(args: &GenCatalogsArgs) -> anyhow::Result<ExitCode> {
-    let catalogs = catalog_gen::generate().context("generating catalogs")?;
-    if args.check {
-        let mismatches = catalog_gen::check(&catalogs, &args.out, &args.out_v6)?;
-        if mismatches.is_empty() {
-            println!("catalogs are up to date");
-            return Ok(ExitCode::SUCCESS);
-        }
-        for m in &mismatches {
-            eprintln!("{m}");
-        }
-        eprintln!("catalogs are stale: run `cargo run -p harness -- gen-catalogs`");
-        return Ok(ExitCode::FAILURE);
-    }
-    catalog_gen::write(&catalogs, &args.out, &args.out_v6)?;
-    for (dir, files) in [(&args.out, &catalogs.v8), (&args.out_v6, &catalogs.v6)] {
-        for (rel, text) in files {
-            println!("{:>10}  {}", text.len(), dir.join(rel).display());
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The command as typed, with the executable relative to the workspace root
@@ -261,7 +221,6 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo(a),
         Command::Run(a) => run(a),
         Command::Mocks(a) => mocks(a),
-        Command::GenCatalogs(a) => gen_catalogs(a),
     };
     match result {
         Ok(code) => code,

@@ -35,7 +35,7 @@ mocks SCENARIO:
 
 # Everything CI runs: formatting, lints, fixture reproducibility, tests.
 [group('test')]
-ci: fmt-check clippy fixtures-check test
+ci: fmt-check clippy core-purity fixtures-check test
 
 # The test suite (what the README's test command runs).
 [group('test')]
@@ -102,6 +102,16 @@ fmt-check:
 [group('check')]
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
+
+# The pure core links no async runtime, HTTP, TLS, SDK or Kubernetes crate (ARCHITECTURE.md, Invariants).
+[group('check')]
+core-purity:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    deps=$(cargo tree -e normal -p planner --prefix none --format '{p}' | cut -d' ' -f1 | sort -u)
+    bad=$(grep -E '^(tokio|hyper|hyper-util|reqwest|tower|rustls|mio|futures|aws-.*|kube.*|k8s-openapi)$' <<<"$deps" || true)
+    if [ -n "$bad" ]; then echo "planner links I/O crates: $bad"; exit 1; fi
+    echo "planner: $(wc -l <<<"$deps") crates, none of them I/O"
 
 # Format the workspace.
 [group('check')]

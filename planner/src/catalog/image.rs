@@ -336,6 +336,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // reads a fixture
     fn every_fixture_catalog_round_trips() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
         for cloud in CloudId::ALL {

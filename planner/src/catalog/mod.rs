@@ -882,6 +882,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // reads a fixture
     fn v6_layout_loads() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../fixtures/catalogs-v6/aws/vms.csv");

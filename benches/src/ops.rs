@@ -5,6 +5,7 @@
 use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
+use mocks::fixtures_dir;
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::config::{CatalogSource, load_catalog, load_catalog_indexed};
 use optimizer::state::{CatalogIndex, StateDir};
@@ -15,7 +16,7 @@ use planner::resources::Resources;
 use planner::task::{Dag, Overrides, Task, apply_overrides};
 use planner::world::World;
 
-use crate::{CATALOG_CLOUDS, fixtures_dir};
+use crate::CATALOG_CLOUDS;
 
 /// A request the feasibility and optimize benchmarks use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

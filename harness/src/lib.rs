@@ -1,22 +1,30 @@
-//! Harness library: tooling around the optimizer that is not part of it.
+//! Harness library: tooling around the optimizer that is not part of it, and
+//! the workspace's one measurement library (the `benches` crate builds on it).
 //!
 //! - [`catalog_gen`]: the deterministic generator of the SkyPilot-compatible
 //!   fixture catalogs under `fixtures/catalogs/` (and the small v6 tree under
 //!   `fixtures/catalogs-v6/`), run as `cargo run -p harness -- gen-catalogs`.
+//! - Measurement pieces shared with the benches: [`in_process`] (the one
+//!   in-process launch setup: runtime, options and request `sky` would
+//!   build), [`timing`] (warm-up and measured passes, wall time), [`floor`]
+//!   (the latency floor from the mocks' recordings), [`stats`] (order
+//!   statistics), [`flame`] (folded stacks, CPU sampling, inferno rendering
+//!   and normalised diffs), [`sysinfo`] (machine, toolchain and revision),
+//!   [`table`] (fixed-width text tables).
 //! - Launch measurements against the [`mocks`]: [`scenario`] (scenarios as
 //!   data in `fixtures/scenarios/<name>/harness.toml`), [`sandbox`] (a
 //!   temporary HOME with fake credentials), [`engine`] (modes, the `sky`
-//!   process and in-process launchers, the timing loop), [`floor`] (the
-//!   latency floor from the mocks' recordings), [`instrument`] (Chrome trace,
-//!   wall-clock span profile, pprof CPU profile), [`flame`] (inferno
-//!   rendering and diffs), [`summary`] and [`report`] (the report folder),
-//!   [`run`] (the whole `harness run`), [`standalone`] (`harness mocks`).
+//!   process launcher, the measuring loop), [`instrument`] (Chrome trace,
+//!   wall-clock span profile via [`spans`], CPU profile), [`summary`] and
+//!   [`report`] (the report folder), [`run`] (the whole `harness run`),
+//!   [`standalone`] (`harness mocks`).
 
 pub mod catalog_gen;
 pub mod engine;
 pub mod error;
 pub mod flame;
 pub mod floor;
+pub mod in_process;
 pub mod instrument;
 pub mod report;
 pub mod run;
@@ -27,5 +35,7 @@ pub mod standalone;
 pub mod stats;
 pub mod summary;
 pub mod sysinfo;
+pub mod table;
+pub mod timing;
 
 pub use error::{HarnessError, Result};

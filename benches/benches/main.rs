@@ -17,9 +17,10 @@ mod render;
 use std::sync::OnceLock;
 
 use benches::clock::{Contention, ThreadCpuTime};
-use benches::flame::{DEFAULT_FREQUENCY, FlamegraphProfiler};
 use benches::ops::Inputs;
+use benches::profiler::FlamegraphProfiler;
 use criterion::{Criterion, criterion_group, criterion_main};
+use harness::flame::CPU_SAMPLE_HZ;
 
 /// Shared inputs of the CPU-bound groups, built on first use.
 fn inputs() -> &'static Inputs {
@@ -69,13 +70,13 @@ fn finish_contention(_c: &mut Criterion) {
 }
 
 fn wall() -> Criterion {
-    Criterion::default().with_profiler(FlamegraphProfiler::new(DEFAULT_FREQUENCY))
+    Criterion::default().with_profiler(FlamegraphProfiler::new(CPU_SAMPLE_HZ))
 }
 
 fn cpu() -> Criterion<ThreadCpuTime> {
     Criterion::default()
         .with_measurement(ThreadCpuTime)
-        .with_profiler(FlamegraphProfiler::new(DEFAULT_FREQUENCY))
+        .with_profiler(FlamegraphProfiler::new(CPU_SAMPLE_HZ))
 }
 
 criterion_group! {

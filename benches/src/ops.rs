@@ -5,8 +5,9 @@
 use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
-use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
+use mocks::fixtures_dir;
 use optimizer::catalogs::{load_catalog, load_catalog_indexed};
+use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::state::{CatalogIndex, StateDir};
 use planner::catalog::kubernetes::KubePricing;
 use planner::cloud::CloudId;
@@ -16,7 +17,7 @@ use planner::resources::Resources;
 use planner::task::{Dag, Overrides, Task, apply_overrides};
 use planner::world::World;
 
-use crate::{CATALOG_CLOUDS, fixtures_dir};
+use crate::CATALOG_CLOUDS;
 
 /// A request the feasibility and optimize benchmarks use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use harness::flame::{self, Chart, Counts};
 
-use crate::env_info::Environment;
-use crate::flame;
-use crate::gate::{self, Thresholds};
+use crate::gate::{self, Environment, Thresholds};
 use crate::runner::{self, SuiteOptions};
 
 /// Report options.
@@ -269,9 +268,31 @@ pub fn run(opts: &ReportOptions) -> anyhow::Result<ReportOutcome> {
     if let (Some(b), Some(h)) = (&base_folded, &head_folded) {
         let fwd = out.join("cpu-diff-base-to-head.svg");
         let back = out.join("cpu-diff-head-to-base.svg");
-        match flame::write_differential(b, h, "base → head (red: grew in head)", &fwd).and_then(
-            |_| flame::write_differential(h, b, "head → base (red: larger in base)", &back),
-        ) {
+        // Each graph is drawn in its second profile's shape, red where that
+        // profile has the larger (normalised) share.
+        let diffs = flame::read_folded(b).and_then(|base| {
+            let head = flame::read_folded(h)?;
+            let chart = |title| Chart {
+                title,
+                subtitle: None,
+                counts: Counts::CpuSamples,
+            };
+            flame::render_diff(
+                &base,
+                &head,
+                false,
+                &chart("base → head (red: grew in head)"),
+                &fwd,
+            )?;
+            flame::render_diff(
+                &head,
+                &base,
+                false,
+                &chart("head → base (red: larger in base)"),
+                &back,
+            )
+        });
+        match diffs {
             Ok(()) => {
                 flames.push((
                     "Differential, base → head (head's shape; red = more samples in head)".into(),

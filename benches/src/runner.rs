@@ -8,10 +8,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
+use harness::stats;
+use harness::timing::{passes, timed};
 
-use crate::FLOORS_ENV;
-use crate::env_info::Environment;
-use crate::gate::{Results, SCHEMA, collect_criterion, subdirs};
+use crate::gate::{Environment, Results, SCHEMA, collect_criterion, subdirs};
+use crate::meta::{BenchMeta, FLOORS_ENV, RUN_KEY};
 
 /// The cargo target directory of `workspace` (`CARGO_TARGET_DIR` if set).
 pub fn target_dir(workspace: &Path) -> PathBuf {
@@ -95,7 +96,7 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         "bench-gate: criterion suite took {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let meta: BTreeMap<String, crate::BenchMeta> = match std::fs::read(&floors_path) {
+    let meta: BTreeMap<String, BenchMeta> = match std::fs::read(&floors_path) {
         Ok(b) => serde_json::from_slice(&b)
             .with_context(|| format!("parsing {}", floors_path.display()))?,
         Err(_) => BTreeMap::new(),
@@ -129,7 +130,7 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         benchmarks,
         instructions,
         instructions_note,
-        foreign_cores: meta.get(crate::RUN_KEY).and_then(|m| m.foreign_cores),
+        foreign_cores: meta.get(RUN_KEY).and_then(|m| m.foreign_cores),
     })
 }
 
@@ -185,13 +186,10 @@ pub fn count_instructions(
         per_op.len(),
         started.elapsed().as_secs_f64()
     );
+    // The middle run, not an average: an instruction count stays a count one run measured.
     let medians = per_op
         .into_iter()
-        .map(|(id, mut v)| {
-            v.sort_unstable();
-            let m = v[v.len() / 2];
-            (id, m)
-        })
+        .filter_map(|(id, mut v)| stats::middle(&mut v).map(|m| (id, m)))
         .collect();
     Ok((medians, None))
 }
@@ -292,12 +290,14 @@ pub struct ProcessFigures {
 }
 
 impl ProcessFigures {
-    /// Median wall time.
+    /// Median wall time (the middle run: a time that was measured).
     pub fn median(&self) -> Duration {
-        self.times
-            .get(self.times.len() / 2)
-            .copied()
-            .unwrap_or_default()
+        stats::middle(&mut self.times.clone()).unwrap_or_default()
+    }
+
+    /// Median peak RSS (KiB) of the `/usr/bin/time -v` runs, if any.
+    pub fn median_rss_kib(&self) -> Option<u64> {
+        stats::middle(&mut self.max_rss_kib.clone())
     }
 }
 
@@ -321,7 +321,7 @@ pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessF
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home)?;
     let env: Vec<(&str, String)> = vec![
-        ("SKY_ENABLED_CLOUDS", crate::ALL_CATALOG_CLOUDS.to_string()),
+        ("SKY_ENABLED_CLOUDS", crate::all_catalog_clouds()),
         ("HOME", home.display().to_string()),
         (
             "SKY_STATE_DIR",
@@ -385,19 +385,22 @@ pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessF
             "env {env_text} {sky_cmd}   # x{runs}, timed by bench-gate (hyperfine not installed)"
         ));
         let mut times = Vec::new();
-        for _ in 0..3 + runs {
-            let t = Instant::now();
-            let s = Command::new(&sky)
-                .args(args)
-                .envs(env.iter().cloned())
-                .stdout(Stdio::null())
-                .status()?;
-            if !s.success() {
-                bail!("sky failed ({s})");
+        for pass in passes(3, runs) {
+            let (status, wall) = timed(|| {
+                Command::new(&sky)
+                    .args(args)
+                    .envs(env.iter().cloned())
+                    .stdout(Stdio::null())
+                    .status()
+            });
+            let status = status?;
+            if !status.success() {
+                bail!("sky failed ({status})");
             }
-            times.push(t.elapsed());
+            if !pass.warmup {
+                times.push(wall);
+            }
         }
-        times.drain(..3);
         ("bench-gate timing loop".to_string(), times)
     };
     times.sort();

@@ -1,19 +1,17 @@
-//! Modes, launchers (the real `sky` process, or the library in process) and
-//! the measuring loop.
+//! Modes, the [`Launcher`] trait, the real `sky` process as a launcher, and
+//! the measuring loop. The in-process launcher lives in [`crate::in_process`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use mocks::{MockSet, Recording};
-use optimizer::launch::{LaunchError, LaunchOptions, Request};
 use serde::Serialize;
-use tracing::Instrument;
 
 use crate::error::{HarnessError, Result};
 use crate::floor::{Deadlines, floor};
 use crate::sandbox::ModeEnv;
 use crate::scenario::Scenario;
+use crate::timing::{Pass, ms, passes, timed};
 
 /// How the optimizer checks the clouds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -199,115 +197,6 @@ impl Launcher for ProcessLauncher {
     }
 }
 
-/// Name of the threads in-process launches run on (the CPU profile keeps only these).
-pub const LAUNCH_THREAD_NAME: &str = "sky-launch";
-
-/// Calls `optimizer::launch::run` on its own tokio runtime (2 workers, like `sky`).
-pub struct InProcessLauncher {
-    runtime: tokio::runtime::Runtime,
-    dispatch: Option<tracing::Dispatch>,
-}
-
-thread_local! {
-    static THREAD_DISPATCH: std::cell::RefCell<Option<tracing::dispatcher::DefaultGuard>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-impl InProcessLauncher {
-    /// A launcher whose launches are not traced.
-    pub fn new() -> Result<Self> {
-        Self::build(None)
-    }
-
-    /// A launcher whose runtime threads all report to `dispatch`: a scoped
-    /// subscriber instead of a global one, so several harness runs (and tests)
-    /// can share a process.
-    pub fn traced(dispatch: tracing::Dispatch) -> Result<Self> {
-        Self::build(Some(dispatch))
-    }
-
-    fn build(dispatch: Option<tracing::Dispatch>) -> Result<Self> {
-        let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.worker_threads(2)
-            .thread_name(LAUNCH_THREAD_NAME)
-            .enable_all();
-        if let Some(d) = dispatch.clone() {
-            b.on_thread_start(move || {
-                let guard = tracing::dispatcher::set_default(&d);
-                THREAD_DISPATCH.with(|g| *g.borrow_mut() = Some(guard));
-            })
-            .on_thread_stop(|| {
-                THREAD_DISPATCH.with(|g| g.borrow_mut().take());
-            });
-        }
-        let runtime = b
-            .build()
-            .map_err(|e| HarnessError::io("<tokio runtime>", e))?;
-        Ok(InProcessLauncher { runtime, dispatch })
-    }
-
-    /// Stops the runtime, waiting briefly for tasks still on hung sockets.
-    pub fn shutdown(self) {
-        self.runtime.shutdown_timeout(Duration::from_secs(1));
-    }
-}
-
-/// The [`LaunchOptions`] `sky` would build from this mode's environment.
-pub fn launch_options(setup: &ModeSetup<'_>) -> Result<LaunchOptions> {
-    let env = setup.env.env.clone();
-    let mut o = LaunchOptions::from_env(env, setup.env.home.clone())
-        .map_err(|e| HarnessError::Optimizer(e.to_string()))?;
-    o.catalog_dir = setup.scenario.catalog_dir.clone();
-    o.refresh = setup.mode.refresh();
-    o.set_cloud_timeout(setup.scenario.file.request.cloud_timeout());
-    o.fanout.serial = setup.mode.serial();
-    Ok(o)
-}
-
-impl Launcher for InProcessLauncher {
-    fn launch(&mut self, setup: &ModeSetup<'_>) -> Result<LaunchOutput> {
-        let opts = launch_options(setup)?;
-        let request = Request {
-            entrypoint: Vec::new(),
-            overrides: setup.scenario.file.request.overrides(),
-        };
-        let mode = setup.mode;
-        let fut = async move { optimizer::launch::run(&opts, &request).await };
-        // Spawned, not run on the calling thread: every poll then happens on a
-        // named runtime thread, which is what the CPU profile filters on.
-        let handle = match &self.dispatch {
-            Some(d) => tracing::dispatcher::with_default(d, || {
-                let span = tracing::info_span!(parent: None, "launch", mode = %mode.name());
-                self.runtime.spawn(fut.instrument(span))
-            }),
-            None => self.runtime.spawn(fut),
-        };
-        let joined = self
-            .runtime
-            .block_on(handle)
-            .map_err(|e| HarnessError::Launch {
-                what: format!("{}, in process", mode.name()),
-                detail: e.to_string(),
-            })?;
-        match joined {
-            Ok(result) => Ok(LaunchOutput {
-                exit_code: i32::from(result.exit().code()),
-                stdout: result.text(),
-            }),
-            Err(e @ LaunchError::NoCloud(_)) | Err(e @ LaunchError::Config(_)) => {
-                Err(HarnessError::Launch {
-                    what: format!("{}, in process", mode.name()),
-                    detail: e.to_string(),
-                })
-            }
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        "in-process"
-    }
-}
-
 /// Requests one endpoint received during one launch.
 #[derive(Debug, Clone, Serialize)]
 pub struct EndpointHits {
@@ -342,10 +231,6 @@ pub struct Sample {
     pub requests: Vec<EndpointHits>,
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 fn hits(recordings: &[Recording]) -> Vec<EndpointHits> {
     recordings
         .iter()
@@ -363,19 +248,17 @@ pub fn timed_launch(
     launcher: &mut dyn Launcher,
     setup: &ModeSetup<'_>,
     deadlines: &Deadlines,
-    index: usize,
-    warmup: bool,
+    pass: Pass,
 ) -> Result<(Sample, LaunchOutput)> {
     setup.mocks.clear();
-    let start = Instant::now();
-    let out = launcher.launch(setup)?;
-    let wall = start.elapsed();
+    let (out, wall) = timed(|| launcher.launch(setup));
+    let out = out?;
     let recordings = setup.mocks.recordings();
     let f = floor(&recordings, setup.mode.serial(), deadlines);
     let sample = Sample {
         mode: setup.mode,
-        index,
-        warmup,
+        index: pass.index,
+        warmup: pass.warmup,
         wall_ms: ms(wall),
         floor_ms: ms(f.total),
         overhead_ms: ms(wall) - ms(f.total),
@@ -400,11 +283,10 @@ pub fn measure_mode(
 ) -> Result<(Vec<Sample>, Option<LaunchOutput>)> {
     let mut samples = Vec::with_capacity(warmup + runs);
     let mut first = None;
-    for i in 0..warmup + runs {
-        let is_warmup = i < warmup;
+    for pass in passes(warmup, runs) {
         before(setup)?;
-        let (sample, out) = timed_launch(launcher, setup, deadlines, i, is_warmup)?;
-        if !is_warmup && first.is_none() {
+        let (sample, out) = timed_launch(launcher, setup, deadlines, pass)?;
+        if !pass.warmup && first.is_none() {
             first = Some(out);
         }
         tick(&sample);

@@ -20,12 +20,18 @@
 //!
 //! Client-side retry backoff is *not* part of the floor: it is time the
 //! optimizer chooses to spend, so it shows up as overhead.
+//!
+//! This is the workspace's only floor model: the harness reports and the
+//! launch benchmarks (`benches::launch`) both compute their floors here, so
+//! they quote the same floor for the same scenario.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mocks::Recording;
 use serde::Serialize;
+
+use crate::scenario::Scenario;
 
 /// Deadlines the optimizer applies, used to cap waits on hung endpoints.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -51,8 +57,14 @@ impl Deadlines {
                 .request_timeout,
             kube_context: cloud.mul_f64(0.9),
             cloud,
-            global: cloud + Duration::from_secs(1),
+            global: optimizer::clouds::FanOutOptions::global_deadline_for(cloud),
         }
+    }
+
+    /// The deadlines of launches of `scenario` (its `request.cloud_timeout_s`),
+    /// as both launchers configure them.
+    pub fn for_scenario(scenario: &Scenario) -> Self {
+        Deadlines::for_cloud_timeout(scenario.file.request.cloud_timeout())
     }
 }
 

@@ -5,10 +5,9 @@
 //!   makes every `cloud_check` a root span, so each cloud gets its own async
 //!   track; the harness adds a root `launch <mode>` span per launch.
 //! * spans: [`SpanFolder`], wall-clock self time per span stack (waiting included).
-//! * CPU: pprof's `ProfilerGuard` (SIGPROF via `setitimer`, so it works without
-//!   `perf_event`) at [`CPU_SAMPLE_HZ`], keeping only samples taken on the launch
-//!   runtime's threads (the mocks run on other threads of the same process).
-//!   On-CPU sampling cannot see time spent waiting.
+//! * CPU: [`CpuSampler`] at [`CPU_SAMPLE_HZ`], keeping only samples taken on
+//!   the launch runtime's threads (the mocks run on other threads of the same
+//!   process). On-CPU sampling cannot see time spent waiting.
 //!
 //! The subscriber is scoped to the launch runtime's threads (see
 //! [`InProcessLauncher::traced`]), never installed globally.
@@ -21,21 +20,18 @@ use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::Registry;
 
-use crate::engine::{
-    BeforeLaunch, InProcessLauncher, LAUNCH_THREAD_NAME, Mode, ModeSetup, Sample, timed_launch,
-};
-use crate::error::{HarnessError, Result};
+use crate::engine::{BeforeLaunch, Mode, ModeSetup, Sample, timed_launch};
+use crate::error::Result;
+use crate::flame::{CPU_SAMPLE_HZ, CpuSampler, Folded};
 use crate::floor::Deadlines;
-use crate::spans::{Folded, SpanFolder, SpanLabel};
+use crate::in_process::{InProcessLauncher, LAUNCH_THREAD_NAME};
+use crate::spans::{SpanFolder, SpanLabel};
+use crate::timing::{Pass, passes};
 
 /// The subscriber the Chrome layer sits on.
 type Sub = tracing_subscriber::layer::Layered<SpanFolder, Registry>;
 /// tracing-chrome's (private) naming callback type.
 type NameFn = Box<dyn Fn(&EventOrSpan<'_, '_, Sub>) -> String + Send + Sync>;
-
-/// pprof sampling rate. The kernel tick here is 250 Hz (CONFIG_HZ), which caps
-/// the real rate per process; asking for more only adds jitter.
-pub const CPU_SAMPLE_HZ: i32 = 250;
 
 /// What the instrumented launches produced.
 #[derive(Debug, Clone, Default)]
@@ -52,10 +48,6 @@ pub struct Instrumented {
     pub cpu_samples_total: u64,
     /// Samples kept (launch threads).
     pub cpu_samples_kept: u64,
-}
-
-fn symbol_frame(name: &str) -> String {
-    name.replace(';', ":")
 }
 
 /// Runs one traced launch per `setups` entry (writing `trace_path`), then
@@ -102,29 +94,27 @@ pub fn instrumented_launches(
             .with(filter),
     );
 
-    let profiler = pprof::ProfilerGuardBuilder::default()
-        .frequency(CPU_SAMPLE_HZ)
-        .build()
-        .map_err(|e| HarnessError::Render {
-            what: "cpu profiler".into(),
-            detail: e.to_string(),
-        })?;
+    let sampler = CpuSampler::start(CPU_SAMPLE_HZ)?;
 
     let mut out = Instrumented::default();
     let run = (|| -> Result<()> {
         let mut traced = InProcessLauncher::traced(dispatch.clone())?;
         for setup in setups.iter_mut() {
             before(setup)?;
-            let (s, _) = timed_launch(&mut traced, setup, deadlines, 0, false)?;
+            let pass = Pass {
+                index: 0,
+                warmup: false,
+            };
+            let (s, _) = timed_launch(&mut traced, setup, deadlines, pass)?;
             out.traced.push(s);
             tick();
         }
         traced.shutdown();
         if let Some(setup) = setups.iter_mut().find(|s| s.mode == Mode::Warm) {
             let mut plain = InProcessLauncher::new()?;
-            for i in 0..cpu_extra {
+            for pass in passes(0, cpu_extra) {
                 before(setup)?;
-                let (s, _) = timed_launch(&mut plain, setup, deadlines, i, false)?;
+                let (s, _) = timed_launch(&mut plain, setup, deadlines, pass)?;
                 out.cpu_only.push(s);
                 tick();
             }
@@ -133,32 +123,19 @@ pub fn instrumented_launches(
         Ok(())
     })();
 
-    let report = profiler.report().build();
-    drop(profiler);
+    let cpu = sampler.finish(|thread| {
+        thread
+            .starts_with(LAUNCH_THREAD_NAME)
+            .then(|| LAUNCH_THREAD_NAME.to_string())
+    });
     // Flush the trace only after the runtime is gone, so every span has closed.
     drop(dispatch);
     drop(guard);
     run?;
-    let report = report.map_err(|e| HarnessError::Render {
-        what: "cpu profile".into(),
-        detail: e.to_string(),
-    })?;
-    for (frames, count) in &report.data {
-        let count = (*count).max(0) as u64;
-        out.cpu_samples_total += count;
-        if !frames.thread_name.starts_with(LAUNCH_THREAD_NAME) {
-            continue;
-        }
-        out.cpu_samples_kept += count;
-        let mut stack = String::from(LAUNCH_THREAD_NAME);
-        for frame in frames.frames.iter().rev() {
-            for symbol in frame.iter().rev() {
-                stack.push(';');
-                stack.push_str(&symbol_frame(&symbol.name()));
-            }
-        }
-        *out.cpu.entry(stack).or_default() += count;
-    }
+    let cpu = cpu?;
+    out.cpu = cpu.folded;
+    out.cpu_samples_total = cpu.total;
+    out.cpu_samples_kept = cpu.kept;
     out.spans = folder.folded();
     Ok(out)
 }

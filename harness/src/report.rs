@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use crate::engine::Sample;
 use crate::error::{HarnessError, Result};
-use crate::flame::Moved;
+use crate::flame::{CPU_SAMPLE_HZ, Moved};
 use crate::floor::Deadlines;
-use crate::instrument::{CPU_SAMPLE_HZ, Instrumented};
+use crate::instrument::Instrumented;
 use crate::summary::{ModeSummary, comparison_markdown};
 use crate::sysinfo::SysInfo;
 
@@ -320,10 +320,10 @@ pub fn readme(r: &ReportInput<'_>) -> String {
         i.cpu_samples_kept, i.cpu_samples_total
     );
     if r.baseline.is_some() {
-        s.push_str("| diff-spans-forward.svg, diff-cpu-forward.svg | differential flamegraphs baseline → now, drawn with the current shape: red grew, blue shrank |\n");
+        s.push_str("| diff-spans-forward.svg, diff-cpu-forward.svg | differential flamegraphs baseline → now, drawn with the current shape: red grew, blue shrank (normalised: the baseline is scaled to the same total, so colours show where the share of time moved; absolute changes are in summary.md) |\n");
         s.push_str("| diff-spans-reverse.svg, diff-cpu-reverse.svg | the same difference drawn with the baseline's shape (shows what disappeared), colours still now − baseline |\n");
     }
-    s.push_str("\nSVGs are rendered by inferno with fixed options (deterministic colours, sorted stacks, no timestamps), so two runs of the same code differ only in the numbers.\n");
+    s.push_str("\nSVGs are rendered by inferno with the workspace's one set of options (`harness::flame`: colours from frame names, sorted stacks, no timestamps), so two runs of the same code differ only in the numbers.\n");
     s
 }
 

@@ -7,12 +7,11 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mocks::MockSet;
 
-use crate::engine::{
-    InProcessLauncher, Launcher, Mode, ModeSetup, ProcessLauncher, Sample, measure_mode,
-};
+use crate::engine::{Launcher, Mode, ModeSetup, ProcessLauncher, Sample, measure_mode};
 use crate::error::{HarnessError, Result};
-use crate::flame::{self, Moved};
+use crate::flame::{self, Chart, Counts, Moved};
 use crate::floor::Deadlines;
+use crate::in_process::InProcessLauncher;
 use crate::instrument::{Instrumented, instrumented_launches};
 use crate::report::{ReportInput, write_report};
 use crate::sandbox::Sandbox;
@@ -128,7 +127,7 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         .build()
         .map_err(|e| HarnessError::io("<tokio runtime>", e))?;
     let sandbox = Sandbox::new(scenario)?;
-    let deadlines = Deadlines::for_cloud_timeout(scenario.file.request.cloud_timeout());
+    let deadlines = Deadlines::for_scenario(scenario);
 
     let mut setups: Vec<ModeSetup<'_>> = Vec::new();
     for mode in Mode::ALL {
@@ -216,24 +215,24 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     let subtitle = format!("{} · {} · {}", scenario.name, sys.date, sys.git);
     flame::render(
         &instrumented.spans,
-        "Wall-clock time by span (one launch per mode)",
-        &subtitle,
-        "µs",
+        &Chart::new(
+            "Wall-clock time by span (one launch per mode)",
+            &subtitle,
+            Counts::WallMicros,
+        ),
         &report_dir.join("spans-flamegraph.svg"),
     )?;
     flame::render(
         &instrumented.cpu,
-        "On-CPU samples (cannot see waiting)",
-        &subtitle,
-        "samples",
+        &Chart::new(
+            "On-CPU samples (cannot see waiting)",
+            &subtitle,
+            Counts::CpuSamples,
+        ),
         &report_dir.join("cpu-flamegraph.svg"),
     )?;
-    let write_text = |name: &str, text: String| -> Result<()> {
-        let p = report_dir.join(name);
-        std::fs::write(&p, text).map_err(|e| HarnessError::io(p, e))
-    };
-    write_text("spans.folded", flame::folded_text(&instrumented.spans))?;
-    write_text("cpu.folded", flame::folded_text(&instrumented.cpu))?;
+    flame::write_folded(&instrumented.spans, &report_dir.join("spans.folded"))?;
+    flame::write_folded(&instrumented.cpu, &report_dir.join("cpu.folded"))?;
 
     let moved = match &cfg.baseline {
         Some(base) => {
@@ -241,22 +240,20 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
             let base_cpu = flame::read_folded(&base.join("cpu.folded"))?;
             let sub = format!("{subtitle} vs {}", base.display());
             for (negate, suffix) in [(false, "forward"), (true, "reverse")] {
+                let title = format!("Wall-clock span time, baseline → now ({suffix})");
                 flame::render_diff(
                     &base_spans,
                     &instrumented.spans,
                     negate,
-                    &format!("Wall-clock span time, baseline → now ({suffix})"),
-                    &sub,
-                    "µs",
+                    &Chart::new(&title, &sub, Counts::WallMicros),
                     &report_dir.join(format!("diff-spans-{suffix}.svg")),
                 )?;
+                let title = format!("On-CPU samples, baseline → now ({suffix})");
                 flame::render_diff(
                     &base_cpu,
                     &instrumented.cpu,
                     negate,
-                    &format!("On-CPU samples, baseline → now ({suffix})"),
-                    &sub,
-                    "samples",
+                    &Chart::new(&title, &sub, Counts::CpuSamples),
                     &report_dir.join(format!("diff-cpu-{suffix}.svg")),
                 )?;
             }

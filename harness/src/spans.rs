@@ -13,7 +13,6 @@
 //! while a launch runs (the catalog loader on a blocking thread) are put under
 //! the current launch.
 
-use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -25,8 +24,8 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
-/// Folded stacks: `frame;frame;frame` → count (µs or samples).
-pub type Folded = BTreeMap<String, u64>;
+use crate::flame::Folded;
+use crate::flame::folded::frame;
 
 /// Per-span state kept in the registry's extensions.
 #[derive(Debug, Clone)]
@@ -70,11 +69,6 @@ struct State {
 #[derive(Debug, Clone, Default)]
 pub struct SpanFolder {
     state: Arc<Mutex<State>>,
-}
-
-fn frame(s: &str) -> String {
-    // `;` separates frames (the count is after the last space, so spaces are fine).
-    s.replace(';', ":")
 }
 
 impl SpanFolder {

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::engine::{Mode, Sample};
 use crate::stats::Stats;
+use crate::table::{Align, text_table};
 
 /// The statistics of one mode's measured launches.
 #[derive(Debug, Clone, Serialize)]
@@ -111,36 +112,9 @@ fn row(m: &ModeSummary) -> [String; 10] {
 /// The comparison as a fixed-width text table (times in ms).
 pub fn comparison_text(summaries: &[ModeSummary]) -> String {
     let rows: Vec<[String; 10]> = summaries.iter().map(row).collect();
-    let mut widths = HEADERS.map(str::len);
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
-    let mut out = line(&HEADERS.map(String::from));
-    out.push('\n');
-    out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-    out.push('\n');
-    for r in &rows {
-        out.push_str(&line(r));
-        out.push('\n');
-    }
+    let mut out = text_table(&HEADERS, &rows, |i| {
+        if i == 0 { Align::Left } else { Align::Right }
+    });
     out.push_str("times in ms; floor = mocked latency on the critical path (median); overhead = wall - floor per launch (median, p90)\n");
     out
 }
@@ -160,4 +134,38 @@ pub fn comparison_markdown(summaries: &[ModeSummary]) -> String {
         out.push_str(&format!("| {} |\n", r.join(" | ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(mode: Mode, wall: &[f64], floor: f64) -> ModeSummary {
+        ModeSummary {
+            mode,
+            wall: Stats::of(wall),
+            floor: Stats::of(&[floor]),
+            overhead: Stats::of(&wall.iter().map(|w| w - floor).collect::<Vec<_>>()),
+            speedup: Some(1.0),
+            critical_path: "aws (sts)".into(),
+            exit_codes: BTreeSet::from([0]),
+            requests_per_launch: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn comparison_layout() {
+        let s = [
+            summary(Mode::Serial, &[1070.25, 1080.5], 1050.0),
+            summary(Mode::Warm, &[9.5, 12.0], 0.0),
+        ];
+        let expected = "\
+mode                    runs  median     p90     min     max   floor  overhead  over p90  vs serial
+---------------------------------------------------------------------------------------------------
+serial, no cache           2  1075.4  1080.5  1070.2  1080.5  1050.0      25.4      30.5      1.00x
+concurrent, warm cache     2    10.8    12.0     9.5    12.0     0.0      10.8      12.0      1.00x
+times in ms; floor = mocked latency on the critical path (median); overhead = wall - floor per launch (median, p90)
+";
+        assert_eq!(comparison_text(&s), expected);
+    }
 }

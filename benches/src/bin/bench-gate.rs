@@ -259,7 +259,7 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
             let head = Results {
                 schema: SCHEMA.into(),
                 name: "head".into(),
-                environment: benches::env_info::Environment::capture(&ws),
+                environment: gate::Environment::capture(&ws),
                 benchmarks: Default::default(),
                 instructions,
                 instructions_note: note,
@@ -303,7 +303,7 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
             );
             println!(
                 "\nwhole-process `sky launch --dryrun -y --gpus H100:8`, SKY_ENABLED_CLOUDS={}",
-                benches::ALL_CATALOG_CLOUDS
+                benches::all_catalog_clouds()
             );
             println!(
                 "  wall ({}, {} runs): median {:.1} ms, min {:.1} ms, max {:.1} ms",
@@ -313,8 +313,11 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
                 ms(min),
                 ms(max)
             );
-            if let (Some(lo), Some(hi)) = (f.max_rss_kib.first(), f.max_rss_kib.last()) {
-                let med = f.max_rss_kib[f.max_rss_kib.len() / 2];
+            if let (Some(lo), Some(hi), Some(med)) = (
+                f.max_rss_kib.first(),
+                f.max_rss_kib.last(),
+                f.median_rss_kib(),
+            ) {
                 println!(
                     "  peak RSS (/usr/bin/time -v, {} runs): median {:.1} MiB (min {:.1}, max {:.1})",
                     f.max_rss_kib.len(),

@@ -36,10 +36,10 @@ use md5::{Digest, Md5};
 use tracing::{Instrument, debug, warn};
 
 use super::{CheckContext, Cloud, Credentials};
+use crate::config::expand_home;
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
 use planner::check::{AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::CloudId;
-use crate::config::expand_home;
 
 /// The cache kind (folder under the state directory) of AWS identities.
 pub const IDENTITY_CACHE_KIND: &str = "identity";

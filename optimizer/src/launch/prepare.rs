@@ -15,11 +15,11 @@ use planner::world::{ReservationCloud, World};
 
 use super::check::persisted_enabled_clouds;
 use super::{LaunchError, LaunchOptions};
+use crate::catalogs;
 use crate::clouds::aws::{AwsCloud, az_mapping_hash};
 use crate::clouds::gcp::GcpCloud;
 use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir};
 use crate::clouds::{CatalogOnlyCloud, CheckContext, Cloud, fan_out};
-use crate::catalogs;
 use crate::config::{self, ConfigError};
 
 /// The adapters of `clouds`, in that order: AWS, GCP and Kubernetes have
@@ -77,8 +77,11 @@ pub fn candidate_clouds(options: &LaunchOptions, sky_config: &SkyConfig) -> Vec<
 pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
-    let source =
-        catalogs::resolve_catalog_source(options.catalog_dir.as_deref(), &options.env, &options.home);
+    let source = catalogs::resolve_catalog_source(
+        options.catalog_dir.as_deref(),
+        &options.env,
+        &options.home,
+    );
     let ctx = Arc::new(check_context(options, &sky_config));
 
     // Offline Kubernetes fixtures replace the live adapter.

@@ -22,8 +22,8 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde_json::Value;
 
 use crate::clouds::CheckContext;
-use planner::check::CloudError;
 use crate::config::expand_home;
+use planner::check::CloudError;
 
 /// google-auth's token endpoint, used when the file names none
 /// (`authorized_user` files written by gcloud usually do not).

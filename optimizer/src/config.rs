@@ -36,7 +36,7 @@ pub enum ConfigError {
 }
 
 /// Reads `SKYPILOT_CONFIG` or `~/.sky/config.yaml`; a missing file is an empty config.
-pub fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, ConfigError> {
+pub(crate) fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, ConfigError> {
     let path = env
         .get("SKYPILOT_CONFIG")
         .filter(|p| !p.is_empty())

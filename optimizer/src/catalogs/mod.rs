@@ -3,7 +3,7 @@
 //! is unchanged, else parsing it and storing one), the `common/` tables and
 //! the AWS zone mappings. The catalogs built into the binary are [`bundled`].
 
-pub mod bundled;
+mod bundled;
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,11 @@ use crate::config::ConfigError;
 use crate::state::CatalogIndex;
 
 /// `--catalog-dir` > `SKY_CATALOG_DIR` > `~/.sky/catalogs/v8` when it exists > bundled.
-pub fn resolve_catalog_source(flag: Option<&Path>, env: &EnvMap, home: &Path) -> CatalogSource {
+pub(crate) fn resolve_catalog_source(
+    flag: Option<&Path>,
+    env: &EnvMap,
+    home: &Path,
+) -> CatalogSource {
     if let Some(dir) = flag {
         return CatalogSource::Dir(dir.to_path_buf());
     }

@@ -40,8 +40,7 @@ use futures::future::BoxFuture;
 use tracing::{Instrument, debug, warn};
 
 use adc::AdcFile;
-pub use adc::{DEFAULT_TOKEN_URI, adc_path};
-pub use rest::reservation_name;
+pub(crate) use adc::adc_path;
 
 use super::{CheckContext, Cloud, Credentials};
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};

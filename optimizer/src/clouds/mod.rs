@@ -9,7 +9,7 @@ mod fanout;
 pub mod gcp;
 pub mod kubernetes;
 
-pub use catalog_only::CatalogOnlyCloud;
+pub(crate) use catalog_only::CatalogOnlyCloud;
 
 pub use fanout::{FanOutOptions, fan_out};
 use std::collections::BTreeMap;

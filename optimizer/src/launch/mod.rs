@@ -24,8 +24,8 @@ use crate::clouds::kubernetes::KubernetesOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
-pub use check::{ENABLED_CLOUDS_FILE, check, persisted_enabled_clouds};
-pub use prepare::{candidate_clouds, prepare};
+pub use check::{ENABLED_CLOUDS_FILE, check};
+use prepare::prepare;
 
 /// The per-cloud deadline when `--cloud-timeout` is not given.
 pub const DEFAULT_CLOUD_TIMEOUT: Duration = Duration::from_secs(5);
@@ -149,7 +149,7 @@ fn is_yaml(words: &[String]) -> bool {
 }
 
 /// What the entrypoint asks to run; a task YAML is read here.
-pub fn read_entrypoint(words: &[String]) -> TaskSource {
+fn read_entrypoint(words: &[String]) -> TaskSource {
     if is_yaml(words) {
         let path = &words[0];
         let _span = tracing::info_span!("read_task_yaml").entered();

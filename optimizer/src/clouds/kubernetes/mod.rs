@@ -31,10 +31,10 @@ mod kubeconfig;
 mod listing;
 mod node_cache;
 
-pub use backoff::{Backoff, BackoffPolicy};
+pub use backoff::BackoffPolicy;
 pub use fixture::contexts_from_fixture_dir;
-pub use kubeconfig::ResolvedContexts;
-pub use node_cache::{LazyStateNodeCache, NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
+pub(crate) use node_cache::LazyStateNodeCache;
+pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
 
 use std::fmt;
 use std::path::PathBuf;

@@ -39,11 +39,48 @@ pub enum CloudId {
     Cudo,
     /// Kubernetes (a virtual catalog: one region per kubeconfig context).
     Kubernetes,
+    /// DigitalOcean.
+    Do,
+    /// Fluidstack.
+    Fluidstack,
+    /// Hyperbolic.
+    Hyperbolic,
+    /// IBM Cloud VPC.
+    Ibm,
+    /// Mithril (formerly Foundry).
+    Mithril,
+    /// Nebius AI Cloud.
+    Nebius,
+    /// Oracle Cloud Infrastructure.
+    Oci,
+    /// Prime Intellect.
+    PrimeIntellect,
+    /// Samsung Cloud Platform.
+    Scp,
+    /// Seeweb.
+    Seeweb,
+    /// Shadeform (a marketplace across GPU clouds).
+    Shadeform,
+    /// Slurm clusters (`~/.slurm/config`), partitions as zones.
+    Slurm,
+    /// SSH node pools (`~/.sky/ssh_node_pools.yaml`), run as Kubernetes contexts.
+    Ssh,
+    /// Vast.ai.
+    Vast,
+    /// Verda (formerly DataCrunch).
+    Verda,
+    /// VMware vSphere, from a catalog built on the user's machine.
+    Vsphere,
+    /// Yotta.
+    Yotta,
 }
 
 impl CloudId {
     /// All clouds, in default enumeration order.
-    pub const ALL: [CloudId; 8] = [
+    ///
+    /// The first eight keep the order `sky` always had; the rest follow in
+    /// SkyPilot's registry order (`sky/clouds/__init__.py`).
+    pub const ALL: [CloudId; 25] = [
         CloudId::Aws,
         CloudId::Gcp,
         CloudId::Azure,
@@ -52,6 +89,23 @@ impl CloudId {
         CloudId::Paperspace,
         CloudId::Cudo,
         CloudId::Kubernetes,
+        CloudId::Do,
+        CloudId::Fluidstack,
+        CloudId::Hyperbolic,
+        CloudId::Ibm,
+        CloudId::Mithril,
+        CloudId::Nebius,
+        CloudId::Oci,
+        CloudId::PrimeIntellect,
+        CloudId::Scp,
+        CloudId::Seeweb,
+        CloudId::Shadeform,
+        CloudId::Slurm,
+        CloudId::Ssh,
+        CloudId::Vast,
+        CloudId::Verda,
+        CloudId::Vsphere,
+        CloudId::Yotta,
     ];
 
     /// What this cloud is: names, catalog, credentials, unsupported features.

@@ -338,6 +338,20 @@ def _install_patches(sc: Dict[str, Any], state: Dict[str, Any]) -> None:
                 f'conformance oracle: unexpected Kubernetes API {_n}')
 
         setattr(k8s_adaptor, api_name, _refuse)
+
+    # 5. Per-cloud patches: `cloud_patches/<cloud>.py` defines
+    #    `install(sc, state)` for a cloud whose optimizer path needs more
+    #    than its catalog (an API SkyPilot calls, a local file it reads).
+    #    Each runs only when its cloud is enabled in the scenario.
+    for name in names:
+        patch = os.path.join(HERE, 'cloud_patches', f'{name}.py')
+        if os.path.exists(patch):
+            import importlib.util
+            spec = importlib.util.spec_from_file_location(
+                f'cloud_patches.{name}', patch)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.install(sc, state)
     del sky
 
 

@@ -1,6 +1,9 @@
-//! Fingerprints the bundled catalogs (`fixtures/catalogs/`, embedded by
-//! `src/catalogs/bundled.rs`) so the pre-indexed image of one build's catalogs
-//! is never taken for another's: `SKY_BUNDLED_CATALOGS_ID`.
+//! The bundled catalogs (`fixtures/catalogs/`, embedded by
+//! `src/catalogs/bundled.rs`):
+//! - a fingerprint of every file, so the pre-indexed image of one build's
+//!   catalogs is never taken for another's: `SKY_BUNDLED_CATALOGS_ID`;
+//! - `$OUT_DIR/bundled_vms.rs`: one `(cloud folder, include_bytes!)` entry per
+//!   `<cloud>/vms.csv` present, so adding a cloud's fixture needs no code.
 
 use std::path::{Path, PathBuf};
 
@@ -43,4 +46,26 @@ fn main() {
         feed(&std::fs::read(path).unwrap_or_default());
     }
     println!("cargo::rustc-env=SKY_BUNDLED_CATALOGS_ID={hash:016x}");
+
+    let mut table = String::from("&[\n");
+    for path in &paths {
+        let Ok(rel) = path.strip_prefix(&root) else {
+            continue;
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if let [cloud, file] = parts.as_slice()
+            && file == "vms.csv"
+        {
+            table.push_str(&format!(
+                "    ({cloud:?}, include_bytes!({:?}) as &[u8]),\n",
+                path.display().to_string()
+            ));
+        }
+    }
+    table.push(']');
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("bundled_vms.rs");
+    std::fs::write(&out, table).expect("OUT_DIR is writable");
 }

@@ -1,7 +1,8 @@
 //! The one criterion entry point: `cargo bench -p benches --bench main [-- FILTER]`.
 //!
 //! Groups live in modules: [`catalog`] (load + index), [`feasibility`]
-//! (per-cloud feasibility and the whole pure optimizer), [`render`] (the
+//! (per-cloud feasibility and the whole pure optimizer), [`download`] (a
+//! cold launch downloading every catalog from a slow mock), [`render`] (the
 //! cost table) and [`launch`] (whole in-process launches against mocks).
 //! The single-threaded CPU-bound groups (feasibility, optimize, render)
 //! measure the benchmark thread's CPU time ([`benches::clock`]); catalog
@@ -10,6 +11,7 @@
 //! `target/criterion/<id>/profile/flamegraph.svg`.
 
 mod catalog;
+mod download;
 mod feasibility;
 mod launch;
 mod render;
@@ -82,7 +84,7 @@ fn cpu() -> Criterion<ThreadCpuTime> {
 criterion_group! {
     name = catalog_group;
     config = wall();
-    targets = start_contention, catalog::benches
+    targets = start_contention, catalog::benches, download::benches
 }
 criterion_group! {
     name = cpu_groups;

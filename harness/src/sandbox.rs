@@ -129,6 +129,17 @@ impl Sandbox {
         if serial {
             set("SKY_FANOUT", "serial".into());
         }
+        match &mocks.catalog {
+            // Catalogs downloaded from the mock into this mode's own
+            // SkyPilot folder (SKY_RUNTIME_DIR), so modes never share them.
+            Some(catalog) => {
+                set("SKY_CATALOG_URL", catalog.hosted_url());
+                set("SKY_CATALOG_MIRROR_URL", String::new());
+                set("SKY_RUNTIME_DIR", mode_dir.display().to_string());
+            }
+            // The example catalogs built into `sky`: no network.
+            None => set("SKY_BUNDLED_CATALOGS", "1".into()),
+        }
         if let Some(sts) = &mocks.sts {
             // The endpoint always points at the mock; keys only when AWS is "configured".
             for (k, v) in sts.aws_env() {

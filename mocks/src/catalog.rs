@@ -1,4 +1,6 @@
-//! A static file server for catalog CSVs.
+//! A static file server for catalog CSVs, as the hosted catalog serves them:
+//! with an `ETag` and a `Last-Modified`, answering a conditional request for
+//! an unchanged file with 304, and optionally cutting every body short.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -27,6 +29,10 @@ pub struct CatalogOptions {
     pub root: PathBuf,
     /// URL path prefix, no trailing slash. Default `/catalogs/v8`.
     pub prefix: String,
+    /// Send only the first half of each file while announcing its whole
+    /// length (`Content-Length`): the connection ends mid-body, as a
+    /// dropped download does. Default false.
+    pub truncate: bool,
 }
 
 impl Default for CatalogOptions {
@@ -35,6 +41,7 @@ impl Default for CatalogOptions {
             files: EndpointOptions::default(),
             root: fixtures::fixtures_dir().join("catalogs"),
             prefix: "/catalogs/v8".into(),
+            truncate: false,
         }
     }
 }
@@ -64,6 +71,12 @@ impl CatalogOptions {
         self
     }
 
+    /// Cuts every body short (see [`CatalogOptions::truncate`]).
+    pub fn truncate(mut self, truncate: bool) -> Self {
+        self.truncate = truncate;
+        self
+    }
+
     /// Starts the server.
     pub async fn start(self) -> Result<CatalogServer, MockError> {
         CatalogServer::start_with(self, Instant::now(), 0, "catalog").await
@@ -80,6 +93,52 @@ fn mime_for(path: &Path) -> &'static str {
     }
 }
 
+/// The entity tag of `bytes`: a 64-bit FNV-1a digest (stable across runs).
+pub fn etag_of(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("\"{h:016x}\"")
+}
+
+/// One file's answer: 304 when the request's `If-None-Match` names its
+/// current tag (or, without one, its `If-Modified-Since` is not older than
+/// the file), else the file.
+fn serve_file(request: &wiremock::Request, file: &Path, bytes: Vec<u8>) -> (u16, ResponseTemplate) {
+    let etag = etag_of(&bytes);
+    let modified = std::fs::metadata(file).and_then(|m| m.modified()).ok();
+    let header = |name: &str| {
+        request
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let unchanged = match (header("if-none-match"), header("if-modified-since")) {
+        (Some(tags), _) => tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"),
+        (None, Some(since)) => match (httpdate::parse_http_date(&since), modified) {
+            // HTTP dates have whole seconds.
+            (Ok(since), Some(m)) => {
+                m.duration_since(since).map_or(true, |d| d.as_secs() == 0)
+            }
+            _ => false,
+        },
+        (None, None) => false,
+    };
+    let mut tpl = if unchanged {
+        ResponseTemplate::new(304)
+    } else {
+        ResponseTemplate::new(200).set_body_raw(bytes, mime_for(file))
+    };
+    tpl = tpl.insert_header("etag", etag.as_str());
+    if let Some(m) = modified {
+        tpl = tpl.insert_header("last-modified", httpdate::fmt_http_date(m).as_str());
+    }
+    (if unchanged { 304 } else { 200 }, tpl)
+}
+
 /// Serves a directory tree of catalog files on 127.0.0.1.
 ///
 /// ```
@@ -93,6 +152,103 @@ pub struct CatalogServer {
     served: Served,
     files: Recorder,
     prefix: String,
+    /// The front that cuts bodies short ([`CatalogOptions::truncate`]).
+    cutter: Option<Cutter>,
+}
+
+/// A TCP front that forwards each request to the server (which answers it
+/// whole: latency, recording, headers) and passes on the answer's head with
+/// only the first half of its body, then closes: the client sees a
+/// `Content-Length` promise broken mid-body. (hyper, under wiremock, refuses
+/// to send a body shorter than its length itself.)
+struct Cutter {
+    addr: std::net::SocketAddr,
+    // Dropping the sender stops the accept loop and the front's runtime.
+    _shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Cutter {
+    fn start(upstream: std::net::SocketAddr) -> Result<Cutter, MockError> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(MockError::Listen)?;
+        listener.set_nonblocking(true).map_err(MockError::Listen)?;
+        let addr = listener.local_addr().map_err(MockError::Listen)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(MockError::Listen)?;
+        let (tx, mut rx) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name(format!("mocks-cutter-{}", addr.port()))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    loop {
+                        tokio::select! {
+                            _ = &mut rx => break,
+                            accepted = listener.accept() => match accepted {
+                                Ok((stream, _)) => {
+                                    tokio::spawn(cut(stream, upstream));
+                                }
+                                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+                            },
+                        }
+                    }
+                })
+            })
+            .map_err(MockError::Listen)?;
+        Ok(Cutter {
+            addr,
+            _shutdown: tx,
+        })
+    }
+}
+
+/// One request through the [`Cutter`].
+async fn cut(mut client: tokio::net::TcpStream, upstream: std::net::SocketAddr) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let end = loop {
+        match client.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+        }
+        if let Some(i) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        if head.len() > 64 * 1024 {
+            return;
+        }
+    };
+    // Every request on its own connection, so the answer ends with it.
+    let text = String::from_utf8_lossy(&head[..end]).into_owned();
+    let mut request = String::new();
+    for line in text.split("\r\n") {
+        let name = line.split(':').next().unwrap_or_default().trim();
+        if !name.eq_ignore_ascii_case("connection") {
+            request.push_str(line);
+            request.push_str("\r\n");
+        }
+    }
+    request.push_str("Connection: close\r\n\r\n");
+    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+        return;
+    };
+    let mut answer = Vec::new();
+    if server.write_all(request.as_bytes()).await.is_err()
+        || server.read_to_end(&mut answer).await.is_err()
+    {
+        return;
+    }
+    let Some(split) = answer.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return;
+    };
+    let body = &answer[split + 4..];
+    let _ = client.write_all(&answer[..split + 4]).await;
+    let _ = client.write_all(&body[..body.len() / 2]).await;
+    let _ = client.shutdown().await;
 }
 
 impl CatalogServer {
@@ -129,10 +285,7 @@ impl CatalogServer {
             let inside = rel.components().all(|c| matches!(c, Component::Normal(_)));
             let file = root.join(rel);
             match std::fs::read(&file) {
-                Ok(bytes) if inside => (
-                    200,
-                    ResponseTemplate::new(200).set_body_raw(bytes, mime_for(&file)),
-                ),
+                Ok(bytes) if inside => serve_file(request, &file, bytes),
                 _ => (
                     404,
                     ResponseTemplate::new(404).set_body_raw("not found\n", "text/plain"),
@@ -148,21 +301,46 @@ impl CatalogServer {
             expect: opts.files.expect,
         }])
         .await?;
+        let cutter = if opts.truncate {
+            let upstream = served.uri();
+            let addr = upstream
+                .trim_start_matches("http://")
+                .parse()
+                .map_err(|e| MockError::InvalidOption(format!("catalog address {upstream}: {e}")))?;
+            Some(Cutter::start(addr)?)
+        } else {
+            None
+        };
         Ok(CatalogServer {
             served,
             files,
             prefix,
+            cutter,
         })
     }
 
     /// Base URL, `http://127.0.0.1:PORT`.
     pub fn uri(&self) -> String {
-        self.served.uri()
+        match &self.cutter {
+            Some(c) => format!("http://{}", c.addr),
+            None => self.served.uri(),
+        }
     }
 
     /// `<uri><prefix>`, the directory URL files are fetched under.
     pub fn url(&self) -> String {
         format!("{}{}", self.uri(), self.prefix)
+    }
+
+    /// What SkyPilot's `HOSTED_CATALOG_DIR_URL` stands for: [`url`](Self::url)
+    /// without its last segment (the schema version, `v8` by default), so
+    /// that `<hosted_url>/v8/aws/vms.csv` is served.
+    pub fn hosted_url(&self) -> String {
+        let url = self.url();
+        match url.rfind('/') {
+            Some(i) if i > self.uri().len() => url[..i].to_string(),
+            _ => url,
+        }
     }
 
     /// The file request log.

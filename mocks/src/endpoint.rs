@@ -87,6 +87,8 @@ pub(crate) fn derive_seed(base: u64, endpoint: &str) -> u64 {
 pub(crate) enum Flavor {
     /// AWS query protocol: `ErrorResponse` XML.
     Sts,
+    /// EC2 query protocol: `Response/Errors/Error` XML.
+    Ec2,
     /// Kubernetes `Status` JSON.
     Kube,
     /// Google API `{"error": {code, message, status}}` JSON.
@@ -148,6 +150,24 @@ impl Flavor {
                     ],
                 );
                 tpl.set_body_raw(body, "text/xml")
+            }
+            Flavor::Ec2 => {
+                let (code, message) = match (kind, status) {
+                    (ErrorKind::Expired, _) => ("RequestExpired", "Request has expired."),
+                    (_, 401) => (
+                        "AuthFailure",
+                        "AWS was not able to validate the provided access credentials",
+                    ),
+                    (_, 403) => (
+                        "UnauthorizedOperation",
+                        "You are not authorized to perform this operation.",
+                    ),
+                    (_, 429) => ("RequestLimitExceeded", "Request limit exceeded."),
+                    (_, 503) => ("Unavailable", "The server is overloaded."),
+                    (_, s) if s >= 500 => ("InternalError", "An internal error has occurred."),
+                    _ => ("InvalidParameterValue", "Invalid request (mock)"),
+                };
+                tpl.set_body_raw(ec2_error_xml(code, message), "text/xml")
             }
             Flavor::Kube => {
                 let (reason, message) = match status {
@@ -225,6 +245,10 @@ impl Flavor {
     fn malformed(self) -> ResponseTemplate {
         let tpl = ResponseTemplate::new(200);
         match self {
+            Flavor::Ec2 => tpl.set_body_raw(
+                "<DescribeAvailabilityZonesResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">\n  <availabilityZoneInfo>\n    <item><zoneName>us-e",
+                "text/xml",
+            ),
             Flavor::Sts => tpl.set_body_raw(
                 "<GetCallerIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\n  <GetCallerIdentityResult>\n    <Arn>arn:aws:iam::1234",
                 "text/xml",
@@ -236,6 +260,14 @@ impl Flavor {
             Flavor::Text => tpl.set_body_raw(b"name,\"unterminated\n\xff\xfe".to_vec(), "text/csv"),
         }
     }
+}
+
+/// EC2's error document.
+pub(crate) fn ec2_error_xml(code: &str, message: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>{code}</Code><Message>{message}</Message></Error></Errors><RequestID>{}</RequestID></Response>",
+        fixtures::REQUEST_ID
+    )
 }
 
 /// Runtime state of one endpoint, shared by its wiremock responder and the reset gate.

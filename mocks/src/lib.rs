@@ -14,7 +14,8 @@
 //! | [`StsMock`] | `POST /` `Action=GetCallerIdentity` → awsQuery XML |
 //! | [`KubeMock`] | `GET /version`, `GET /api/v1/nodes`, `GET /api/v1/pods` |
 //! | [`GcpMock`] | `POST /token`, `GET /compute/v1/projects/{p}/aggregated/reservations` |
-//! | [`CatalogServer`] | `GET /catalogs/v8/<file>` → files under a directory |
+//! | [`CatalogServer`] | `GET /catalogs/v8/<file>` → files under a directory (ETag/304, truncation) |
+//! | [`Ec2Mock`] | `POST /` `Action=DescribeRegions` / `DescribeAvailabilityZones` → EC2 XML |
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -79,6 +80,7 @@
 //! `include_str!`; [`fixtures_dir`] locates the directory for tests.
 
 mod catalog;
+mod ec2;
 mod endpoint;
 mod error;
 mod fault;
@@ -92,7 +94,8 @@ mod record;
 mod set;
 mod sts;
 
-pub use catalog::{CatalogOptions, CatalogServer};
+pub use catalog::{CatalogOptions, CatalogServer, etag_of};
+pub use ec2::{Ec2Mock, Ec2Options};
 pub use endpoint::EndpointOptions;
 pub use error::MockError;
 pub use fault::{Fault, HANG_DELAY};

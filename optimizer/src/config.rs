@@ -19,6 +19,22 @@ pub enum ConfigError {
         /// The missing file.
         path: PathBuf,
     },
+    /// An explicit catalog folder does not exist.
+    #[error(
+        "catalog folder {path} does not exist. Point --catalog-dir (or SKY_CATALOG_DIR) at a SkyPilot catalog folder containing <cloud>/vms.csv, or unset both to use SkyPilot's folder (~/.sky/catalogs/v8)"
+    )]
+    MissingCatalogDir {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// `sky catalog refresh` was pointed at a folder it must not write.
+    #[error(
+        "sky catalog refresh writes SkyPilot's catalog folder only, not {what}: unset --catalog-dir, SKY_CATALOG_DIR and SKY_BUNDLED_CATALOGS"
+    )]
+    NotSharedFolder {
+        /// What was selected instead.
+        what: String,
+    },
     /// A catalog file could not be used.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
@@ -42,8 +58,13 @@ pub(crate) fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, Co
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".sky/config.yaml"));
+    // Named as the user knows it (`~/.sky/config.yaml`) in errors and warnings.
+    let name = match path.strip_prefix(home) {
+        Ok(rel) if !home.as_os_str().is_empty() => format!("~/{}", rel.display()),
+        _ => path.display().to_string(),
+    };
     match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(parse_sky_config(&text, &path.display().to_string())?),
+        Ok(text) => Ok(parse_sky_config(&text, &name)?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SkyConfig::default()),
         Err(source) => Err(ConfigError::Io { path, source }),
     }

@@ -9,4 +9,5 @@ pub mod catalogs;
 pub mod clouds;
 pub mod config;
 pub mod launch;
+mod net;
 pub mod state;

@@ -71,6 +71,9 @@ pub struct AwsIdentity {
 pub struct AwsFacts {
     /// The identity, when credentials could be resolved and STS (or the cache) answered.
     pub identity: Option<AwsIdentity>,
+    /// Problems that did not fail the check, one line each (the account's
+    /// zone names could not be fetched).
+    pub warnings: Vec<String>,
 }
 
 /// Whether a check was answered from the on-disk cache.
@@ -172,6 +175,9 @@ pub struct CheckReport {
     pub fanout: FanOut,
     /// Clouds disabled by `allowed_clouds`.
     pub not_allowed: Vec<CloudId>,
+    /// Names in `SKY_ENABLED_CLOUDS` or `allowed_clouds` that were skipped,
+    /// one warning line each.
+    pub warnings: Vec<String>,
 }
 
 impl CheckReport {

@@ -16,21 +16,33 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
-    /// An unknown cloud name (in `SKY_ENABLED_CLOUDS` or `allowed_clouds`).
-    #[error("{origin}: {unknown}")]
-    UnknownCloud {
-        /// Where the name came from.
-        origin: String,
-        /// The name and suggestions.
-        unknown: UnknownCloud,
-    },
+}
+
+/// A cloud name that is not known or not supported, and where it was
+/// written: not an error (the name is skipped), but worth one warning line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredCloud {
+    /// Where the name came from (`SKY_ENABLED_CLOUDS`, `<config> allowed_clouds`).
+    pub origin: String,
+    /// The name and its close matches.
+    pub unknown: UnknownCloud,
+}
+
+impl std::fmt::Display for IgnoredCloud {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} Ignoring it.", self.origin, self.unknown)
+    }
 }
 
 /// The parts of `~/.sky/config.yaml` the optimizer uses.
 #[derive(Debug, Clone, Default)]
 pub struct SkyConfig {
-    /// `allowed_clouds`.
+    /// `allowed_clouds` (the names that are known clouds, in order).
     pub allowed_clouds: Option<Vec<CloudId>>,
+    /// Names in `allowed_clouds` that are not clouds `sky` knows. SkyPilot's
+    /// config schema rejects them (the whole config is invalid); `sky` skips
+    /// each with a warning so one typo does not stop every launch.
+    pub ignored_clouds: Vec<IgnoredCloud>,
     /// `kubernetes.allowed_contexts` (`["all"]` for every context).
     pub kubernetes_allowed_contexts: Option<Vec<String>>,
     /// The whole document (for pricing and per-context settings).
@@ -134,13 +146,14 @@ pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, Conf
             let name = item
                 .as_str()
                 .ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
-            clouds.push(
-                name.parse::<CloudId>()
-                    .map_err(|unknown| ConfigError::UnknownCloud {
-                        origin: format!("{source_name} allowed_clouds"),
-                        unknown,
-                    })?,
-            );
+            match name.parse::<CloudId>() {
+                Ok(id) if !clouds.contains(&id) => clouds.push(id),
+                Ok(_) => {}
+                Err(unknown) => cfg.ignored_clouds.push(IgnoredCloud {
+                    origin: format!("{source_name} allowed_clouds"),
+                    unknown,
+                }),
+            }
         }
         cfg.allowed_clouds = Some(clouds);
     }
@@ -164,19 +177,20 @@ pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, Conf
     Ok(cfg)
 }
 
-/// Parses `SKY_ENABLED_CLOUDS=aws,gcp,...` (order kept: it is the enumeration order).
-pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
+/// Parses `SKY_ENABLED_CLOUDS=aws,gcp,...` (order kept: it is the enumeration
+/// order). Unknown names are returned apart, to be warned about and skipped.
+pub fn parse_enabled_clouds(text: &str) -> (Vec<CloudId>, Vec<IgnoredCloud>) {
     let mut out = Vec::new();
+    let mut ignored = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let id = name
-            .parse::<CloudId>()
-            .map_err(|unknown| ConfigError::UnknownCloud {
+        match name.parse::<CloudId>() {
+            Ok(id) if !out.contains(&id) => out.push(id),
+            Ok(_) => {}
+            Err(unknown) => ignored.push(IgnoredCloud {
                 origin: "SKY_ENABLED_CLOUDS".into(),
                 unknown,
-            })?;
-        if !out.contains(&id) {
-            out.push(id);
+            }),
         }
     }
-    Ok(out)
+    (out, ignored)
 }

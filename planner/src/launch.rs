@@ -36,6 +36,87 @@ impl std::fmt::Display for CatalogSource {
     }
 }
 
+/// How one catalog file used by a launch was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogKind {
+    /// The example copy built into `sky` (prices are examples, not real).
+    Bundled,
+    /// From an explicit folder (`--catalog-dir`, `SKY_CATALOG_DIR`), used as is.
+    Dir,
+    /// From SkyPilot's catalog folder, within its pull period (or one
+    /// SkyPilot never refreshes): no network.
+    Cached,
+    /// Downloaded from the hosted catalog by this launch.
+    Downloaded,
+    /// Past its pull period; the server said it has not changed (HTTP 304).
+    NotModified,
+    /// Past its pull period and the download failed: the old copy is used.
+    Stale,
+    /// Past its pull period but edited by hand (no md5 record, or one that no
+    /// longer matches): SkyPilot never overwrites such a file, nor does `sky`.
+    Edited,
+}
+
+impl CatalogKind {
+    /// The name used in `-o json` (`"downloaded"`, `"not-modified"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            CatalogKind::Bundled => "bundled",
+            CatalogKind::Dir => "dir",
+            CatalogKind::Cached => "cached",
+            CatalogKind::Downloaded => "downloaded",
+            CatalogKind::NotModified => "not-modified",
+            CatalogKind::Stale => "stale",
+            CatalogKind::Edited => "edited",
+        }
+    }
+}
+
+/// Where one catalog file came from and how old it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogOrigin {
+    /// The file, relative to a catalog folder (`aws/vms.csv`, `common/metadata.csv`).
+    pub file: String,
+    /// The cloud whose `vms.csv` it is (`None` for the `common/` tables).
+    pub cloud: Option<CloudId>,
+    /// How it was obtained.
+    pub kind: CatalogKind,
+    /// The file on disk (`None` for a bundled copy).
+    pub path: Option<PathBuf>,
+    /// Time since the file was last written or confirmed current (its
+    /// modification time, as SkyPilot measures it); `None` for a bundled copy.
+    pub age: Option<Duration>,
+    /// The pull period in hours, for a file SkyPilot refreshes.
+    pub pull_hours: Option<u32>,
+}
+
+/// What `sky catalog refresh` did to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    /// A new copy was downloaded and written.
+    Downloaded {
+        /// Its size in bytes.
+        bytes: usize,
+        /// Where it came from.
+        url: String,
+    },
+    /// The server said the copy on disk is current (HTTP 304).
+    NotModified,
+    /// Edited by hand (no md5 record, or one that no longer matches): kept.
+    Edited,
+    /// SkyPilot does not host this cloud's catalog (built locally).
+    NotHosted,
+    /// The download failed; the old copy, if any, is kept.
+    Failed(String),
+}
+
+impl Refreshed {
+    /// Whether the file is now as current as it can be.
+    pub fn ok(&self) -> bool {
+        !matches!(self, Refreshed::Failed(_) | Refreshed::NotHosted)
+    }
+}
+
 /// A cloud left out of the table, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Excluded {
@@ -58,6 +139,8 @@ pub struct Prepared {
     pub warnings: Vec<String>,
     /// Where the catalogs came from.
     pub catalog_source: CatalogSource,
+    /// Each catalog file the enabled clouds use: source and age.
+    pub catalogs: Vec<CatalogOrigin>,
     /// The AWS zone mapping used (`az_mappings-<hash>.csv`), if any.
     pub az_mapping: Option<String>,
     /// Time spent loading catalogs (overlapping the fan-out).

@@ -456,3 +456,70 @@ async fn gcp_pages_the_generated_list() {
     assert_eq!(gcp.compute_endpoint(), format!("{}/compute/v1/", gcp.uri()));
     assert!(gcp.authorized_user_json("rt").contains(&gcp.token_uri()));
 }
+
+#[tokio::test]
+async fn catalog_server_revalidates_and_can_cut_bodies_short() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("aws")).unwrap();
+    let body = "InstanceType,Price\nm6i.large,0.096\n";
+    std::fs::write(dir.path().join("aws/vms.csv"), body).unwrap();
+    let catalogs = CatalogServer::builder().root(dir.path()).start().await.unwrap();
+    assert_eq!(catalogs.hosted_url(), format!("{}/catalogs", catalogs.uri()));
+    let r = get(&catalogs.uri(), "/catalogs/v8/aws/vms.csv").await.unwrap();
+    let etag = mocks::etag_of(body.as_bytes());
+    assert!(
+        r.head.to_lowercase().contains(&format!("etag: {etag}")),
+        "{}",
+        r.head
+    );
+    assert!(r.head.to_lowercase().contains("last-modified: "), "{}", r.head);
+
+    let conditional = |tag: &str| {
+        let uri = catalogs.uri();
+        let tag = tag.to_string();
+        async move {
+            let addr = uri.trim_start_matches("http://").to_string();
+            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let req = format!(
+                "GET /catalogs/v8/aws/vms.csv HTTP/1.1\r\nHost: {addr}\r\nIf-None-Match: {tag}\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(req.as_bytes()).await.unwrap();
+            let mut out = String::new();
+            stream.read_to_string(&mut out).await.unwrap();
+            out
+        }
+    };
+    assert!(conditional(&etag).await.starts_with("HTTP/1.1 304"));
+    assert!(conditional("\"other\"").await.starts_with("HTTP/1.1 200"));
+
+    let cut = CatalogServer::builder()
+        .root(dir.path())
+        .truncate(true)
+        .start()
+        .await
+        .unwrap();
+    let addr = cut.uri().trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    stream
+        .write_all(
+            format!("GET /catalogs/v8/aws/vms.csv HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut raw = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        stream.read_to_end(&mut raw),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, got) = text.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.to_lowercase()
+            .contains(&format!("content-length: {}", body.len())),
+        "{head}"
+    );
+    assert!(got.len() < body.len(), "the body was not cut: {got:?}");
+}

@@ -1,9 +1,20 @@
-//! Catalogs from where the user keeps them: resolving the catalog folder,
+//! Catalogs from where the user keeps them: which file each cloud reads
+//! (SkyPilot's folder, downloaded and refreshed as SkyPilot does; an explicit
+//! folder; or the example catalogs built into the binary, [`bundled`]),
 //! loading each cloud's `vms.csv` (from its pre-indexed image when the input
 //! is unchanged, else parsing it and storing one), the `common/` tables and
-//! the AWS zone mappings. The catalogs built into the binary are [`bundled`].
+//! the AWS zone mappings.
 
 mod bundled;
+mod download;
+mod folder;
+mod gather;
+
+pub use download::{
+    DownloadOptions, HOSTED_CATALOG_DIR_URL, HOSTED_CATALOG_DIR_URL_S3_MIRROR, MAX_CATALOG_BYTES,
+};
+pub use gather::CatalogOptions;
+pub(crate) use gather::{Deadlines, Mode, Need, Plan, gather, refresh, signal_need};
 
 use std::path::{Path, PathBuf};
 
@@ -14,28 +25,8 @@ use planner::catalog::{
 use planner::cloud::CloudId;
 use planner::launch::CatalogSource;
 
-use crate::clouds::EnvMap;
 use crate::config::ConfigError;
 use crate::state::CatalogIndex;
-
-/// `--catalog-dir` > `SKY_CATALOG_DIR` > `~/.sky/catalogs/v8` when it exists > bundled.
-pub(crate) fn resolve_catalog_source(
-    flag: Option<&Path>,
-    env: &EnvMap,
-    home: &Path,
-) -> CatalogSource {
-    if let Some(dir) = flag {
-        return CatalogSource::Dir(dir.to_path_buf());
-    }
-    if let Some(dir) = env.get("SKY_CATALOG_DIR").filter(|d| !d.is_empty()) {
-        return CatalogSource::Dir(PathBuf::from(dir));
-    }
-    let default = home.join(".sky/catalogs/v8");
-    if default.join("aws/vms.csv").is_file() || default.join("gcp/vms.csv").is_file() {
-        return CatalogSource::Dir(default);
-    }
-    CatalogSource::Bundled
-}
 
 /// A loaded catalog and what was skipped.
 #[derive(Debug, Clone)]
@@ -65,6 +56,20 @@ fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
     std::fs::read(path).map_err(|e| io_error(path, e))
 }
 
+/// Where one catalog file's bytes come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Input {
+    /// The copy built into the binary.
+    Bundled,
+    /// A file; `meta` is its `stat` when the caller already has it.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Its metadata, if already known.
+        meta: Option<std::fs::Metadata>,
+    },
+}
+
 /// Loads the catalogs of `clouds` (Kubernetes needs none) plus `common/*`,
 /// parsing every CSV. See [`load_catalog_indexed`] for the launch path.
 pub fn load_catalog(
@@ -74,161 +79,207 @@ pub fn load_catalog(
     load_catalog_indexed(source, clouds, None)
 }
 
-/// Loads the catalogs of `clouds` plus `common/*`, using pre-indexed images
-/// from `index` where one matches the input, and writing one where none does.
+/// Loads the catalogs of `clouds` plus `common/*` from one source, using
+/// pre-indexed images from `index` where one matches the input, and writing
+/// one where none does.
 ///
 /// A CSV is matched by the bundled catalogs' build fingerprint, or by its
 /// path, size, modification and change times and inode; any change is a new
 /// image. An unreadable or stale image is ignored (the CSV is parsed), and
 /// failing to write one only costs the next launch a parse. The per-cloud
-/// loads run on scoped threads: they are CPU-bound and independent.
+/// loads run on scoped threads: they are CPU-bound and independent. From a
+/// folder, a missing `vms.csv` is an error and missing `common/` files are
+/// skipped; from the bundled catalogs, clouds without one are skipped.
 pub fn load_catalog_indexed(
     source: &CatalogSource,
     clouds: &[CloudId],
     index: Option<&CatalogIndex>,
 ) -> Result<LoadedCatalog, ConfigError> {
-    let wanted: Vec<CloudId> = clouds
+    let input = |file: &str| match source {
+        CatalogSource::Bundled => Input::Bundled,
+        CatalogSource::Dir(dir) => Input::File {
+            path: dir.join(file),
+            meta: None,
+        },
+    };
+    let vms: Vec<(CloudId, Input)> = clouds
         .iter()
         .copied()
         .filter(|c| {
             c.has_csv_catalog()
                 && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some())
         })
+        .map(|c| (c, input(&vms_file(c))))
         .collect();
-    let results: Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> =
-        std::thread::scope(|s| {
-            let handles: Vec<_> = wanted
-                .iter()
-                .map(|&cloud| s.spawn(move || load_vms(source, cloud, index)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(ConfigError::Catalog(CatalogError::Read {
-                            source_name: "catalog".into(),
-                            message: "parser thread panicked".into(),
-                        }))
-                    })
-                })
-                .collect()
-        });
-    let mut catalog = Catalog::new();
-    let mut warnings = Vec::new();
-    for r in results {
-        let (c, w) = r?;
-        catalog.insert(c);
-        warnings.extend(w);
-    }
-    let (acc_bytes, meta_bytes, acc_name, meta_name): (
-        std::borrow::Cow<'static, [u8]>,
-        std::borrow::Cow<'static, [u8]>,
-        String,
-        String,
-    ) = match source {
-        CatalogSource::Bundled => (
-            bundled::ACCELERATORS_CSV.into(),
-            bundled::METADATA_CSV.into(),
-            "<bundled>/common/accelerators.csv".into(),
-            "<bundled>/common/metadata.csv".into(),
-        ),
-        CatalogSource::Dir(dir) => {
-            let a = dir.join("common/accelerators.csv");
-            let m = dir.join("common/metadata.csv");
-            // The common files are optional: without them names are not canonicalised.
-            (
-                std::fs::read(&a).unwrap_or_default().into(),
-                std::fs::read(&m).unwrap_or_default().into(),
-                a.display().to_string(),
-                m.display().to_string(),
-            )
-        }
+    let mut loaded = LoadedCatalog {
+        catalog: Catalog::new(),
+        warnings: Vec::new(),
+        az_mappings: Vec::new(),
     };
+    for r in load_vms_all(&vms, index) {
+        let (c, w) = r?;
+        loaded.catalog.insert(c);
+        loaded.warnings.extend(w);
+    }
+    load_common(
+        &mut loaded.catalog,
+        Some(&input(ACCELERATORS_FILE)),
+        Some(&input(METADATA_FILE)),
+    )?;
+    if let Some((_, aws)) = vms.iter().find(|(c, _)| *c == CloudId::Aws) {
+        loaded.az_mappings = load_az_mappings(aws)?;
+    }
+    Ok(loaded)
+}
+
+/// `common/accelerators.csv`, relative to a catalog folder.
+pub(crate) const ACCELERATORS_FILE: &str = "common/accelerators.csv";
+/// `common/metadata.csv`, relative to a catalog folder.
+pub(crate) const METADATA_FILE: &str = "common/metadata.csv";
+
+/// `<cloud>/vms.csv`, relative to a catalog folder.
+pub(crate) fn vms_file(cloud: CloudId) -> String {
+    format!("{}/vms.csv", cloud.name())
+}
+
+/// The `vms.csv` of several clouds, each on its own scoped thread.
+pub(crate) fn load_vms_all(
+    vms: &[(CloudId, Input)],
+    index: Option<&CatalogIndex>,
+) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = vms
+            .iter()
+            .map(|(cloud, input)| s.spawn(move || load_vms(*cloud, input, index)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ConfigError::Catalog(CatalogError::Read {
+                        source_name: "catalog".into(),
+                        message: "parser thread panicked".into(),
+                    }))
+                })
+            })
+            .collect()
+    })
+}
+
+/// Reads the `common/` tables into `catalog`. A missing file is skipped
+/// (names are then not canonicalised), as SkyPilot's folder may lack them.
+pub(crate) fn load_common(
+    catalog: &mut Catalog,
+    accelerators: Option<&Input>,
+    metadata: Option<&Input>,
+) -> Result<(), ConfigError> {
+    let read = |input: Option<&Input>, bundled: &'static [u8], file: &str| match input {
+        None => (std::borrow::Cow::Borrowed(&[][..]), String::new()),
+        Some(Input::Bundled) => (bundled.into(), format!("<bundled>/{file}")),
+        Some(Input::File { path, .. }) => (
+            std::fs::read(path).unwrap_or_default().into(),
+            path.display().to_string(),
+        ),
+    };
+    let (acc_bytes, acc_name) = read(accelerators, bundled::ACCELERATORS_CSV, ACCELERATORS_FILE);
+    let (meta_bytes, meta_name) = read(metadata, bundled::METADATA_CSV, METADATA_FILE);
     if !acc_bytes.is_empty() {
         catalog.accelerators = AcceleratorTable::from_reader(&acc_bytes[..], &acc_name)?;
     }
     if !meta_bytes.is_empty() {
         catalog.gpu_metadata = parse_gpu_metadata(&meta_bytes[..], &meta_name)?;
     }
+    Ok(())
+}
+
+/// The zone mappings that go with the AWS catalog read from `aws`: the
+/// bundled one, or every `az_mappings-<hash>.csv` beside the file, newest first.
+pub(crate) fn load_az_mappings(aws: &Input) -> Result<Vec<(String, AzMapping)>, ConfigError> {
     let mut az_mappings = Vec::new();
-    if wanted.contains(&CloudId::Aws) {
-        match source {
-            CatalogSource::Bundled => {
-                for (hash, bytes) in bundled::AZ_MAPPINGS {
-                    az_mappings.push((hash.to_string(), AzMapping::from_reader(*bytes, hash)?));
-                }
+    match aws {
+        Input::Bundled => {
+            for (hash, bytes) in bundled::AZ_MAPPINGS {
+                az_mappings.push((hash.to_string(), AzMapping::from_reader(*bytes, hash)?));
             }
-            CatalogSource::Dir(dir) => {
-                let mut files: Vec<(std::time::SystemTime, String, PathBuf)> = Vec::new();
-                if let Ok(entries) = std::fs::read_dir(dir.join("aws")) {
-                    for e in entries.flatten() {
-                        let name = e.file_name().to_string_lossy().into_owned();
-                        if let Some(hash) = name
-                            .strip_prefix("az_mappings-")
-                            .and_then(|n| n.strip_suffix(".csv"))
-                        {
-                            let mtime = e
-                                .metadata()
-                                .and_then(|m| m.modified())
-                                .unwrap_or(std::time::UNIX_EPOCH);
-                            files.push((mtime, hash.to_string(), e.path()));
-                        }
+        }
+        Input::File { path, .. } => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let mut files: Vec<(std::time::SystemTime, String, PathBuf)> = Vec::new();
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if let Some(hash) = name
+                        .strip_prefix("az_mappings-")
+                        .and_then(|n| n.strip_suffix(".csv"))
+                    {
+                        let mtime = e
+                            .metadata()
+                            .and_then(|m| m.modified())
+                            .unwrap_or(std::time::UNIX_EPOCH);
+                        files.push((mtime, hash.to_string(), e.path()));
                     }
                 }
-                files.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                for (_, hash, path) in files {
-                    let bytes = read_file(&path)?;
-                    az_mappings.push((
-                        hash,
-                        AzMapping::from_reader(&bytes[..], &path.display().to_string())?,
-                    ));
-                }
+            }
+            files.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (_, hash, path) in files {
+                let bytes = read_file(&path)?;
+                az_mappings.push((
+                    hash,
+                    AzMapping::from_reader(&bytes[..], &path.display().to_string())?,
+                ));
             }
         }
     }
-    Ok(LoadedCatalog {
-        catalog,
-        warnings,
-        az_mappings,
-    })
+    Ok(az_mappings)
+}
+
+/// What names a CSV in errors and warnings.
+fn vms_name(cloud: CloudId, input: &Input) -> String {
+    match input {
+        Input::Bundled => format!("<bundled>/{}/vms.csv", cloud.name()),
+        Input::File { path, .. } => path.display().to_string(),
+    }
+}
+
+/// The image key of a file: its absolute path.
+fn image_key(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    format!("file/{}", abs.display())
+}
+
+/// What changes whenever a file's content may have: size, times, inode.
+fn fingerprint(meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    format!(
+        "{} {}.{} {}.{} {}:{}",
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.dev(),
+        meta.ino()
+    )
 }
 
 /// One cloud's `vms.csv`, from its image when `index` has a matching one.
-fn load_vms(
-    source: &CatalogSource,
+pub(crate) fn load_vms(
     cloud: CloudId,
+    input: &Input,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
-    let (name, key, fingerprint, path) = match source {
-        CatalogSource::Bundled => (
-            format!("<bundled>/{}/vms.csv", cloud.name()),
+    let name = vms_name(cloud, input);
+    let (key, fingerprint) = match input {
+        Input::Bundled => (
             format!("bundled/{}", cloud.name()),
             bundled::FINGERPRINT.to_string(),
-            None,
         ),
-        CatalogSource::Dir(dir) => {
-            let path = dir.join(cloud.name()).join("vms.csv");
-            let meta = std::fs::metadata(&path).map_err(|e| io_error(&path, e))?;
-            let fingerprint = {
-                use std::os::unix::fs::MetadataExt;
-                format!(
-                    "{} {}.{} {}.{} {}:{}",
-                    meta.len(),
-                    meta.mtime(),
-                    meta.mtime_nsec(),
-                    meta.ctime(),
-                    meta.ctime_nsec(),
-                    meta.dev(),
-                    meta.ino()
-                )
+        Input::File { path, meta } => {
+            let meta = match meta {
+                Some(m) => m.clone(),
+                None => std::fs::metadata(path).map_err(|e| io_error(path, e))?,
             };
-            let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-            (
-                path.display().to_string(),
-                format!("file/{}", abs.display()),
-                fingerprint,
-                Some(path),
-            )
+            (image_key(path), fingerprint(&meta))
         }
     };
     if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
@@ -241,18 +292,54 @@ fn load_vms(
         }
     }
     lower_this_threads_priority();
-    let csv: std::borrow::Cow<'static, [u8]> = match &path {
-        None => bundled::vms_csv(cloud).unwrap_or_default().into(),
-        Some(path) => read_file(path)?.into(),
+    let csv: std::borrow::Cow<'static, [u8]> = match input {
+        Input::Bundled => bundled::vms_csv(cloud).unwrap_or_default().into(),
+        Input::File { path, .. } => read_file(path)?.into(),
     };
     let (catalog, warnings) = CloudCatalog::from_bytes(cloud, &csv, &name)?;
     if let Some(index) = index {
-        match index.write(&key, &fingerprint, &catalog.to_image(&warnings)) {
-            Ok(()) => tracing::debug!(catalog = %name, "catalog parsed; image stored"),
-            Err(e) => tracing::debug!(catalog = %name, error = %e, "cannot store catalog image"),
-        }
+        store_image(index, &key, &fingerprint, &catalog, &warnings, &name);
     }
     Ok((catalog, warnings))
+}
+
+/// Stores the image of a freshly parsed catalog; failing costs a parse later.
+fn store_image(
+    index: &CatalogIndex,
+    key: &str,
+    fingerprint: &str,
+    catalog: &CloudCatalog,
+    warnings: &[CatalogWarning],
+    name: &str,
+) {
+    match index.write(key, fingerprint, &catalog.to_image(warnings)) {
+        Ok(()) => tracing::debug!(catalog = %name, "catalog parsed; image stored"),
+        Err(e) => tracing::debug!(catalog = %name, error = %e, "cannot store catalog image"),
+    }
+}
+
+/// Stores the image of a catalog just downloaded to `path` (whose `stat`
+/// is `meta`), so the next launch loads it without parsing.
+pub(crate) fn store_downloaded_image(
+    index: &CatalogIndex,
+    path: &Path,
+    meta: &std::fs::Metadata,
+    catalog: &CloudCatalog,
+    warnings: &[CatalogWarning],
+) {
+    store_image(
+        index,
+        &image_key(path),
+        &fingerprint(meta),
+        catalog,
+        warnings,
+        &path.display().to_string(),
+    );
+}
+
+/// Whether `cloud` has a catalog built into the binary.
+pub(crate) fn has_bundled(cloud: CloudId) -> bool {
+    bundled::vms_csv(cloud).is_some()
 }
 
 /// Parsing CSVs is a launch's one long CPU burst (tens of milliseconds of

@@ -35,6 +35,10 @@ use futures::future::BoxFuture;
 use md5::{Digest, Md5};
 use tracing::{Instrument, debug, warn};
 
+mod ec2;
+
+pub use ec2::AzMappingFetch;
+
 use super::{CheckContext, Cloud, Credentials};
 use crate::config::expand_home;
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
@@ -119,6 +123,11 @@ pub struct AwsOptions {
     pub detect_ec2: bool,
     /// The time source for cache ages and expiry. Default: the system clock.
     pub clock: Clock,
+    /// Fetch the account's zone names into SkyPilot's catalog folder when
+    /// the identity has no `aws/az_mappings-<hash>.csv` yet (EC2
+    /// `DescribeAvailabilityZones`, see [`AzMappingFetch`]). Default: none
+    /// (a launch sets it when it uses SkyPilot's folder).
+    pub az_mappings: Option<AzMappingFetch>,
 }
 
 impl Default for AwsOptions {
@@ -135,6 +144,7 @@ impl Default for AwsOptions {
             lock_wait: Duration::from_secs(10),
             detect_ec2: true,
             clock: Clock::system(),
+            az_mappings: None,
         }
     }
 }
@@ -242,7 +252,34 @@ impl AwsCloud {
         }
     }
 
+    /// The identity, then — when SkyPilot would — the account's zone names,
+    /// within what is left of the cloud's deadline (a slow EC2 only costs the
+    /// mapping, never the AWS check).
     async fn identity(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
+        let started = tokio::time::Instant::now();
+        let (mut outcome, creds) = self.identity_and_credentials(ctx).await?;
+        if let (Some(fetch), CloudFacts::Aws(facts)) = (&self.options.az_mappings, &mut outcome.facts)
+            && let Some(identity) = &facts.identity
+        {
+            // Leave the fan-out a margin to take the answer before its deadline.
+            let deadline = started + ctx.cloud_timeout.saturating_sub(OUTER_GUARD_SLACK);
+            facts.warnings = ec2::ensure_mapping(
+                fetch,
+                &ctx.env,
+                &creds,
+                &az_mapping_hash(&identity.user_id),
+                deadline,
+            )
+            .instrument(tracing::debug_span!("aws_az_mapping"))
+            .await;
+        }
+        Ok(outcome)
+    }
+
+    async fn identity_and_credentials(
+        &self,
+        ctx: &CheckContext,
+    ) -> Result<(CheckOutcome, aws_credential_types::Credentials), CloudError> {
         self.prewarm_tls(ctx);
         let files = SharedFiles::read(ctx)?;
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
@@ -269,7 +306,7 @@ impl AwsCloud {
                         age_ms = age.as_millis() as u64,
                         "AWS identity from the cache"
                     );
-                    return Ok(outcome(value, CacheUse::Hit { age }));
+                    return Ok((outcome(value, CacheUse::Hit { age }), creds));
                 }
                 Lookup::Miss(reason) => {
                     debug!(cache = "miss", reason = %reason, "AWS identity not cached")
@@ -299,7 +336,7 @@ impl AwsCloud {
                 age_ms = age.as_millis() as u64,
                 "AWS identity cached by another process"
             );
-            return Ok(outcome(value, CacheUse::Hit { age }));
+            return Ok((outcome(value, CacheUse::Hit { age }), creds));
         }
 
         span.record("cache", "miss");
@@ -308,7 +345,7 @@ impl AwsCloud {
                 if let Some((store, key)) = &cache {
                     self.remember(store, key, &identity, &creds);
                 }
-                Ok(outcome(identity, CacheUse::Miss))
+                Ok((outcome(identity, CacheUse::Miss), creds))
             }
             Err(CloudError::Auth(message)) => {
                 if let Some((store, key)) = &cache
@@ -565,6 +602,7 @@ fn outcome(identity: AwsIdentity, cache: CacheUse) -> CheckOutcome {
     CheckOutcome {
         facts: CloudFacts::Aws(AwsFacts {
             identity: Some(identity),
+            warnings: Vec::new(),
         }),
         cache,
     }

@@ -36,9 +36,12 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
     // `sky check` checks credentials; like SkyPilot's, it lists no reservations.
     ctx.reservation_clouds.clear();
     let fanout = fan_out(adapters(&allowed, options), Arc::new(ctx), options.fanout).await;
+    let mut warnings = options.warnings.clone();
+    warnings.extend(sky_config.ignored_clouds.iter().map(ToString::to_string));
     let report = CheckReport {
         fanout,
         not_allowed,
+        warnings,
     };
     if options.declared_clouds.is_none() {
         let names: Vec<&str> = report.enabled().iter().map(|c| c.name()).collect();

@@ -10,6 +10,7 @@
 
 mod check;
 mod prepare;
+mod refresh;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,6 +19,7 @@ use planner::cloud::CloudId;
 use planner::launch::{LaunchResult, TaskSource};
 use planner::task::Overrides;
 
+use crate::catalogs::CatalogOptions;
 use crate::clouds::aws::AwsOptions;
 use crate::clouds::gcp::GcpOptions;
 use crate::clouds::kubernetes::KubernetesOptions;
@@ -25,6 +27,7 @@ use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
 pub use check::{ENABLED_CLOUDS_FILE, check};
+pub use refresh::refresh_catalogs;
 use prepare::prepare;
 
 /// The per-cloud deadline when `--cloud-timeout` is not given.
@@ -63,6 +66,11 @@ pub struct LaunchOptions {
     pub kubernetes: KubernetesOptions,
     /// GCP adapter options (reservation lookup: endpoint, timeouts, cache TTL).
     pub gcp: GcpOptions,
+    /// Where catalogs come from and how they are refreshed.
+    pub catalogs: CatalogOptions,
+    /// Problems found in the options themselves (an unknown name in
+    /// `SKY_ENABLED_CLOUDS`), printed as warnings by the launch.
+    pub warnings: Vec<String>,
 }
 
 impl LaunchOptions {
@@ -73,10 +81,13 @@ impl LaunchOptions {
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".sky"));
-        let declared_clouds = match env.get("SKY_ENABLED_CLOUDS") {
-            Some(v) => Some(planner::config::parse_enabled_clouds(v)?),
-            None => None,
-        };
+        let mut warnings = Vec::new();
+        let declared_clouds = env.get("SKY_ENABLED_CLOUDS").map(|v| {
+            let (clouds, ignored) = planner::config::parse_enabled_clouds(v);
+            warnings.extend(ignored.iter().map(ToString::to_string));
+            clouds
+        });
+        let catalogs = CatalogOptions::from_env(&env);
         let kube_nodes_dir = env
             .get("SKY_KUBE_NODES_DIR")
             .filter(|s| !s.is_empty())
@@ -108,6 +119,8 @@ impl LaunchOptions {
             aws: AwsOptions::default(),
             kubernetes: KubernetesOptions::default(),
             gcp: GcpOptions::default(),
+            catalogs,
+            warnings,
         })
     }
 

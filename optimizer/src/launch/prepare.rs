@@ -2,9 +2,7 @@
 //! concurrent fan-out) while the catalogs load on threads, and the
 //! [`World`] built from both.
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use planner::catalog::kubernetes::KubeContext;
 use planner::check::{CloudFacts, GcpReservations, Outcome};
@@ -16,11 +14,11 @@ use planner::world::{ReservationCloud, World};
 use super::check::persisted_enabled_clouds;
 use super::{LaunchError, LaunchOptions};
 use crate::catalogs;
-use crate::clouds::aws::{AwsCloud, az_mapping_hash};
+use crate::clouds::aws::{AwsCloud, AzMappingFetch, az_mapping_hash};
 use crate::clouds::gcp::GcpCloud;
 use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir};
 use crate::clouds::{CatalogOnlyCloud, CheckContext, Cloud, fan_out};
-use crate::config::{self, ConfigError};
+use crate::config;
 
 /// The adapters of `clouds`, in that order: AWS, GCP and Kubernetes have
 /// their own; every other cloud is checked from its table entry.
@@ -72,16 +70,18 @@ pub fn candidate_clouds(options: &LaunchOptions, sky_config: &SkyConfig) -> Vec<
     }
 }
 
-/// Checks the clouds (concurrently, per the options) while the catalogs load,
-/// and builds the [`World`].
+/// Checks the clouds (concurrently, per the options) while the catalogs load
+/// and, where SkyPilot would, download — and builds the [`World`].
 pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
-    let source = catalogs::resolve_catalog_source(
+    let mode = catalogs::Mode::resolve(
         options.catalog_dir.as_deref(),
         &options.env,
         &options.home,
-    );
+        &options.catalogs,
+    )?;
+    let source = mode.source();
     let ctx = Arc::new(check_context(options, &sky_config));
 
     // Offline Kubernetes fixtures replace the live adapter.
@@ -93,45 +93,65 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         .filter(|c| !(offline_kube && *c == CloudId::Kubernetes))
         .collect();
 
-    let load_source = source.clone();
-    let load_clouds = candidates.clone();
-    let state_dir = options.state_dir.clone();
-    let loader = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let _span = tracing::info_span!("catalog_load").entered();
-        // Without a usable state folder every launch parses the CSVs.
-        let index = crate::state::StateDir::open(&state_dir)
-            .and_then(|s| crate::state::CatalogIndex::open(&s))
-            .inspect_err(|e| tracing::debug!(error = %e, "catalog images disabled"))
-            .ok();
-        (
-            catalogs::load_catalog_indexed(&load_source, &load_clouds, index.as_ref()),
-            started.elapsed(),
-        )
+    let declared = options.declared_clouds.is_some();
+    // The AWS zone names go where SkyPilot keeps them, and only there.
+    let shared_folder = mode.shared().cloned();
+    let mut adapter_options = options.clone();
+    adapter_options.aws.az_mappings = shared_folder.as_ref().map(|f| {
+        options
+            .aws
+            .az_mappings
+            .clone()
+            .unwrap_or_else(|| AzMappingFetch::new(f.root()))
     });
+    let plan = catalogs::Plan::new(mode, &candidates, options.catalogs.clock.now());
+    // A download starts once its cloud is known to be usable: declared
+    // clouds at once, the others when the fan-out has found credentials.
+    let fetching = plan.fetching();
+    let mut needs = std::collections::HashMap::new();
+    let mut checked = Vec::new();
+    for adapter in adapters(&to_check, &adapter_options) {
+        let cloud = adapter.id();
+        if fetching.contains(&cloud) && !declared {
+            let (wrapped, need) = catalogs::signal_need(adapter);
+            needs.insert(cloud, need);
+            checked.push(wrapped);
+        } else {
+            checked.push(adapter);
+        }
+    }
+    for cloud in fetching {
+        needs.entry(cloud).or_insert(catalogs::Need::Now);
+    }
+    let deadlines = catalogs::Deadlines {
+        per_file: options.cloud_timeout,
+        global: tokio::time::Instant::now() + options.fanout.global_deadline,
+    };
+    let gather = catalogs::gather(
+        plan,
+        needs,
+        options.state_dir.clone(),
+        options.catalogs.clone(),
+        deadlines,
+    );
     let span = tracing::info_span!(
         "fan_out",
         clouds = to_check.len(),
         serial = options.fanout.serial
     );
-    let fanout = tracing::Instrument::instrument(
-        fan_out(adapters(&to_check, options), ctx, options.fanout),
-        span,
-    )
-    .await;
-    let (loaded, catalog_load) = loader.await.map_err(|e| ConfigError::Io {
-        path: PathBuf::from("<catalog loader>"),
-        source: std::io::Error::other(e.to_string()),
-    })?;
-    let mut loaded = loaded?;
+    let fan = tracing::Instrument::instrument(fan_out(checked, ctx, options.fanout), span);
+    let (fanout, gathered) = tokio::join!(fan, gather);
+    let gathered = gathered?;
+    let catalog_load = gathered.elapsed;
+    let mut loaded = gathered.loaded;
 
-    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    let mut warnings: Vec<String> = options.warnings.clone();
+    warnings.extend(sky_config.ignored_clouds.iter().map(ToString::to_string));
     let mut excluded = Vec::new();
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
     let mut aws_identity_hash = None;
     let mut gcp_reservations = None;
-    let declared = options.declared_clouds.is_some();
     for cloud in &candidates {
         if offline_kube && *cloud == CloudId::Kubernetes {
             let names = options.kube_contexts.clone().unwrap_or_default();
@@ -148,7 +168,9 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             Outcome::Ready(o) => {
                 match &o.facts {
                     CloudFacts::Aws(f) => {
-                        aws_identity_hash = f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id))
+                        aws_identity_hash =
+                            f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id));
+                        warnings.extend(f.warnings.iter().cloned());
                     }
                     CloudFacts::Kubernetes(ctxs) => kube_contexts = ctxs.clone(),
                     CloudFacts::Gcp(r) => gcp_reservations = Some(r.clone()),
@@ -165,6 +187,32 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             }),
         }
     }
+    // A usable cloud whose catalog could not be had at all is left out.
+    enabled.retain(|cloud| match gathered.unusable.iter().find(|(c, _)| c == cloud) {
+        Some((_, reason)) => {
+            excluded.push(Excluded {
+                cloud: *cloud,
+                reason: reason.clone(),
+            });
+            false
+        }
+        None => true,
+    });
+    warnings.extend(catalog_warnings(
+        &enabled,
+        &gathered.problems,
+        &gathered.origins,
+        &source,
+    ));
+    warnings.extend(loaded.warnings.iter().map(|w| w.to_string()));
+    let catalog_origins = gathered
+        .origins
+        .into_iter()
+        .filter(|o| match o.cloud {
+            Some(c) => enabled.contains(&c),
+            None => enabled.iter().any(|c| c.has_csv_catalog()),
+        })
+        .collect();
     if enabled.is_empty() {
         let hints: Vec<String> = fanout
             .reports
@@ -181,6 +229,20 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         )));
     }
     let az_mapping = if enabled.contains(&CloudId::Aws) {
+        // A mapping the AWS check has just fetched is not among those loaded
+        // beside the catalog before it finished.
+        if let (Some(hash), Some(catalogs::Input::File { path, .. })) =
+            (&aws_identity_hash, &gathered.aws_input)
+            && !loaded.az_mappings.iter().any(|(h, _)| h == hash)
+        {
+            let file = path.with_file_name(format!("az_mappings-{hash}.csv"));
+            if let Ok(bytes) = std::fs::read(&file) {
+                match planner::catalog::AzMapping::from_reader(&bytes[..], &file.display().to_string()) {
+                    Ok(m) => loaded.az_mappings.insert(0, (hash.clone(), m)),
+                    Err(e) => warnings.push(e.to_string()),
+                }
+            }
+        }
         loaded.apply_aws_identity(aws_identity_hash.as_deref())
     } else {
         None
@@ -198,9 +260,76 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         excluded,
         warnings,
         catalog_source: source,
+        catalogs: catalog_origins,
         az_mapping,
         catalog_load,
     })
+}
+
+/// The catalog lines a launch prints for its enabled clouds: one per failed
+/// download, then one naming every file that fell back to the bundled
+/// example catalogs (unless those were asked for).
+fn catalog_warnings(
+    enabled: &[CloudId],
+    problems: &[(String, String)],
+    origins: &[planner::launch::CatalogOrigin],
+    source: &planner::launch::CatalogSource,
+) -> Vec<String> {
+    use planner::launch::{CatalogKind, CatalogSource};
+    let wanted = |o: &planner::launch::CatalogOrigin| match o.cloud {
+        Some(c) => enabled.contains(&c),
+        None => enabled.iter().any(|c| c.has_csv_catalog()),
+    };
+    let mut out = Vec::new();
+    let then = |o: &planner::launch::CatalogOrigin| match o.kind {
+        CatalogKind::Stale => format!(
+            "; using the copy from {}",
+            planner::render::ago(o.age.unwrap_or_default())
+        ),
+        _ => String::new(),
+    };
+    // One line per cloud, and one for the `common/` tables together.
+    let mut common: Vec<(&str, &str, String)> = Vec::new();
+    for o in origins.iter().filter(|o| wanted(o)) {
+        let Some((_, problem)) = problems.iter().find(|(f, _)| *f == o.file) else {
+            continue;
+        };
+        match o.cloud {
+            Some(c) => out.push(format!(
+                "cannot download the {} catalog ({}): {problem}{}",
+                c.repr(),
+                o.file,
+                then(o)
+            )),
+            None => common.push((&o.file, problem, then(o))),
+        }
+    }
+    if let Some((_, problem, then)) = common.first() {
+        let files: Vec<&str> = common.iter().map(|c| c.0).collect();
+        out.push(format!(
+            "cannot download {}: {problem}{then}",
+            files.join(", ")
+        ));
+    }
+    let CatalogSource::Dir(dir) = source else {
+        return out;
+    };
+    let fell_back: Vec<String> = origins
+        .iter()
+        .filter(|o| wanted(o) && o.kind == CatalogKind::Bundled)
+        .map(|o| match o.cloud {
+            Some(c) => c.repr().to_string(),
+            None => o.file.clone(),
+        })
+        .collect();
+    if !fell_back.is_empty() {
+        out.push(format!(
+            "no catalog in {} for {}: using the example catalogs built into sky; their prices are examples, not real",
+            dir.display(),
+            fell_back.join(", ")
+        ));
+    }
+    out
 }
 
 /// The clouds with reservations configured, with what the adapters fetched.

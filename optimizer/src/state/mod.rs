@@ -36,6 +36,7 @@ use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
 pub use fs_util::{FileMode, write_atomic};
+pub(crate) use fs_util::hex;
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 

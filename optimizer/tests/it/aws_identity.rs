@@ -203,7 +203,7 @@ fn read_entry(file: &Path) -> serde_json::Value {
 
 fn identity_of(outcome: &CheckOutcome) -> Option<&AwsIdentity> {
     match &outcome.facts {
-        CloudFacts::Aws(AwsFacts { identity }) => identity.as_ref(),
+        CloudFacts::Aws(AwsFacts { identity, .. }) => identity.as_ref(),
         _ => None,
     }
 }

@@ -17,6 +17,8 @@ fn options(home: &Path, env: Vec<(&str, String)>, clouds: &[CloudId]) -> LaunchO
     let mut map: BTreeMap<String, String> =
         env.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     map.insert("HOME".into(), home.display().to_string());
+    // The example catalogs: these launches test the fan-out, not downloads.
+    map.insert("SKY_BUNDLED_CATALOGS".into(), "1".into());
     let mut opts = LaunchOptions::from_env(map, home.to_path_buf()).unwrap();
     opts.declared_clouds = Some(clouds.to_vec());
     opts.cloud_timeout = Duration::from_millis(1500);
@@ -215,6 +217,7 @@ fn the_secret_never_reaches_output_trace_or_state() {
         .env("HOME", home.path())
         .env("NO_COLOR", "1")
         .env("SKY_LOG", "debug")
+        .env("SKY_BUNDLED_CATALOGS", "1")
         .env("SKY_ENABLED_CLOUDS", "aws,gcp");
     for (k, v) in sts_env(&sts) {
         cmd.env(k, v);

@@ -67,6 +67,8 @@ impl Machine {
                 gcp_endpoint.into(),
             ),
             ("CLOUDSDK_CORE_PROJECT", "mock-project".into()),
+            // The example catalogs: these launches test reservations, not downloads.
+            ("SKY_BUNDLED_CATALOGS", "1".into()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

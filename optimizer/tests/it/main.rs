@@ -12,3 +12,5 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// Catalog downloads into SkyPilot's folder and AWS zone names, against the mocks.
+mod catalog_download;

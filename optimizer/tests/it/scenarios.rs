@@ -71,6 +71,8 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         .env("USER", "tester")
         .env("NO_COLOR", "1")
         .env("RUST_BACKTRACE", "0")
+        // The example catalogs built into `sky`: no folder, no network.
+        .env("SKY_BUNDLED_CATALOGS", "1")
         .env("SKY_ENABLED_CLOUDS", scenario.clouds.join(","));
     if let Some(k) = &scenario.kubernetes {
         cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube"))

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use feature::Feature;
-pub use spec::{CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
+pub use spec::{CatalogPull, CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
 
 /// Every cloud this optimizer knows about.
 ///

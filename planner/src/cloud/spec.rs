@@ -21,6 +21,10 @@ pub struct CloudSpec {
     /// Whether it has a `vms.csv` under `<catalog root>/<name>/` (Kubernetes
     /// builds a virtual catalog from its nodes instead).
     pub has_catalog: bool,
+    /// Whether and how often SkyPilot downloads its `vms.csv` from the hosted
+    /// catalog (`read_catalog(..., pull_frequency_hours=_PULL_FREQUENCY_HOURS)`
+    /// in `sky/catalog/<cloud>_catalog.py`).
+    pub catalog_pull: CatalogPull,
     /// How `sky check` finds out whether it can be used.
     pub detection: Detection,
     /// `_CLOUD_UNSUPPORTED_FEATURES` (or the static part of
@@ -29,6 +33,36 @@ pub struct CloudSpec {
     /// How its catalog answers requests (`None`: a planner of its own,
     /// see [`crate::feasibility`]).
     pub catalog_rules: Option<CatalogRules>,
+}
+
+/// How SkyPilot keeps a cloud's `vms.csv` in `~/.sky/catalogs/v8/` up to
+/// date (`sky/catalog/common.py::read_catalog` and its `_need_update`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogPull {
+    /// SkyPilot never downloads it: the catalog is built locally (vSphere,
+    /// Slurm, SSH) or virtual (Kubernetes).
+    NotHosted,
+    /// Downloaded when missing and never refreshed (`read_catalog` without
+    /// `pull_frequency_hours`).
+    IfMissing,
+    /// Downloaded when missing, and again when the file is older than this
+    /// many hours and not edited by hand (`_PULL_FREQUENCY_HOURS`).
+    EveryHours(u32),
+}
+
+impl CatalogPull {
+    /// The pull period in hours, when there is one.
+    pub fn hours(self) -> Option<u32> {
+        match self {
+            CatalogPull::EveryHours(h) => Some(h),
+            CatalogPull::NotHosted | CatalogPull::IfMissing => None,
+        }
+    }
+
+    /// Whether SkyPilot's hosted catalog has the file at all.
+    pub fn is_hosted(self) -> bool {
+        self != CatalogPull::NotHosted
+    }
 }
 
 /// How a cloud's credentials are detected.

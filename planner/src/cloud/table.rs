@@ -3,7 +3,7 @@
 //! in `sky/clouds/<cloud>.py`, `_REPR` substituted); catalog rules come from
 //! `sky/catalog/<cloud>_catalog.py`.
 
-use super::spec::{CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
+use super::spec::{CatalogPull, CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
 use super::{CloudId, Feature};
 
 use Feature::*;
@@ -15,6 +15,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "aws",
         aliases: &[],
         repr: "AWS",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Adapter,
         // `AWS._unsupported_features_for_resources` (stopping spot
@@ -45,6 +46,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "gcp",
         aliases: &[],
         repr: "GCP",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Adapter,
         // `GCP._unsupported_features_for_resources` (TPU and MIG cases are
@@ -64,6 +66,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "azure",
         aliases: &[],
         repr: "Azure",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Files {
             credentials: &[Credential::HomeFile(".azure/azureProfile.json")],
@@ -101,6 +104,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "lambda",
         aliases: &[],
         repr: "Lambda",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Files {
             credentials: &[Credential::HomeFile(".lambda_cloud/lambda_keys")],
@@ -147,6 +151,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "runpod",
         aliases: &[],
         repr: "RunPod",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Files {
             credentials: &[Credential::HomeFile(".runpod/config.toml")],
@@ -191,6 +196,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "paperspace",
         aliases: &[],
         repr: "Paperspace",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         detection: Detection::Files {
             credentials: &[Credential::HomeFile(".paperspace/config.json")],
@@ -234,6 +240,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "cudo",
         aliases: &[],
         repr: "Cudo",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         detection: Detection::Files {
             credentials: &[Credential::HomeFile(".config/cudo/cudo.yml")],
@@ -283,6 +290,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "kubernetes",
         aliases: &["k8s"],
         repr: "Kubernetes",
+        catalog_pull: CatalogPull::NotHosted,
         has_catalog: false,
         detection: Detection::Adapter,
         // `Kubernetes._CLOUD_UNSUPPORTED_FEATURES`; a context with a spot
@@ -314,6 +322,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "do",
         aliases: &["digitalocean"],
         repr: "DO",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `DO._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -350,6 +359,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "fluidstack",
         aliases: &[],
         repr: "Fluidstack",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Fluidstack._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -404,6 +414,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "hyperbolic",
         aliases: &[],
         repr: "Hyperbolic",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Hyperbolic._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -444,6 +455,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "ibm",
         aliases: &[],
         repr: "IBM",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `IBM._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -486,6 +498,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "mithril",
         aliases: &[],
         repr: "Mithril",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         // TODO(issue-10): credential detection as `Mithril._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -533,6 +546,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "nebius",
         aliases: &[],
         repr: "Nebius",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         // TODO(issue-10): credential detection as `Nebius._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -567,6 +581,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "oci",
         aliases: &[],
         repr: "OCI",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `OCI._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -601,6 +616,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "primeintellect",
         aliases: &[],
         repr: "PrimeIntellect",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `PrimeIntellect._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -631,6 +647,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "scp",
         aliases: &[],
         repr: "SCP",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `SCP._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -678,6 +695,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "seeweb",
         aliases: &[],
         repr: "Seeweb",
+        catalog_pull: CatalogPull::EveryHours(8),
         has_catalog: true,
         // TODO(issue-10): credential detection as `Seeweb._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -736,6 +754,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "shadeform",
         aliases: &[],
         repr: "<Cloud>",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Shadeform._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -787,6 +806,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "slurm",
         aliases: &[],
         repr: "Slurm",
+        catalog_pull: CatalogPull::NotHosted,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Slurm._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -831,6 +851,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "ssh",
         aliases: &[],
         repr: "SSH",
+        catalog_pull: CatalogPull::NotHosted,
         has_catalog: true,
         // TODO(issue-10): credential detection as `SSH._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -867,6 +888,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "vast",
         aliases: &[],
         repr: "Vast",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Vast._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -909,6 +931,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "verda",
         aliases: &[],
         repr: "Verda",
+        catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
         // TODO(issue-10): credential detection as `Verda._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -964,6 +987,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "vsphere",
         aliases: &[],
         repr: "vSphere",
+        catalog_pull: CatalogPull::NotHosted,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Vsphere._check_compute_credentials` does it.
         detection: Detection::Files {
@@ -1019,6 +1043,7 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         name: "yotta",
         aliases: &[],
         repr: "Yotta",
+        catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
         // TODO(issue-10): credential detection as `Yotta._check_compute_credentials` does it.
         detection: Detection::Files {

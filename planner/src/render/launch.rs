@@ -66,6 +66,11 @@ pub fn error(e: &RequestError) -> String {
     }
 }
 
+/// One warning line on stderr: `sky: warning: <text>`.
+pub fn warning(text: &str) -> Line {
+    Line::err(format!("sky: warning: {text}"))
+}
+
 /// The warning `--cloud`, `--region` and `--zone` print before anything else.
 pub fn deprecated_location_flags() -> Line {
     Line::err(format!(
@@ -79,11 +84,7 @@ pub fn deprecated_location_flags() -> Line {
 /// confirmation prompt.
 pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
     let prepared = &result.prepared;
-    let mut out: Vec<Line> = prepared
-        .warnings
-        .iter()
-        .map(|w| Line::err(format!("sky: warning: {w}")))
-        .collect();
+    let mut out: Vec<Line> = prepared.warnings.iter().map(|w| warning(w)).collect();
     out.extend(prepared.excluded.iter().map(|e| {
         Line::err(format!(
             "sky: warning: {} left out of the table: {}",

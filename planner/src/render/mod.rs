@@ -87,3 +87,53 @@ pub fn cloud_list(clouds: &[CloudId]) -> String {
             .join(", ")
     )
 }
+
+/// A file's age in words, rounded down to its largest unit: `just now`,
+/// `5 minutes ago`, `1 hour ago`, `3 days ago`.
+pub fn ago(age: std::time::Duration) -> String {
+    let secs = age.as_secs();
+    let (n, unit) = match secs {
+        0..60 => return "just now".to_string(),
+        60..3600 => (secs / 60, "minute"),
+        3600..86_400 => (secs / 3600, "hour"),
+        _ => (secs / 86_400, "day"),
+    };
+    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod ago_tests {
+    use super::ago;
+    use std::time::Duration;
+
+    #[test]
+    fn ages_in_words() {
+        assert_eq!(ago(Duration::from_secs(5)), "just now");
+        assert_eq!(ago(Duration::from_secs(60)), "1 minute ago");
+        assert_eq!(ago(Duration::from_secs(7 * 3600 + 5)), "7 hours ago");
+        assert_eq!(ago(Duration::from_secs(86_400)), "1 day ago");
+        assert_eq!(ago(Duration::from_secs(3 * 86_400 + 1)), "3 days ago");
+    }
+}
+
+/// What `sky catalog refresh` prints: one line per file.
+pub fn catalog_refresh(results: &[(String, crate::launch::Refreshed)]) -> Vec<String> {
+    use crate::launch::Refreshed;
+    results
+        .iter()
+        .map(|(file, r)| match r {
+            Refreshed::Downloaded { bytes, url } => format!(
+                "{file}: downloaded ({:.1} MB) from {url}",
+                *bytes as f64 / 1e6
+            ),
+            Refreshed::NotModified => format!("{file}: not modified (the copy on disk is current)"),
+            Refreshed::Edited => format!(
+                "{file}: kept: edited by hand (no md5 record, or one that no longer matches); delete it to get SkyPilot's"
+            ),
+            Refreshed::NotHosted => format!(
+                "{file}: not hosted: SkyPilot builds this catalog locally"
+            ),
+            Refreshed::Failed(e) => format!("{file}: failed: {e}"),
+        })
+        .collect()
+}

@@ -19,17 +19,48 @@ pub enum Command {
     Launch(Box<LaunchArgs>),
     /// Check which clouds are enabled, and the identities they use.
     Check(CheckArgs),
+    /// Manage SkyPilot's catalog folder (~/.sky/catalogs/v8).
+    Catalog(CatalogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    pub command: CatalogCommand,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Download the catalogs now, whatever their pull period (files edited by hand are kept).
+    Refresh(RefreshArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RefreshArgs {
+    /// Clouds to refresh (default: every cloud with a catalog in the folder,
+    /// and the declared or last checked ones).
+    #[arg(value_name = "CLOUD")]
+    pub clouds: Vec<String>,
+
+    /// Deadline for each download, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
 }
 
 /// Options shared by the subcommands.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`). Default: $SKY_CATALOG_DIR,
-    /// then ~/.sky/catalogs/v8 when present, then the bundled catalogs.
+    /// SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`), read as it is. Default:
+    /// $SKY_CATALOG_DIR, else SkyPilot's ~/.sky/catalogs/v8, downloaded and refreshed
+    /// like SkyPilot does (files it lacks: the bundled example catalogs, with a warning).
     #[arg(long, value_name = "DIR", global = true)]
     pub catalog_dir: Option<PathBuf>,
 
-    /// Ignore the identity and node caches and ask the clouds again.
+    /// Ignore the identity and node caches and ask the clouds again (catalogs
+    /// are refreshed on their pull period, or by `sky catalog refresh`).
     #[arg(long, global = true)]
     pub refresh: bool,
 

@@ -3,7 +3,8 @@
 //!
 //! Exit codes: 0 plan printed; 1 the request cannot be satisfied or is invalid
 //! (SkyPilot's error); 2 usage or configuration error; 3 plan printed but some
-//! enabled clouds were left out (partial table); 4 no cloud enabled;
+//! enabled clouds were left out (partial table) — or, for `sky catalog
+//! refresh`, some files could not be refreshed; 4 no cloud enabled;
 //! 130 interrupted.
 
 mod cli;
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
     let common = match &opts.command {
         Command::Launch(a) => &a.common,
         Command::Check(a) => &a.common,
+        Command::Catalog(a) => &a.common,
     };
     let trace_path = common.trace.clone().or_else(|| {
         std::env::var_os("SKYPILOT_TIMELINE_FILE_PATH")
@@ -80,6 +82,7 @@ fn run(opts: Opts) -> u8 {
         match opts.command {
             Command::Launch(args) => output::launch(*args, color).await,
             Command::Check(args) => output::check(args, color).await,
+            Command::Catalog(args) => output::catalog(args).await,
         }
     };
     let result = runtime.block_on(async {

@@ -15,7 +15,7 @@ use planner::render::launch::{LaunchView, Line, Stream};
 use planner::render::{self, strip_ansi};
 use planner::task::Overrides;
 
-use crate::cli::{CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
+use crate::cli::{CatalogArgs, CatalogCommand, CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
 
 /// Prints rendered lines, each stream coloured only where it should be.
 struct Printer {
@@ -205,18 +205,66 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
+/// The warnings about the options themselves (unknown cloud names), first.
+fn print_option_warnings(printer: &Printer, opts: &LaunchOptions) {
+    let lines: Vec<Line> = opts
+        .warnings
+        .iter()
+        .map(|w| render::launch::warning(w))
+        .collect();
+    printer.print(&lines);
+}
+
+fn parse_clouds(names: &[String]) -> anyhow::Result<Vec<CloudId>> {
+    names
+        .iter()
+        .map(|c| c.parse().map_err(|e: UnknownCloud| anyhow::anyhow!("{e}")))
+        .collect()
+}
+
+pub async fn catalog(args: CatalogArgs) -> anyhow::Result<Exit> {
+    let opts = options(&args.common)?;
+    let printer = Printer { color: false };
+    print_option_warnings(&printer, &opts);
+    match args.command {
+        CatalogCommand::Refresh(refresh) => {
+            if !(refresh.timeout.is_finite() && refresh.timeout > 0.0) {
+                anyhow::bail!(
+                    "--timeout must be a positive number of seconds, got {}",
+                    refresh.timeout
+                );
+            }
+            let clouds = parse_clouds(&refresh.clouds)?;
+            let results = launch::refresh_catalogs(
+                &opts,
+                &clouds,
+                Duration::from_secs_f64(refresh.timeout),
+            )
+            .await?;
+            for line in render::catalog_refresh(&results) {
+                printer.stdout(&line);
+            }
+            Ok(if results.iter().all(|(_, r)| r.ok()) {
+                Exit::Ok
+            } else {
+                Exit::Partial
+            })
+        }
+    }
+}
+
 pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     let printer = Printer { color };
     let mut opts = options(&args.common)?;
-    let mut wanted = Vec::new();
-    for c in &args.clouds {
-        let id: CloudId = c
-            .parse()
-            .map_err(|e: UnknownCloud| anyhow::anyhow!("{e}"))?;
-        wanted.push(id);
-    }
+    let wanted = parse_clouds(&args.clouds)?;
     opts.declared_clouds = (!wanted.is_empty()).then_some(wanted);
     let report = launch::check(&opts).await?;
+    let warnings: Vec<Line> = report
+        .warnings
+        .iter()
+        .map(|w| render::launch::warning(w))
+        .collect();
+    printer.print(&warnings);
     let mut lines = render::check::report(&report);
     if args.common.timings {
         lines.extend(render::timings::check(&report.fanout));

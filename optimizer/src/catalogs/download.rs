@@ -1,0 +1,470 @@
+//! Downloading one catalog file into SkyPilot's folder, the way
+//! `sky/catalog/common.py::read_catalog`'s `_update_catalog` does it, plus
+//! what it lacks: a deadline, a size cap, conditional requests and a
+//! validated, atomic write.
+//!
+//! Per file: take `<meta>.lock` (SkyPilot's `filelock.FileLock`, an `flock`
+//! on the same path, so `sky` and SkyPilot exclude each other), look again
+//! (another process may just have downloaded it), leave a file edited by
+//! hand alone, GET `<url>/v8/<file>` — conditional (`If-None-Match`,
+//! `If-Modified-Since`) when the copy on disk is the one those validators
+//! describe — falling back to the mirror when the primary is rate-limited
+//! (429, as SkyPilot does since its #5622) or unavailable (5xx, no
+//! connection), check that the body is a usable catalog, then replace the
+//! file atomically and write its md5 record as SkyPilot does.
+//!
+//! A failed refresh keeps the old file and, like SkyPilot's
+//! `os.utime(catalog_path, None)`, marks it current so the next launches do
+//! not retry before another pull period has passed.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode, header};
+use http_body_util::Full;
+use planner::cloud::CatalogPull;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use super::folder::{self, Folder, Standing};
+use crate::net::{HttpClient, NetError};
+use crate::state::{Clock, FileMode, write_atomic};
+
+/// SkyPilot's `constants.HOSTED_CATALOG_DIR_URL`.
+pub const HOSTED_CATALOG_DIR_URL: &str =
+    "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs";
+/// SkyPilot's `constants.HOSTED_CATALOG_DIR_URL_S3_MIRROR`.
+pub const HOSTED_CATALOG_DIR_URL_S3_MIRROR: &str =
+    "https://skypilot-catalog.s3.us-east-1.amazonaws.com/catalogs";
+
+/// Largest catalog accepted (the biggest hosted file, AWS, is a few MB).
+pub const MAX_CATALOG_BYTES: usize = 64 << 20;
+/// Longest server text kept in an error.
+const MAX_MESSAGE_CHARS: usize = 80;
+/// Lock polling: first and longest pause.
+const POLL_MIN: Duration = Duration::from_millis(5);
+const POLL_MAX: Duration = Duration::from_millis(100);
+
+/// Where catalogs are downloaded from, and the limits of one download.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownloadOptions {
+    /// The hosted catalog (`SKY_CATALOG_URL`; default
+    /// [`HOSTED_CATALOG_DIR_URL`]). Files are `<url>/v8/<cloud>/vms.csv`.
+    pub url: String,
+    /// The mirror tried when the primary is rate-limited or unavailable
+    /// (`SKY_CATALOG_MIRROR_URL`; default [`HOSTED_CATALOG_DIR_URL_S3_MIRROR`];
+    /// `None` when set empty).
+    pub mirror_url: Option<String>,
+    /// TCP/TLS connect deadline.
+    pub connect_timeout: Duration,
+    /// Largest body accepted.
+    pub max_bytes: usize,
+}
+
+impl Default for DownloadOptions {
+    fn default() -> Self {
+        DownloadOptions {
+            url: HOSTED_CATALOG_DIR_URL.to_string(),
+            mirror_url: Some(HOSTED_CATALOG_DIR_URL_S3_MIRROR.to_string()),
+            connect_timeout: Duration::from_secs(2),
+            max_bytes: MAX_CATALOG_BYTES,
+        }
+    }
+}
+
+impl DownloadOptions {
+    /// The URL of `file` under `base` (`<base>/v8/<file>`).
+    pub fn file_url(base: &str, file: &str) -> String {
+        format!(
+            "{}/{}/{file}",
+            base.trim_end_matches('/'),
+            folder::SCHEMA_VERSION
+        )
+    }
+
+    /// The base URLs in the order they are tried.
+    pub fn bases(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.url.as_str()).chain(self.mirror_url.as_deref())
+    }
+}
+
+/// One file to bring up to date.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Relative to the folder: `aws/vms.csv`, `common/metadata.csv`.
+    pub file: String,
+    /// Its pull period.
+    pub pull: CatalogPull,
+    /// Download even when the copy is current (`sky catalog refresh`); a
+    /// file edited by hand is still left alone.
+    pub force: bool,
+}
+
+/// What became of one file.
+#[derive(Debug)]
+pub enum Fetched<T> {
+    /// A new copy was downloaded, checked and written; `value` is what the
+    /// check made of it.
+    Downloaded {
+        /// The checked content (a parsed catalog).
+        value: T,
+        /// The new file's metadata.
+        meta: Metadata,
+        /// Where it came from.
+        url: String,
+        /// Its size in bytes.
+        bytes: usize,
+    },
+    /// The server confirmed the copy on disk (HTTP 304).
+    NotModified {
+        /// The file's metadata (modification time now).
+        meta: Metadata,
+    },
+    /// Current after all: another process brought it up to date while this
+    /// one waited for the lock (or it was current and not forced).
+    Current {
+        /// The file's metadata.
+        meta: Metadata,
+    },
+    /// Edited by hand: left as it is.
+    Edited {
+        /// The file's metadata.
+        meta: Metadata,
+    },
+    /// No usable copy came down. `stale` is the old file, kept.
+    Failed {
+        /// One line: what went wrong.
+        error: String,
+        /// The old file's metadata, when there is one.
+        stale: Option<Metadata>,
+    },
+}
+
+/// The validators of the copy `sky` last downloaded (`.meta/<file>.http.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Validators {
+    /// The URL that served it (an ETag means nothing to another server).
+    url: String,
+    /// md5 of the copy they describe: used only while the file still is that copy.
+    md5: String,
+    etag: Option<String>,
+    last_modified: Option<String>,
+}
+
+/// SkyPilot's lock, held until dropped.
+struct FileLock(File);
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// Takes `<meta>.lock` by polling (never blocking a runtime thread) until
+/// `deadline`. filelock keeps the file in place, so waiters share its inode.
+async fn lock(path: &Path, deadline: Instant) -> Result<FileLock, String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| format!("cannot open the lock {}: {e}", path.display()))?;
+    let mut pause = POLL_MIN;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(FileLock(file)),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(format!("cannot lock {}: {e}", path.display()));
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(format!(
+                "another process kept {} locked (downloading the same file?)",
+                path.display()
+            ));
+        }
+        tokio::time::sleep(pause.min(deadline - now)).await;
+        pause = (pause * 2).min(POLL_MAX);
+    }
+}
+
+/// What the folder says before any request, with the lock held.
+enum Before {
+    /// Nothing to do: current (another process refreshed it, or not forced).
+    Current(Metadata),
+    /// Nothing to do: edited by hand.
+    Edited(Metadata),
+    /// Download; `existing` is the copy that would be replaced, with the
+    /// validators that still describe it.
+    Go {
+        existing: Option<Metadata>,
+        validators: Option<Validators>,
+    },
+}
+
+fn look(folder: &Folder, job: &Job, now: SystemTime) -> Result<Before, String> {
+    let standing = folder
+        .standing(&job.file, job.pull, now)
+        .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&job.file).display()))?;
+    let existing = match standing {
+        Standing::Missing => None,
+        Standing::Current(meta) if !job.force => return Ok(Before::Current(meta)),
+        Standing::Current(meta) | Standing::Due(meta) => Some(meta),
+    };
+    let Some(existing) = existing else {
+        return Ok(Before::Go {
+            existing: None,
+            validators: None,
+        });
+    };
+    let modified = folder
+        .is_modified(&job.file)
+        .map_err(|e| format!("cannot read {}: {e}", folder.path(&job.file).display()))?;
+    if modified {
+        return Ok(Before::Edited(existing));
+    }
+    // Not modified: the file's md5 is its record's. The validators count
+    // only if they were taken from that very copy.
+    let record = std::fs::read_to_string(folder.md5_path(&job.file)).unwrap_or_default();
+    let validators = std::fs::read(folder.validators_path(&job.file))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Validators>(&b).ok())
+        .filter(|v| v.md5 == record);
+    Ok(Before::Go {
+        existing: Some(existing),
+        validators,
+    })
+}
+
+/// One GET's result, classified.
+enum Got {
+    Body { body: Bytes, validators: Validators },
+    NotModified,
+    /// Worth the mirror: rate-limited, server error, no connection.
+    Retryable(String),
+    Fatal(String),
+}
+
+async fn get(
+    client: &HttpClient,
+    url: &str,
+    validators: Option<&Validators>,
+    deadline: Instant,
+    max_bytes: usize,
+) -> Got {
+    let mut request = Request::builder()
+        .method(Method::GET)
+        .uri(url)
+        .header(
+            header::USER_AGENT,
+            concat!("sky/", env!("CARGO_PKG_VERSION"), " (SkyPilot/0.7 compatible)"),
+        );
+    if let Some(v) = validators.filter(|v| v.url == url) {
+        if let Some(etag) = &v.etag {
+            request = request.header(header::IF_NONE_MATCH, etag);
+        }
+        if let Some(lm) = &v.last_modified {
+            request = request.header(header::IF_MODIFIED_SINCE, lm);
+        }
+    }
+    let request = match request.body(Full::new(Bytes::new())) {
+        Ok(r) => r,
+        Err(e) => return Got::Fatal(format!("invalid URL {url:?}: {e}")),
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    match client.exchange(request, left, max_bytes).await {
+        Err(NetError::Timeout(_)) => Got::Fatal(format!("no answer from {url} in time")),
+        Err(e @ NetError::TooLarge(_)) => Got::Fatal(format!("{url}: {e}")),
+        Err(NetError::Transport(e)) => Got::Retryable(format!("cannot reach {url}: {e}")),
+        Ok(answer) if answer.status == StatusCode::NOT_MODIFIED => {
+            if validators.is_some_and(|v| v.url == url) {
+                Got::NotModified
+            } else {
+                Got::Fatal(format!("{url} answered 304 to an unconditional request"))
+            }
+        }
+        Ok(answer) if answer.status.is_success() => {
+            let text = |name: header::HeaderName| {
+                answer
+                    .headers
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+            };
+            Got::Body {
+                validators: Validators {
+                    url: url.to_string(),
+                    md5: folder::md5_hex(&answer.body),
+                    etag: text(header::ETAG),
+                    last_modified: text(header::LAST_MODIFIED),
+                },
+                body: answer.body,
+            }
+        }
+        Ok(answer) => {
+            let what = format!("HTTP {} from {url}", answer.status.as_u16());
+            let body = String::from_utf8_lossy(&answer.body);
+            // An error page says nothing the status does not.
+            let detail: String = if body.to_ascii_lowercase().contains("<html") {
+                String::new()
+            } else {
+                body.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .chars()
+                    .take(MAX_MESSAGE_CHARS)
+                    .collect()
+            };
+            let text = if detail.is_empty() {
+                what
+            } else {
+                format!("{what}: {detail}")
+            };
+            if answer.status == StatusCode::TOO_MANY_REQUESTS || answer.status.is_server_error() {
+                Got::Retryable(text)
+            } else {
+                Got::Fatal(text)
+            }
+        }
+    }
+}
+
+/// Brings `job.file` up to date in `folder` before `deadline`: see the
+/// module documentation. `check` turns a downloaded body into the value the
+/// caller uses (a parsed catalog); a body it rejects is never written.
+pub async fn fetch<T, F>(
+    client: &HttpClient,
+    options: &DownloadOptions,
+    folder: &Folder,
+    job: &Job,
+    deadline: Instant,
+    clock: &Clock,
+    check: F,
+) -> Fetched<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+{
+    let _lock = match lock(&folder.lock_path(&job.file), deadline).await {
+        Ok(lock) => lock,
+        Err(error) => {
+            let stale = std::fs::metadata(folder.path(&job.file)).ok();
+            return Fetched::Failed { error, stale };
+        }
+    };
+    let now = clock.now();
+    let (existing, validators) = match look(folder, job, now) {
+        Ok(Before::Edited(meta)) => return Fetched::Edited { meta },
+        Ok(Before::Current(meta)) => return Fetched::Current { meta },
+        Ok(Before::Go {
+            existing,
+            validators,
+        }) => (existing, validators),
+        Err(error) => {
+            return Fetched::Failed {
+                error,
+                stale: std::fs::metadata(folder.path(&job.file)).ok(),
+            };
+        }
+    };
+    let mut errors = Vec::new();
+    let mut got = Got::Fatal(String::new());
+    for base in options.bases() {
+        let url = DownloadOptions::file_url(base, &job.file);
+        got = get(client, &url, validators.as_ref(), deadline, options.max_bytes).await;
+        match &got {
+            Got::Retryable(e) => errors.push(e.clone()),
+            _ => break,
+        }
+    }
+    let path = folder.path(&job.file);
+    let failed = |error: String| {
+        // SkyPilot: "Failed to fetch ... Using cached catalog files." and
+        // `os.utime(catalog_path, None)`.
+        let stale = existing.as_ref().map(|_| {
+            if let Err(e) = folder::touch(&path, clock.now()) {
+                tracing::debug!(file = %path.display(), error = %e, "cannot mark the stale catalog current");
+            }
+            std::fs::metadata(&path).ok()
+        });
+        Fetched::Failed {
+            error,
+            stale: stale.flatten(),
+        }
+    };
+    match got {
+        // Every base was tried and each error is already in `errors`.
+        Got::Retryable(_) => failed(errors.join("; then ")),
+        Got::Fatal(e) => {
+            errors.push(e);
+            failed(errors.join("; then "))
+        }
+        Got::NotModified => match folder::touch(&path, clock.now())
+            .and_then(|()| std::fs::metadata(&path))
+        {
+            Ok(meta) => Fetched::NotModified { meta },
+            Err(e) => failed(format!("cannot update {}: {e}", path.display())),
+        },
+        Got::Body { body, validators } => {
+            let url = validators.url.clone();
+            let size = body.len();
+            let folder = folder.clone();
+            let file = job.file.clone();
+            // Parsing and the fsyncs are blocking work: off the runtime.
+            let written = tokio::task::spawn_blocking(move || {
+                let value = check(&body)
+                    .map_err(|e| format!("{} is not a usable catalog: {e}", validators.url))?;
+                publish(&folder, &file, &body, &validators)?;
+                let meta = std::fs::metadata(folder.path(&file))
+                    .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
+                Ok::<_, String>((value, meta))
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("the download task failed: {e}")));
+            match written {
+                Ok((value, meta)) => Fetched::Downloaded {
+                    value,
+                    meta,
+                    url,
+                    bytes: size,
+                },
+                Err(e) => failed(e),
+            }
+        }
+    }
+}
+
+/// Writes the file, its md5 record (SkyPilot's format: the hex digest, no
+/// newline) and `sky`'s validators. The file is replaced atomically first,
+/// then the record, as SkyPilot orders them.
+fn publish(folder: &Folder, file: &str, body: &[u8], validators: &Validators) -> Result<(), String> {
+    let path = folder.path(file);
+    for dir in [path.parent(), folder.md5_path(file).parent().map(Path::to_path_buf).as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    write_atomic(&path, body, FileMode::User).map_err(|e| e.to_string())?;
+    write_atomic(
+        &folder.md5_path(file),
+        validators.md5.as_bytes(),
+        FileMode::User,
+    )
+    .map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(validators).unwrap_or_default();
+    if let Err(e) = write_atomic(&folder.validators_path(file), &json, FileMode::User) {
+        // Only the next conditional request is lost.
+        tracing::debug!(error = %e, "cannot record the catalog's HTTP validators");
+    }
+    Ok(())
+}

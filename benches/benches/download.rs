@@ -27,8 +27,14 @@ async fn cold_launch(url: &str) -> anyhow::Result<Duration> {
     std::fs::create_dir_all(&home)?;
     let env: BTreeMap<String, String> = [
         ("HOME", home.display().to_string()),
-        ("SKY_STATE_DIR", dir.path().join("state").display().to_string()),
-        ("SKY_RUNTIME_DIR", dir.path().join("runtime").display().to_string()),
+        (
+            "SKY_STATE_DIR",
+            dir.path().join("state").display().to_string(),
+        ),
+        (
+            "SKY_RUNTIME_DIR",
+            dir.path().join("runtime").display().to_string(),
+        ),
         ("SKY_ENABLED_CLOUDS", all_catalog_clouds()),
         ("SKY_CATALOG_URL", url.to_string()),
         ("SKY_CATALOG_MIRROR_URL", String::new()),

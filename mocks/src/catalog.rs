@@ -120,9 +120,7 @@ fn serve_file(request: &wiremock::Request, file: &Path, bytes: Vec<u8>) -> (u16,
         (Some(tags), _) => tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"),
         (None, Some(since)) => match (httpdate::parse_http_date(&since), modified) {
             // HTTP dates have whole seconds.
-            (Ok(since), Some(m)) => {
-                m.duration_since(since).map_or(true, |d| d.as_secs() == 0)
-            }
+            (Ok(since), Some(m)) => m.duration_since(since).map_or(true, |d| d.as_secs() == 0),
             _ => false,
         },
         (None, None) => false,
@@ -306,7 +304,9 @@ impl CatalogServer {
             let addr = upstream
                 .trim_start_matches("http://")
                 .parse()
-                .map_err(|e| MockError::InvalidOption(format!("catalog address {upstream}: {e}")))?;
+                .map_err(|e| {
+                    MockError::InvalidOption(format!("catalog address {upstream}: {e}"))
+                })?;
             Some(Cutter::start(addr)?)
         } else {
             None

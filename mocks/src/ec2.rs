@@ -89,7 +89,10 @@ fn signed_region(request: &wiremock::Request) -> Option<String> {
 }
 
 fn xml(body: String) -> (u16, ResponseTemplate) {
-    (200, ResponseTemplate::new(200).set_body_raw(body, "text/xml"))
+    (
+        200,
+        ResponseTemplate::new(200).set_body_raw(body, "text/xml"),
+    )
 }
 
 /// AWS EC2 on 127.0.0.1; point `AWS_ENDPOINT_URL_EC2` at [`Ec2Mock::uri`].

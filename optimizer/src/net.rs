@@ -114,7 +114,9 @@ impl HttpClient {
                 .collect()
                 .await
                 .map_err(|e| {
-                    if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                    if e.downcast_ref::<http_body_util::LengthLimitError>()
+                        .is_some()
+                    {
                         NetError::TooLarge(max_body)
                     } else {
                         NetError::Transport(format!("reading the answer: {}", error_text(&*e)))

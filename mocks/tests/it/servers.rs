@@ -463,16 +463,29 @@ async fn catalog_server_revalidates_and_can_cut_bodies_short() {
     std::fs::create_dir_all(dir.path().join("aws")).unwrap();
     let body = "InstanceType,Price\nm6i.large,0.096\n";
     std::fs::write(dir.path().join("aws/vms.csv"), body).unwrap();
-    let catalogs = CatalogServer::builder().root(dir.path()).start().await.unwrap();
-    assert_eq!(catalogs.hosted_url(), format!("{}/catalogs", catalogs.uri()));
-    let r = get(&catalogs.uri(), "/catalogs/v8/aws/vms.csv").await.unwrap();
+    let catalogs = CatalogServer::builder()
+        .root(dir.path())
+        .start()
+        .await
+        .unwrap();
+    assert_eq!(
+        catalogs.hosted_url(),
+        format!("{}/catalogs", catalogs.uri())
+    );
+    let r = get(&catalogs.uri(), "/catalogs/v8/aws/vms.csv")
+        .await
+        .unwrap();
     let etag = mocks::etag_of(body.as_bytes());
     assert!(
         r.head.to_lowercase().contains(&format!("etag: {etag}")),
         "{}",
         r.head
     );
-    assert!(r.head.to_lowercase().contains("last-modified: "), "{}", r.head);
+    assert!(
+        r.head.to_lowercase().contains("last-modified: "),
+        "{}",
+        r.head
+    );
 
     let conditional = |tag: &str| {
         let uri = catalogs.uri();

@@ -247,7 +247,10 @@ fn look(folder: &Folder, job: &Job, now: SystemTime) -> Result<Before, String> {
 
 /// One GET's result, classified.
 enum Got {
-    Body { body: Bytes, validators: Validators },
+    Body {
+        body: Bytes,
+        validators: Validators,
+    },
     NotModified,
     /// Worth the mirror: rate-limited, server error, no connection.
     Retryable(String),
@@ -261,13 +264,14 @@ async fn get(
     deadline: Instant,
     max_bytes: usize,
 ) -> Got {
-    let mut request = Request::builder()
-        .method(Method::GET)
-        .uri(url)
-        .header(
-            header::USER_AGENT,
-            concat!("sky/", env!("CARGO_PKG_VERSION"), " (SkyPilot/0.7 compatible)"),
-        );
+    let mut request = Request::builder().method(Method::GET).uri(url).header(
+        header::USER_AGENT,
+        concat!(
+            "sky/",
+            env!("CARGO_PKG_VERSION"),
+            " (SkyPilot/0.7 compatible)"
+        ),
+    );
     if let Some(v) = validators.filter(|v| v.url == url) {
         if let Some(etag) = &v.etag {
             request = request.header(header::IF_NONE_MATCH, etag);
@@ -380,7 +384,14 @@ where
     let mut got = Got::Fatal(String::new());
     for base in options.bases() {
         let url = DownloadOptions::file_url(base, &job.file);
-        got = get(client, &url, validators.as_ref(), deadline, options.max_bytes).await;
+        got = get(
+            client,
+            &url,
+            validators.as_ref(),
+            deadline,
+            options.max_bytes,
+        )
+        .await;
         match &got {
             Got::Retryable(e) => errors.push(e.clone()),
             _ => break,
@@ -408,12 +419,12 @@ where
             errors.push(e);
             failed(errors.join("; then "))
         }
-        Got::NotModified => match folder::touch(&path, clock.now())
-            .and_then(|()| std::fs::metadata(&path))
-        {
-            Ok(meta) => Fetched::NotModified { meta },
-            Err(e) => failed(format!("cannot update {}: {e}", path.display())),
-        },
+        Got::NotModified => {
+            match folder::touch(&path, clock.now()).and_then(|()| std::fs::metadata(&path)) {
+                Ok(meta) => Fetched::NotModified { meta },
+                Err(e) => failed(format!("cannot update {}: {e}", path.display())),
+            }
+        }
         Got::Body { body, validators } => {
             let url = validators.url.clone();
             let size = body.len();
@@ -446,13 +457,26 @@ where
 /// Writes the file, its md5 record (SkyPilot's format: the hex digest, no
 /// newline) and `sky`'s validators. The file is replaced atomically first,
 /// then the record, as SkyPilot orders them.
-fn publish(folder: &Folder, file: &str, body: &[u8], validators: &Validators) -> Result<(), String> {
+fn publish(
+    folder: &Folder,
+    file: &str,
+    body: &[u8],
+    validators: &Validators,
+) -> Result<(), String> {
     let path = folder.path(file);
-    for dir in [path.parent(), folder.md5_path(file).parent().map(Path::to_path_buf).as_deref()]
-        .into_iter()
-        .flatten()
+    for dir in [
+        path.parent(),
+        folder
+            .md5_path(file)
+            .parent()
+            .map(Path::to_path_buf)
+            .as_deref(),
+    ]
+    .into_iter()
+    .flatten()
     {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     write_atomic(&path, body, FileMode::User).map_err(|e| e.to_string())?;
     write_atomic(

@@ -126,7 +126,6 @@ impl Folder {
         let bytes = std::fs::read(self.path(file))?;
         Ok(md5_hex(&bytes) != record)
     }
-
 }
 
 /// `last_update + pull_frequency_hours * 3600 < time.time()`; never for a

@@ -22,9 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use futures::future::BoxFuture;
-use planner::catalog::{
-    AcceleratorTable, CatalogWarning, CloudCatalog, parse_gpu_metadata,
-};
+use planner::catalog::{AcceleratorTable, CatalogWarning, CloudCatalog, parse_gpu_metadata};
 use planner::check::{CheckOutcome, CloudError};
 use planner::cloud::{CatalogPull, CloudId};
 use planner::launch::{CatalogKind, CatalogOrigin, CatalogSource};
@@ -42,7 +40,7 @@ use crate::net::HttpClient;
 use crate::state::{CatalogIndex, Clock, StateDir};
 
 /// How a launch finds and refreshes its catalogs (part of `LaunchOptions`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CatalogOptions {
     /// Use the bundled example catalogs only: no folder, no network, no
     /// warning (`SKY_BUNDLED_CATALOGS=1`).
@@ -53,28 +51,17 @@ pub struct CatalogOptions {
     pub clock: Clock,
 }
 
-impl Default for CatalogOptions {
-    fn default() -> Self {
-        CatalogOptions {
-            bundled_only: false,
-            download: DownloadOptions::default(),
-            clock: Clock::system(),
-        }
-    }
-}
-
 impl CatalogOptions {
     /// The options the environment asks for: `SKY_BUNDLED_CATALOGS` (`1`,
     /// `true`, `yes`), `SKY_CATALOG_URL` and `SKY_CATALOG_MIRROR_URL` (an
     /// empty mirror disables the fallback).
     pub fn from_env(env: &EnvMap) -> CatalogOptions {
-        let mut o = CatalogOptions::default();
-        o.bundled_only = env.get("SKY_BUNDLED_CATALOGS").is_some_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "yes"
-            )
-        });
+        let mut o = CatalogOptions {
+            bundled_only: env.get("SKY_BUNDLED_CATALOGS").is_some_and(|v| {
+                matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes")
+            }),
+            ..CatalogOptions::default()
+        };
         if let Some(url) = env.get("SKY_CATALOG_URL").filter(|u| !u.trim().is_empty()) {
             o.download.url = url.trim().to_string();
         }
@@ -398,7 +385,12 @@ fn after_fetch<T>(
     fetched: Fetched<T>,
     path: &Path,
     bundled: bool,
-) -> (Option<Input>, Option<CatalogKind>, Option<String>, Option<T>) {
+) -> (
+    Option<Input>,
+    Option<CatalogKind>,
+    Option<String>,
+    Option<T>,
+) {
     let file = |meta: Metadata| Input::File {
         path: path.to_path_buf(),
         meta: Some(meta),
@@ -435,7 +427,10 @@ fn after_fetch<T>(
 }
 
 /// Checks a downloaded `vms.csv`: it must parse and list at least one row.
-fn check_vms(cloud: CloudId, name: String) -> impl FnOnce(&[u8]) -> Result<(CloudCatalog, Vec<CatalogWarning>), String> + Send + 'static {
+fn check_vms(
+    cloud: CloudId,
+    name: String,
+) -> impl FnOnce(&[u8]) -> Result<(CloudCatalog, Vec<CatalogWarning>), String> + Send + 'static {
     move |bytes| {
         let (catalog, warnings) =
             CloudCatalog::from_bytes(cloud, bytes, &name).map_err(|e| e.to_string())?;
@@ -457,6 +452,15 @@ fn check_common(file: &'static str) -> impl FnOnce(&[u8]) -> Result<(), String> 
         .map_err(|e| e.to_string())
     }
 }
+
+/// One `common/` table: its name, where to read it (none: absent), where it
+/// came from, and the problem its download had.
+type CommonFile = (
+    &'static str,
+    Option<Input>,
+    Option<CatalogOrigin>,
+    Option<String>,
+);
 
 /// Loads what `plan` says, downloading where it says so and `needs` wants.
 /// Runs beside the fan-out; every download is bounded by `deadlines`.
@@ -554,74 +558,83 @@ pub async fn gather(
         let index = index.clone();
         let open_index = open_index.clone();
         let span = tracing::info_span!("catalog_download", file = %job.file);
-        tasks.spawn(tracing::Instrument::instrument(async move {
-            if !need.wanted().await {
-                return None;
-            }
-            let deadline = (tokio::time::Instant::now() + deadlines.per_file).min(deadlines.global);
-            let path = folder.path(&job.file);
-            let fetched = match client.get() {
-                Ok(http) => {
-                    download::fetch(
-                        &http,
-                        &options.download,
-                        &folder,
-                        &job,
-                        deadline,
-                        &options.clock,
-                        check_vms(cloud, path.display().to_string()),
-                    )
-                    .await
+        tasks.spawn(tracing::Instrument::instrument(
+            async move {
+                if !need.wanted().await {
+                    return None;
                 }
-                Err(error) => Fetched::Failed {
-                    error,
-                    stale: std::fs::metadata(&path).ok(),
-                },
-            };
-            let (input, kind, problem, value) = after_fetch(fetched, &path, has_bundled(cloud));
-            let now = options.clock.now();
-            let settled = tokio::task::spawn_blocking(move || {
-                let index = open_index(&index);
-                let Some(input) = input else {
-                    return Settled {
-                        cloud,
-                        result: None,
-                        origin: None,
-                        input: None,
-                        unusable: Some(format!(
-                            "no catalog: the download failed ({}) and sky has no bundled copy",
-                            problem.as_deref().unwrap_or("unknown error")
-                        )),
-                        problem: None,
-                    };
-                };
-                let result = match (value, &input) {
-                    (Some((catalog, warnings)), Input::File { path, meta: Some(meta) }) => {
-                        if let Some(index) = &index {
-                            store_downloaded_image(index, path, meta, &catalog, &warnings);
-                        }
-                        Ok((catalog, warnings))
+                let deadline =
+                    (tokio::time::Instant::now() + deadlines.per_file).min(deadlines.global);
+                let path = folder.path(&job.file);
+                let fetched = match client.get() {
+                    Ok(http) => {
+                        download::fetch(
+                            &http,
+                            &options.download,
+                            &folder,
+                            &job,
+                            deadline,
+                            &options.clock,
+                            check_vms(cloud, path.display().to_string()),
+                        )
+                        .await
                     }
-                    (Some(parsed), _) => Ok(parsed),
-                    (None, input) => load_vms(cloud, input, index.as_ref()),
+                    Err(error) => Fetched::Failed {
+                        error,
+                        stale: std::fs::metadata(&path).ok(),
+                    },
                 };
-                Settled {
-                    cloud,
-                    result: Some(result),
-                    origin: kind.map(|k| origin(&job.file, Some(cloud), k, &input, now)),
-                    input: Some(input),
-                    problem,
-                    unusable: None,
-                }
-            })
-            .await;
-            settled.ok()
-        }, span));
+                let (input, kind, problem, value) = after_fetch(fetched, &path, has_bundled(cloud));
+                let now = options.clock.now();
+                let settled = tokio::task::spawn_blocking(move || {
+                    let index = open_index(&index);
+                    let Some(input) = input else {
+                        return Settled {
+                            cloud,
+                            result: None,
+                            origin: None,
+                            input: None,
+                            unusable: Some(format!(
+                                "no catalog: the download failed ({}) and sky has no bundled copy",
+                                problem.as_deref().unwrap_or("unknown error")
+                            )),
+                            problem: None,
+                        };
+                    };
+                    let result = match (value, &input) {
+                        (
+                            Some((catalog, warnings)),
+                            Input::File {
+                                path,
+                                meta: Some(meta),
+                            },
+                        ) => {
+                            if let Some(index) = &index {
+                                store_downloaded_image(index, path, meta, &catalog, &warnings);
+                            }
+                            Ok((catalog, warnings))
+                        }
+                        (Some(parsed), _) => Ok(parsed),
+                        (None, input) => load_vms(cloud, input, index.as_ref()),
+                    };
+                    Settled {
+                        cloud,
+                        result: Some(result),
+                        origin: kind.map(|k| origin(&job.file, Some(cloud), k, &input, now)),
+                        input: Some(input),
+                        problem,
+                        unusable: None,
+                    }
+                })
+                .await;
+                settled.ok()
+            },
+            span,
+        ));
     }
 
     // The `common/` tables: small, wanted whenever a catalog cloud is.
-    let mut common: Vec<(&'static str, Option<Input>, Option<CatalogOrigin>, Option<String>)> =
-        Vec::new();
+    let mut common: Vec<CommonFile> = Vec::new();
     let mut common_fetches = Vec::new();
     for (file, slot) in [(ACCELERATORS_FILE, accelerators), (METADATA_FILE, metadata)] {
         match slot {
@@ -756,10 +769,8 @@ pub async fn refresh(
         .and_then(|s| CatalogIndex::open(&s))
         .ok();
     let deadline = tokio::time::Instant::now() + timeout;
-    let mut files: Vec<(String, Option<CloudId>)> = clouds
-        .iter()
-        .map(|c| (vms_file(*c), Some(*c)))
-        .collect();
+    let mut files: Vec<(String, Option<CloudId>)> =
+        clouds.iter().map(|c| (vms_file(*c), Some(*c))).collect();
     files.push((ACCELERATORS_FILE.to_string(), None));
     files.push((METADATA_FILE.to_string(), None));
     let work = files.into_iter().map(|(file, cloud)| {

@@ -258,7 +258,8 @@ impl AwsCloud {
     async fn identity(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
         let started = tokio::time::Instant::now();
         let (mut outcome, creds) = self.identity_and_credentials(ctx).await?;
-        if let (Some(fetch), CloudFacts::Aws(facts)) = (&self.options.az_mappings, &mut outcome.facts)
+        if let (Some(fetch), CloudFacts::Aws(facts)) =
+            (&self.options.az_mappings, &mut outcome.facts)
             && let Some(identity) = &facts.identity
         {
             // Leave the fan-out a margin to take the answer before its deadline.

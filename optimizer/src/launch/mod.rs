@@ -27,8 +27,8 @@ use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
 pub use check::{ENABLED_CLOUDS_FILE, check};
-pub use refresh::refresh_catalogs;
 use prepare::prepare;
+pub use refresh::refresh_catalogs;
 
 /// The per-cloud deadline when `--cloud-timeout` is not given.
 pub const DEFAULT_CLOUD_TIMEOUT: Duration = Duration::from_secs(5);

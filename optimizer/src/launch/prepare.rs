@@ -188,16 +188,18 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         }
     }
     // A usable cloud whose catalog could not be had at all is left out.
-    enabled.retain(|cloud| match gathered.unusable.iter().find(|(c, _)| c == cloud) {
-        Some((_, reason)) => {
-            excluded.push(Excluded {
-                cloud: *cloud,
-                reason: reason.clone(),
-            });
-            false
-        }
-        None => true,
-    });
+    enabled.retain(
+        |cloud| match gathered.unusable.iter().find(|(c, _)| c == cloud) {
+            Some((_, reason)) => {
+                excluded.push(Excluded {
+                    cloud: *cloud,
+                    reason: reason.clone(),
+                });
+                false
+            }
+            None => true,
+        },
+    );
     warnings.extend(catalog_warnings(
         &enabled,
         &gathered.problems,
@@ -237,7 +239,10 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         {
             let file = path.with_file_name(format!("az_mappings-{hash}.csv"));
             if let Ok(bytes) = std::fs::read(&file) {
-                match planner::catalog::AzMapping::from_reader(&bytes[..], &file.display().to_string()) {
+                match planner::catalog::AzMapping::from_reader(
+                    &bytes[..],
+                    &file.display().to_string(),
+                ) {
                     Ok(m) => loaded.az_mappings.insert(0, (hash.clone(), m)),
                     Err(e) => warnings.push(e.to_string()),
                 }

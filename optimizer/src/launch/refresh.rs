@@ -48,12 +48,17 @@ pub async fn refresh_catalogs(
         CloudId::ALL
             .into_iter()
             .filter(|c| c.has_csv_catalog() && c.spec().catalog_pull.is_hosted())
-            .filter(|c| {
-                declared.contains(c) || folder.path(&catalogs::vms_file(*c)).is_file()
-            })
+            .filter(|c| declared.contains(c) || folder.path(&catalogs::vms_file(*c)).is_file())
             .collect()
     } else {
         clouds.to_vec()
     };
-    Ok(catalogs::refresh(folder, &wanted, &options.catalogs, &options.state_dir, timeout).await)
+    Ok(catalogs::refresh(
+        folder,
+        &wanted,
+        &options.catalogs,
+        &options.state_dir,
+        timeout,
+    )
+    .await)
 }

@@ -35,8 +35,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
-pub use fs_util::{FileMode, write_atomic};
 pub(crate) use fs_util::hex;
+pub use fs_util::{FileMode, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 

@@ -101,21 +101,6 @@ pub fn ago(age: std::time::Duration) -> String {
     format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
 }
 
-#[cfg(test)]
-mod ago_tests {
-    use super::ago;
-    use std::time::Duration;
-
-    #[test]
-    fn ages_in_words() {
-        assert_eq!(ago(Duration::from_secs(5)), "just now");
-        assert_eq!(ago(Duration::from_secs(60)), "1 minute ago");
-        assert_eq!(ago(Duration::from_secs(7 * 3600 + 5)), "7 hours ago");
-        assert_eq!(ago(Duration::from_secs(86_400)), "1 day ago");
-        assert_eq!(ago(Duration::from_secs(3 * 86_400 + 1)), "3 days ago");
-    }
-}
-
 /// What `sky catalog refresh` prints: one line per file.
 pub fn catalog_refresh(results: &[(String, crate::launch::Refreshed)]) -> Vec<String> {
     use crate::launch::Refreshed;
@@ -136,4 +121,19 @@ pub fn catalog_refresh(results: &[(String, crate::launch::Refreshed)]) -> Vec<St
             Refreshed::Failed(e) => format!("{file}: failed: {e}"),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod ago_tests {
+    use super::ago;
+    use std::time::Duration;
+
+    #[test]
+    fn ages_in_words() {
+        assert_eq!(ago(Duration::from_secs(5)), "just now");
+        assert_eq!(ago(Duration::from_secs(60)), "1 minute ago");
+        assert_eq!(ago(Duration::from_secs(7 * 3600 + 5)), "7 hours ago");
+        assert_eq!(ago(Duration::from_secs(86_400)), "1 day ago");
+        assert_eq!(ago(Duration::from_secs(3 * 86_400 + 1)), "3 days ago");
+    }
 }

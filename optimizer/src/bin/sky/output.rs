@@ -235,12 +235,9 @@ pub async fn catalog(args: CatalogArgs) -> anyhow::Result<Exit> {
                 );
             }
             let clouds = parse_clouds(&refresh.clouds)?;
-            let results = launch::refresh_catalogs(
-                &opts,
-                &clouds,
-                Duration::from_secs_f64(refresh.timeout),
-            )
-            .await?;
+            let results =
+                launch::refresh_catalogs(&opts, &clouds, Duration::from_secs_f64(refresh.timeout))
+                    .await?;
             for line in render::catalog_refresh(&results) {
                 printer.stdout(&line);
             }

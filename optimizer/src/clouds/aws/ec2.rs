@@ -167,9 +167,11 @@ async fn call(
         .authority()
         .map(|a| a.to_string())
         .unwrap_or_default();
-    request
-        .headers_mut()
-        .insert(header::HOST, host.parse().map_err(|_| plain(format!("invalid EC2 endpoint {url:?}")))?);
+    request.headers_mut().insert(
+        header::HOST,
+        host.parse()
+            .map_err(|_| plain(format!("invalid EC2 endpoint {url:?}")))?,
+    );
     let identity = creds.clone().into();
     let params = v4::SigningParams::builder()
         .identity(&identity)
@@ -343,7 +345,8 @@ fn write_mapping(folder: &Path, path: &Path, text: &str) -> Result<(), String> {
     md5_path.push(".md5");
     let md5_path = PathBuf::from(md5_path);
     for dir in [path.parent(), md5_path.parent()].into_iter().flatten() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     write_atomic(path, text.as_bytes(), FileMode::User).map_err(|e| e.to_string())?;
     let md5 = {

@@ -644,3 +644,73 @@ fn a_failing_ec2_keeps_zone_ids_with_one_warning_and_aws_usable() {
     assert!(warned[0].contains("UnauthorizedOperation"), "{}", warned[0]);
     assert!(!m.folder().join("aws/az_mappings-fbffe8df.csv").exists());
 }
+
+#[test]
+fn sky_catalog_refresh_downloads_now_then_revalidates() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let root = served_root();
+    let catalogs = rt.block_on(server(root.path(), 0));
+    let m = Machine::new();
+    launch(&m.options(&catalogs, &[CloudId::Lambda]));
+    // Upstream changes within the pull period: launches keep the copy,
+    // `sky catalog refresh` fetches the new one at once.
+    let before = m.read("lambda/vms.csv");
+    let changed = String::from_utf8(before).unwrap().replace("0.5", "0.7");
+    std::fs::write(root.path().join("lambda/vms.csv"), &changed).unwrap();
+    catalogs.files().clear();
+    let refresh_from = |url: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sky"))
+            .env_clear()
+            .envs(m.env(url, ""))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1")
+            .args(["catalog", "refresh"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let refresh = |args: &[&str]| refresh_from(&catalogs.hosted_url(), args);
+    let (code, stdout, stderr) = refresh(&["lambda"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("lambda/vms.csv: downloaded"),
+        "{stdout}{stderr}"
+    );
+    assert_eq!(m.read("lambda/vms.csv"), changed.as_bytes());
+    assert_eq!(m.md5_record("lambda/vms.csv"), md5_hex(changed.as_bytes()));
+    // Nothing changed since: every file answers 304 to its validators.
+    catalogs.files().clear();
+    let (code, stdout, _) = refresh(&["lambda"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("lambda/vms.csv: not modified"), "{stdout}");
+    let statuses: Vec<Option<u16>> = paths(&catalogs).into_iter().map(|(_, s)| s).collect();
+    assert!(
+        !statuses.is_empty() && statuses.iter().all(|s| *s == Some(304)),
+        "{statuses:?}"
+    );
+    // A failing server: one line per file, exit 3, the copy kept.
+    let failing = rt
+        .block_on(
+            CatalogServer::builder()
+                .root(root.path())
+                .fault(Fault::Status(503))
+                .start(),
+        )
+        .unwrap();
+    let (code, stdout, _) = refresh_from(&failing.hosted_url(), &["lambda"]);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(stdout.contains("lambda/vms.csv: failed"), "{stdout}");
+    assert_eq!(m.read("lambda/vms.csv"), changed.as_bytes());
+    // An unknown cloud name is a usage error naming it.
+    let (code, _, stderr) = refresh(&["lamda"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("lamda") && stderr.contains("lambda"),
+        "{stderr}"
+    );
+}

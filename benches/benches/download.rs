@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use benches::{CATALOG_CLOUDS, all_catalog_clouds, runtime};
+use benches::{CATALOG_CLOUDS, all_catalog_clouds, record_floor, runtime};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use mocks::{CatalogServer, Latency};
 use optimizer::launch::{LaunchOptions, Request};
@@ -84,6 +84,11 @@ pub fn benches(c: &mut Criterion) {
         BenchmarkId::new("cold-launch", format!("latency-{LATENCY_MS}")),
         |b| {
             let server = server.get_or_insert_with(|| {
+                // The floor is one delay: every file is on its own lane.
+                let id = format!("catalog-download/cold-launch/latency-{LATENCY_MS}");
+                if let Err(e) = record_floor(&id, Duration::from_millis(LATENCY_MS)) {
+                    crate::fail(&format!("{id}: recording the floor: {e:#}"));
+                }
                 rt.block_on(
                     CatalogServer::builder()
                         .latency(Latency::fixed_ms(LATENCY_MS))

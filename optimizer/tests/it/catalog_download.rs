@@ -714,3 +714,82 @@ fn sky_catalog_refresh_downloads_now_then_revalidates() {
         "{stderr}"
     );
 }
+
+#[test]
+fn json_says_which_catalog_each_cloud_used_and_how_old_it_is() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let root = served_root();
+    let catalogs = rt.block_on(server(root.path(), 0));
+    let m = Machine::new();
+    let sky = |url: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sky"))
+            .env_clear()
+            .envs(m.env(url, ""))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1")
+            .env("SKY_ENABLED_CLOUDS", "gcp,lambda")
+            .args(["launch", "--dryrun", "-y", "-o", "json", "--gpus", "V100"])
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        (
+            out.status.code(),
+            json,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let entry = |json: &serde_json::Value, file: &str| -> serde_json::Value {
+        json["catalogs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["file"] == file)
+            .unwrap_or_else(|| panic!("{file} not in {}", json["catalogs"]))
+            .clone()
+    };
+
+    // Nothing downloaded and no network (a closed port): the bundled copies,
+    // with one line saying their prices are examples.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/catalogs", l.local_addr().unwrap())
+    };
+    let (code, json, stderr) = sky(&closed);
+    assert_eq!(code, Some(0), "{stderr}");
+    let gcp = entry(&json, "gcp/vms.csv");
+    assert_eq!(gcp["source"], "bundled");
+    assert_eq!(gcp["cloud"], "gcp");
+    assert!(gcp["age_s"].is_null() && gcp["path"].is_null(), "{gcp}");
+    assert_eq!(gcp["pull_hours"], 7);
+    let examples: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("prices are examples, not real"))
+        .collect();
+    assert_eq!(examples.len(), 1, "{stderr}");
+    assert!(
+        examples[0].starts_with("sky: warning: ") && examples[0].contains("GCP, Lambda"),
+        "{stderr}"
+    );
+
+    // Downloaded: the file, its age, its pull period.
+    let (code, json, stderr) = sky(&catalogs.hosted_url());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let lambda = entry(&json, "lambda/vms.csv");
+    assert_eq!(lambda["source"], "downloaded");
+    assert_eq!(
+        lambda["path"].as_str().map(PathBuf::from),
+        Some(m.folder().join("lambda/vms.csv"))
+    );
+    assert!(lambda["age_s"].as_f64().unwrap() < 60.0, "{lambda}");
+    let metadata = entry(&json, "common/metadata.csv");
+    assert_eq!(metadata["source"], "downloaded");
+    assert!(metadata["cloud"].is_null() && metadata["pull_hours"].is_null());
+
+    // Then current: read from the folder with no request.
+    catalogs.files().clear();
+    let (_, json, _) = sky(&catalogs.hosted_url());
+    assert_eq!(entry(&json, "lambda/vms.csv")["source"], "cached");
+    assert_eq!(catalogs.files().count(), 0);
+}

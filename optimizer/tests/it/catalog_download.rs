@@ -793,3 +793,33 @@ fn json_says_which_catalog_each_cloud_used_and_how_old_it_is() {
     assert_eq!(entry(&json, "lambda/vms.csv")["source"], "cached");
     assert_eq!(catalogs.files().count(), 0);
 }
+
+#[test]
+fn a_body_over_the_size_cap_is_refused_and_never_written() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let root = served_root();
+    let catalogs = rt.block_on(server(root.path(), 0));
+    let m = Machine::new();
+    let mut opts = m.options(&catalogs, &[CloudId::Lambda]);
+    let size = std::fs::metadata(root.path().join("lambda/vms.csv"))
+        .unwrap()
+        .len() as usize;
+    opts.catalogs.download.max_bytes = size - 1;
+    let result = launch(&opts);
+    assert_eq!(kind_of(&result, "lambda/vms.csv"), CatalogKind::Bundled);
+    assert!(!m.folder().join("lambda/vms.csv").exists());
+    let lines: Vec<&String> = result
+        .prepared
+        .warnings
+        .iter()
+        .filter(|w| w.contains("Lambda catalog"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{:?}", result.prepared.warnings);
+    assert!(lines[0].contains("larger than"), "{}", lines[0]);
+    // At the cap exactly, it is accepted.
+    opts.catalogs.download.max_bytes = size;
+    assert_eq!(
+        kind_of(&launch(&opts), "lambda/vms.csv"),
+        CatalogKind::Downloaded
+    );
+}

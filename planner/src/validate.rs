@@ -71,7 +71,8 @@ fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {
     };
     let supported = match cloud {
         CloudId::Aws | CloudId::Gcp => true,
-        CloudId::Azure => tier != DiskTier::Ultra,
+        // `_SUPPORTED_DISK_TIERS`: every tier but ultra.
+        CloudId::Azure | CloudId::Oci | CloudId::Nebius => tier != DiskTier::Ultra,
         _ => tier == DiskTier::Best,
     };
     if supported {
@@ -229,6 +230,7 @@ fn validate_region_zone_for(
                     CloudId::Lambda => Some("Lambda Cloud does not support zones."),
                     CloudId::Paperspace => Some("Paperspace does not support zones."),
                     CloudId::Cudo => Some("Cudo does not support zones."),
+                    CloudId::Nebius => Some("Nebius does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {

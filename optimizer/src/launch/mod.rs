@@ -21,6 +21,8 @@ use planner::task::Overrides;
 use crate::clouds::aws::AwsOptions;
 use crate::clouds::gcp::GcpOptions;
 use crate::clouds::kubernetes::KubernetesOptions;
+use crate::clouds::nebius::NebiusOptions;
+use crate::clouds::oci::OciOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
@@ -63,6 +65,12 @@ pub struct LaunchOptions {
     pub kubernetes: KubernetesOptions,
     /// GCP adapter options (reservation lookup: endpoint, timeouts, cache TTL).
     pub gcp: GcpOptions,
+    /// OCI adapter options (region subscriptions: endpoint, offline
+    /// answers, timeouts, cache TTL).
+    pub oci: OciOptions,
+    /// Nebius adapter options (tenant prices: endpoint, offline answers,
+    /// timeouts, cache TTL).
+    pub nebius: NebiusOptions,
 }
 
 impl LaunchOptions {
@@ -108,6 +116,8 @@ impl LaunchOptions {
             aws: AwsOptions::default(),
             kubernetes: KubernetesOptions::default(),
             gcp: GcpOptions::default(),
+            oci: OciOptions::default(),
+            nebius: NebiusOptions::default(),
         })
     }
 

@@ -152,7 +152,11 @@ def install(sc, state):
         FilterAggregationUnitValue = types.SimpleNamespace(
             FILTER_AGGREGATION_UNIT_HOUR=2)
 
-    offer_type = types.SimpleNamespace(OFFER_TYPE_CONTRACT_PRICE=1)
+    # A class, not a namespace: `fetch_nebius` uses it in type annotations
+    # (`Optional[List[OfferType]]`), which hash their arguments.
+    class offer_type:  # pylint: disable=invalid-name
+        OFFER_TYPE_CONTRACT_PRICE = 1
+
     billing = types.SimpleNamespace(
         OfferType=offer_type,
         ResourceSpec=_Msg,

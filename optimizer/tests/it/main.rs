@@ -12,3 +12,7 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
+mod oci;
+// Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.
+mod nebius;

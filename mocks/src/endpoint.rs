@@ -254,7 +254,10 @@ impl Flavor {
                             ResponseTemplate::new(200)
                                 .insert_header("content-type", "application/grpc")
                                 .insert_header("grpc-status", code.to_string().as_str())
-                                .insert_header("grpc-message", message.replace(' ', "%20").as_str()),
+                                .insert_header(
+                                    "grpc-message",
+                                    message.replace(' ', "%20").as_str(),
+                                ),
                         );
                     }
                     None => tpl.set_body_raw(format!("mock error {status}\n"), "text/plain"),

@@ -106,7 +106,7 @@ pub use kube::{GpuLabel, GpuSpec, KubeMock, KubeOptions, NodePool, node_list, po
 pub use kubeconfig::{kubeconfig_yaml, write_kubeconfig};
 pub use latency::{Latency, LatencySampler, MAX_LATENCY};
 pub use nebius::{
-    NebiusMock, NebiusOptions, NebiusPlatform, NebiusPreset, NebiusProject, ESTIMATE_PATH,
+    ESTIMATE_PATH, NebiusMock, NebiusOptions, NebiusPlatform, NebiusPreset, NebiusProject,
     PLATFORMS_PATH, PROJECTS_PATH, TOKENS_PATH,
 };
 pub use oci::{OciMock, OciOptions, region_subscriptions};

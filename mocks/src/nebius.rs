@@ -237,7 +237,7 @@ fn fields(mut buf: &[u8]) -> Option<Vec<(u32, &[u8])>> {
     Some(out)
 }
 
-fn field<'a>(msg: &'a [u8], n: u32) -> Option<&'a [u8]> {
+fn field(msg: &[u8], n: u32) -> Option<&[u8]> {
     fields(msg)?
         .into_iter()
         .rev()
@@ -493,8 +493,18 @@ impl NebiusMock {
         };
         let served = Served::start(vec![
             route(PROJECTS_PATH, projects, projects_ok, opts.projects.expect),
-            route(PLATFORMS_PATH, platforms, platforms_ok, opts.platforms.expect),
-            route(ESTIMATE_PATH, estimates, estimates_ok, opts.estimates.expect),
+            route(
+                PLATFORMS_PATH,
+                platforms,
+                platforms_ok,
+                opts.platforms.expect,
+            ),
+            route(
+                ESTIMATE_PATH,
+                estimates,
+                estimates_ok,
+                opts.estimates.expect,
+            ),
             route(TOKENS_PATH, tokens, tokens_ok, opts.tokens.expect),
         ])
         .await?;
@@ -540,10 +550,15 @@ impl NebiusMock {
 
     /// Snapshots of every endpoint's log.
     pub fn recordings(&self) -> Vec<Recording> {
-        [&self.projects, &self.platforms, &self.estimates, &self.tokens]
-            .iter()
-            .map(|r| r.recording())
-            .collect()
+        [
+            &self.projects,
+            &self.platforms,
+            &self.estimates,
+            &self.tokens,
+        ]
+        .iter()
+        .map(|r| r.recording())
+        .collect()
     }
 
     /// The underlying wiremock server.

@@ -3,10 +3,10 @@
 //! them. Everything in it is plain data; see `optimizer::launch` for how it is
 //! gathered.
 
+use crate::catalog::CatalogError;
 use crate::catalog::gcp;
 use crate::catalog::kubernetes::{KubeContext, KubeInstanceType, KubePricing};
 use crate::catalog::{Catalog, CloudCatalog};
-use crate::catalog::CatalogError;
 use crate::check::{CloudFacts, Reservation};
 use crate::cloud::CloudId;
 use crate::resources::{AccCount, Accelerator, Resources};

@@ -159,7 +159,9 @@ pub(crate) fn sanitize(text: &str, secrets: &[&str]) -> String {
 pub(crate) fn rsa_key(pem: &str) -> Result<ring::signature::RsaKeyPair, &'static str> {
     use base64::Engine as _;
     if pem.contains("ENCRYPTED") {
-        return Err("the key is encrypted (a pass phrase is not supported; use an unencrypted key)");
+        return Err(
+            "the key is encrypted (a pass phrase is not supported; use an unencrypted key)",
+        );
     }
     let start = pem.find("-----BEGIN ").ok_or("not a PEM private key")?;
     let rest = &pem[start + "-----BEGIN ".len()..];
@@ -214,16 +216,21 @@ mod tests {
         assert!(public.verify(b"hello", &sig).is_ok());
         assert!(rsa_key("not a key").is_err());
         assert!(
-            rsa_key("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----")
-                .unwrap_err()
-                .contains("encrypted")
+            rsa_key(
+                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----"
+            )
+            .unwrap_err()
+            .contains("encrypted")
         );
         assert!(rsa_key("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----").is_err());
     }
 
     #[test]
     fn messages_lose_secrets_and_line_breaks() {
-        assert_eq!(sanitize("bad  token sekrit\nagain", &["sekrit"]), "bad token *** again");
+        assert_eq!(
+            sanitize("bad  token sekrit\nagain", &["sekrit"]),
+            "bad token *** again"
+        );
         assert!(sanitize(&"x".repeat(500), &[]).chars().count() <= 241);
     }
 }

@@ -241,9 +241,12 @@ impl NebiusCloud {
         }
         span.record("cache", "miss");
         let budget = fetch_budget(ctx.cloud_timeout);
-        let walked = tokio::time::timeout(budget, self.walk(&credential, endpoint, &tenant, &settings))
-            .await
-            .unwrap_or_else(|_| Err(WalkError::Fallback(format!("no answer within {budget:?}"))));
+        let walked =
+            tokio::time::timeout(budget, self.walk(&credential, endpoint, &tenant, &settings))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(WalkError::Fallback(format!("no answer within {budget:?}")))
+                });
         match walked {
             Ok(presets) => {
                 let facts = NebiusFacts {

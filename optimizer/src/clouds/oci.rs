@@ -228,16 +228,14 @@ impl OciCloud {
         })?;
         let signer = api::Signer::new(key, &profile.tenancy, &profile.user, &profile.fingerprint);
         let budget = fetch_budget(ctx.cloud_timeout);
-        let fetched = tokio::time::timeout(
-            budget,
-            self.fetch(&endpoint, &profile.tenancy, &signer),
-        )
-        .await
-        .unwrap_or_else(|_| {
-            Err(FetchError::Unavailable(format!(
-                "no answer within {budget:?}"
-            )))
-        });
+        let fetched =
+            tokio::time::timeout(budget, self.fetch(&endpoint, &profile.tenancy, &signer))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(FetchError::Unavailable(format!(
+                        "no answer within {budget:?}"
+                    )))
+                });
         match fetched {
             Ok(regions) => {
                 let facts = OciFacts {
@@ -308,9 +306,12 @@ impl OciCloud {
             })
             .await
             .map_err(|failure| classify(failure, tenancy))?;
-        let regions = api::parse_region_subscriptions(&answer.body)
-            .map_err(FetchError::Unavailable)?;
-        debug!(regions = regions.len(), "listed the OCI region subscriptions");
+        let regions =
+            api::parse_region_subscriptions(&answer.body).map_err(FetchError::Unavailable)?;
+        debug!(
+            regions = regions.len(),
+            "listed the OCI region subscriptions"
+        );
         Ok(regions)
     }
 

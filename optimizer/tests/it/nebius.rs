@@ -145,7 +145,11 @@ async fn tenant_prices_replace_the_list_price_and_are_cached() {
     assert_eq!(presets[0].price, "2.1000");
     assert_eq!(presets[0].spot_price.as_deref(), Some("1.0500"));
     // The list price is 2.95; the tenant pays 2.10.
-    assert!((chosen_cost(&first) - 2.1).abs() < 1e-9, "{}", chosen_cost(&first));
+    assert!(
+        (chosen_cost(&first) - 2.1).abs() < 1e-9,
+        "{}",
+        chosen_cost(&first)
+    );
     assert_eq!(nebius.projects().count(), 1);
     assert_eq!(nebius.platforms().count(), 1);
     assert_eq!(nebius.estimates().count(), 2, "on-demand and spot");
@@ -198,13 +202,20 @@ async fn a_refused_token_fails_the_cloud_and_drops_the_cache() {
         .await
         .unwrap();
     // Nebius was the only cloud: the launch stops, naming the refusal.
-    let why = run(&m.options(&refusing), &h100()).await.unwrap_err().to_string();
+    let why = run(&m.options(&refusing), &h100())
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         why.contains("Nebius: credentials rejected") && why.contains("UNAUTHENTICATED"),
         "{why}"
     );
     assert!(!why.contains(TOKEN));
-    assert_eq!(refusing.platforms().count(), 0, "the walk stops at the projects");
+    assert_eq!(
+        refusing.platforms().count(),
+        0,
+        "the walk stops at the projects"
+    );
 }
 
 #[tokio::test]
@@ -244,7 +255,10 @@ async fn a_server_error_keeps_the_list_prices() {
     let result = run(&m.options(&nebius), &h100()).await.unwrap();
     let (f, cache) = facts(&result);
     assert_eq!(f.presets, None);
-    assert!(f.fallback.as_deref().unwrap().contains("UNAVAILABLE"), "{f:?}");
+    assert!(
+        f.fallback.as_deref().unwrap().contains("UNAVAILABLE"),
+        "{f:?}"
+    );
     assert_eq!(cache, CacheUse::Miss);
     assert!((chosen_cost(&result) - 2.95).abs() < 1e-9);
     assert_eq!(m.cache_entries(), 0, "a fallback is not cached");
@@ -272,7 +286,11 @@ async fn a_hang_falls_back_within_the_deadline() {
     opts.nebius.request_timeout = Duration::from_millis(300);
     let t0 = Instant::now();
     let result = run(&opts, &h100()).await.unwrap();
-    assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t0.elapsed()
+    );
     let (f, _) = facts(&result);
     assert_eq!(f.presets, None);
     assert!(f.fallback.is_some());
@@ -291,7 +309,11 @@ async fn latency_is_waited_for() {
     let t0 = Instant::now();
     let result = run(&m.options(&nebius), &h100()).await.unwrap();
     // Projects, then platforms, then the estimates in parallel: three rounds.
-    assert!(t0.elapsed() >= Duration::from_millis(300), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        t0.elapsed()
+    );
     assert!(facts(&result).0.presets.is_some());
 }
 
@@ -308,10 +330,7 @@ async fn a_service_account_exchanges_a_jwt_for_the_token() {
     assert!(facts(&result).0.presets.is_some());
     assert_eq!(nebius.tokens().count(), 1);
     // The private key never leaves: only the signed JWT does.
-    let key_line = SA_CREDENTIALS
-        .split("\\n")
-        .nth(1)
-        .expect("a key body line");
+    let key_line = SA_CREDENTIALS.split("\\n").nth(1).expect("a key body line");
     for r in nebius.server().received_requests().await.unwrap() {
         let all = format!("{:?}{}", r.headers, String::from_utf8_lossy(&r.body));
         assert!(!all.contains(key_line), "the private key was sent");

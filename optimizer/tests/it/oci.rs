@@ -147,11 +147,19 @@ async fn subscribed_regions_narrow_the_catalog_and_are_cached() {
 
     // The request was signed with the profile's key id; the key stayed home.
     let received = oci.server().received_requests().await.unwrap();
-    let auth = received[0].headers.get("authorization").unwrap().to_str().unwrap();
+    let auth = received[0]
+        .headers
+        .get("authorization")
+        .unwrap()
+        .to_str()
+        .unwrap();
     assert!(auth.contains(&format!(
         "keyId=\"{TENANCY}/ocid1.user.oc1..aaaaaaaamockuser/2b:5d:4b:56:ba:c5:4c:5e:75:68:73:01:8e:d5:19:8e\""
     )));
-    let key_body: String = KEY_PEM.lines().filter(|l| !l.starts_with("-----")).collect();
+    let key_body: String = KEY_PEM
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect();
     for r in &received {
         let all = format!("{:?}{}", r.headers, String::from_utf8_lossy(&r.body));
         assert!(!all.contains(&key_body[..40]), "the API key was sent");
@@ -198,7 +206,10 @@ async fn a_refusal_drops_the_cached_list() {
     opts.refresh = true;
     // OCI was the only cloud: the launch stops, naming the refusal.
     let why = run(&opts, &v100()).await.unwrap_err().to_string();
-    assert!(why.contains("OCI: credentials rejected") && why.contains("HTTP 404"), "{why}");
+    assert!(
+        why.contains("OCI: credentials rejected") && why.contains("HTTP 404"),
+        "{why}"
+    );
     assert_eq!(m.cache_entries(), 0);
 
     // A tenancy the service does not know is refused the same way.
@@ -207,7 +218,10 @@ async fn a_refusal_drops_the_cached_list() {
         .start()
         .await
         .unwrap();
-    let why = run(&m.options(&other), &v100()).await.unwrap_err().to_string();
+    let why = run(&m.options(&other), &v100())
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(why.contains("NotAuthorizedOrNotFound"), "{why}");
 }
 
@@ -219,8 +233,14 @@ async fn a_401_fails_the_cloud_without_retry() {
         .await
         .unwrap();
     let m = Machine::new();
-    let why = run(&m.options(&oci), &v100()).await.unwrap_err().to_string();
-    assert!(why.contains("OCI: credentials rejected") && why.contains("HTTP 401"), "{why}");
+    let why = run(&m.options(&oci), &v100())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        why.contains("OCI: credentials rejected") && why.contains("HTTP 401"),
+        "{why}"
+    );
     assert_eq!(oci.subscriptions().count(), 1);
     assert_eq!(m.cache_entries(), 0);
 }
@@ -236,8 +256,15 @@ async fn a_server_error_keeps_every_region_with_a_warning() {
     let result = run(&m.options(&oci), &v100()).await.unwrap();
     let (f, _) = facts(&result);
     assert!(f.subscribed_regions.is_empty());
-    assert!(f.unavailable.as_deref().unwrap().contains("HTTP 503"), "{f:?}");
-    assert_eq!(catalog_regions(&result).len(), 4, "the whole catalog is used");
+    assert!(
+        f.unavailable.as_deref().unwrap().contains("HTTP 503"),
+        "{f:?}"
+    );
+    assert_eq!(
+        catalog_regions(&result).len(),
+        4,
+        "the whole catalog is used"
+    );
     assert!(
         result
             .prepared
@@ -260,9 +287,16 @@ async fn a_hang_falls_back_within_the_deadline() {
     opts.oci.request_timeout = Duration::from_millis(300);
     let t0 = Instant::now();
     let result = run(&opts, &v100()).await.unwrap();
-    assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t0.elapsed()
+    );
     let (f, _) = facts(&result);
-    assert!(f.unavailable.as_deref().unwrap().contains("no answer"), "{f:?}");
+    assert!(
+        f.unavailable.as_deref().unwrap().contains("no answer"),
+        "{f:?}"
+    );
     assert_eq!(catalog_regions(&result).len(), 4);
 }
 
@@ -294,7 +328,10 @@ async fn offline_answers_need_no_credentials_and_no_server() {
     std::fs::create_dir_all(&home).unwrap();
     let env: BTreeMap<String, String> = [
         ("HOME", home.display().to_string()),
-        ("SKY_STATE_DIR", dir.path().join("state").display().to_string()),
+        (
+            "SKY_STATE_DIR",
+            dir.path().join("state").display().to_string(),
+        ),
         ("SKY_OCI_API_DIR", dir.path().display().to_string()),
     ]
     .into_iter()

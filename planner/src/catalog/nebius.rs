@@ -434,7 +434,11 @@ mod tests {
             unit: "hour".into(),
             cost: CostKind::General(Some(String::new())),
         };
-        assert!(hourly_total_cost(&[missing]).unwrap_err().contains("missing cost"));
+        assert!(
+            hourly_total_cost(&[missing])
+                .unwrap_err()
+                .contains("missing cost")
+        );
     }
 
     fn spec() -> PresetSpec<'static> {

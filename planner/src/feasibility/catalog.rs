@@ -83,9 +83,7 @@ pub(super) fn default_instance_type(
     }
     let cpus = match (&r.cpus, &r.memory) {
         (None, None) => rules.default_cpus.map(str::to_string),
-        (None, Some(_)) if rules.default_cpus_with_memory => {
-            rules.default_cpus.map(str::to_string)
-        }
+        (None, Some(_)) if rules.default_cpus_with_memory => rules.default_cpus.map(str::to_string),
         (c, _) => c.clone(),
     };
     let memory = r

@@ -52,7 +52,8 @@ pub(crate) struct Credential {
 enum Kind {
     Token(Secret),
     ServiceAccount {
-        key: ring::signature::RsaKeyPair,
+        // Boxed: the key pair is large, and a token is the common case.
+        key: Box<ring::signature::RsaKeyPair>,
         kid: String,
         account: String,
     },
@@ -93,10 +94,16 @@ impl Credential {
     pub(crate) fn read(file: CredentialFile) -> Result<Credential, AuthError> {
         let path = file.path().to_path_buf();
         let contents = std::fs::read(&path).map_err(|e| {
-            AuthError::Invalid(format!("cannot read the Nebius credentials {}: {e}", path.display()))
+            AuthError::Invalid(format!(
+                "cannot read the Nebius credentials {}: {e}",
+                path.display()
+            ))
         })?;
         let invalid = |why: String| {
-            AuthError::Invalid(format!("invalid Nebius credentials {}: {why}", path.display()))
+            AuthError::Invalid(format!(
+                "invalid Nebius credentials {}: {why}",
+                path.display()
+            ))
         };
         let kind = match &file {
             CredentialFile::Token(_) => {
@@ -129,7 +136,7 @@ impl Credential {
                 let key = crate::clouds::http::rsa_key(&s.private_key)
                     .map_err(|why| invalid(format!("unusable private-key ({why})")))?;
                 Kind::ServiceAccount {
-                    key,
+                    key: Box::new(key),
                     kid: s.kid,
                     account: s.sub,
                 }
@@ -160,7 +167,8 @@ impl Credential {
                         None,
                     )
                     .await;
-                let redact = |e: &CallError| crate::clouds::http::sanitize(&e.to_string(), &[jwt.expose()]);
+                let redact =
+                    |e: &CallError| crate::clouds::http::sanitize(&e.to_string(), &[jwt.expose()]);
                 match answer {
                     Ok(body) => proto::exchange_token_response(&body)
                         .map(Secret)
@@ -223,7 +231,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("credentials.json");
         std::fs::copy(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/nebius/credentials.json"),
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../fixtures/nebius/credentials.json"
+            ),
             &path,
         )
         .unwrap();

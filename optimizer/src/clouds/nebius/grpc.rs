@@ -61,7 +61,10 @@ impl Endpoint {
     pub(crate) fn url(&self, service: Service, method: &str) -> String {
         match self {
             Endpoint::Domain(domain) => {
-                format!("https://{}.{domain}/{}/{method}", service.address, service.name)
+                format!(
+                    "https://{}.{domain}/{}/{method}",
+                    service.address, service.name
+                )
             }
             Endpoint::Fixed(base) => {
                 format!("{}/{}/{method}", base.trim_end_matches('/'), service.name)
@@ -192,7 +195,7 @@ impl Channel {
         let status = answer
             .trailers
             .as_ref()
-            .and_then(|t| grpc_status(t))
+            .and_then(grpc_status)
             .or_else(|| grpc_status(&answer.headers))
             .ok_or_else(|| CallError::Transport("the answer carries no grpc-status".into()))?;
         if status.0 != 0 {
@@ -207,11 +210,17 @@ impl Channel {
 
 /// `grpc-status` and the decoded `grpc-message` of a header block.
 fn grpc_status(headers: &HeaderMap) -> Option<(u32, String)> {
-    let code = headers.get("grpc-status")?.to_str().ok()?.trim().parse().ok()?;
+    let code = headers
+        .get("grpc-status")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     let message = headers
         .get("grpc-message")
         .and_then(|m| m.to_str().ok())
-        .map(|m| percent_decode(m))
+        .map(percent_decode)
         .unwrap_or_default();
     Some((code, message))
 }

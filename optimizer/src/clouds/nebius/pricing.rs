@@ -37,7 +37,10 @@ pub(crate) enum WalkError {
 /// The three calls of the walk.
 pub(crate) trait Api: Send + Sync {
     /// `ProjectService.List(parent_id=tenant)`.
-    fn list_projects<'a>(&'a self, tenant: &'a str) -> BoxFuture<'a, Result<Vec<Project>, CallError>>;
+    fn list_projects<'a>(
+        &'a self,
+        tenant: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Project>, CallError>>;
     /// `PlatformService.List(parent_id=project, page_size=999)`.
     fn list_platforms<'a>(
         &'a self,
@@ -96,19 +99,24 @@ pub(crate) async fn fetch_prices(
             }
         }
     }
-    type Estimates = (Result<Vec<TotalCost>, String>, Result<Vec<TotalCost>, String>);
+    type Estimates = (
+        Result<Vec<TotalCost>, String>,
+        Result<Vec<TotalCost>, String>,
+    );
     // Boxed up front: a lazily mapped stream of borrowing futures trips the
     // compiler's higher-ranked lifetime check behind the adapter's `BoxFuture`.
     let pending: Vec<BoxFuture<'_, Estimates>> = jobs
         .iter()
-        .map(|(_, project, platform, preset)| -> BoxFuture<'_, Estimates> {
-            Box::pin(async move {
-                futures::join!(
-                    api.estimate(project, &platform.name, &preset.name, false),
-                    api.estimate(project, &platform.name, &preset.name, true)
-                )
-            })
-        })
+        .map(
+            |(_, project, platform, preset)| -> BoxFuture<'_, Estimates> {
+                Box::pin(async move {
+                    futures::join!(
+                        api.estimate(project, &platform.name, &preset.name, false),
+                        api.estimate(project, &platform.name, &preset.name, true)
+                    )
+                })
+            },
+        )
         .collect();
     let answers: Vec<Estimates> = futures::stream::iter(pending)
         .buffered(ESTIMATES_IN_FLIGHT)
@@ -131,7 +139,9 @@ pub(crate) async fn fetch_prices(
             spot.as_deref().map_err(String::as_str),
         ) {
             Ok(p) => priced.push(p),
-            Err(PriceError::Skipped(why)) => tracing::debug!(reason = %why, "Nebius preset skipped"),
+            Err(PriceError::Skipped(why)) => {
+                tracing::debug!(reason = %why, "Nebius preset skipped")
+            }
             Err(PriceError::Fatal(why)) => return Err(WalkError::Fallback(why)),
         }
     }
@@ -163,7 +173,10 @@ impl LiveApi {
 }
 
 impl Api for LiveApi {
-    fn list_projects<'a>(&'a self, tenant: &'a str) -> BoxFuture<'a, Result<Vec<Project>, CallError>> {
+    fn list_projects<'a>(
+        &'a self,
+        tenant: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Project>, CallError>> {
         Box::pin(async move {
             let body = self
                 .channel
@@ -305,7 +318,10 @@ impl OfflineApi {
 }
 
 impl Api for OfflineApi {
-    fn list_projects<'a>(&'a self, _tenant: &'a str) -> BoxFuture<'a, Result<Vec<Project>, CallError>> {
+    fn list_projects<'a>(
+        &'a self,
+        _tenant: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Project>, CallError>> {
         let projects = self
             .projects
             .iter()
@@ -353,8 +369,16 @@ impl Api for OfflineApi {
         preset: &'a str,
         preemptible: bool,
     ) -> BoxFuture<'a, Result<Vec<TotalCost>, String>> {
-        let entry = self.estimates.get(&format!("{project}/{platform}/{preset}"));
-        let answer = entry.and_then(|e| if preemptible { e.spot.as_ref() } else { e.on_demand.as_ref() });
+        let entry = self
+            .estimates
+            .get(&format!("{project}/{platform}/{preset}"));
+        let answer = entry.and_then(|e| {
+            if preemptible {
+                e.spot.as_ref()
+            } else {
+                e.on_demand.as_ref()
+            }
+        });
         let result = match answer {
             Some(OfflineEstimate::Cost(cost)) => Ok(vec![TotalCost {
                 unit: "hour".into(),
@@ -410,24 +434,38 @@ mod tests {
 
     #[tokio::test]
     async fn the_walk_prices_the_first_project_of_each_region() {
-        let got = fetch_prices(&api(TENANT), "tenant-x", &settings("")).await.unwrap();
+        let got = fetch_prices(&api(TENANT), "tenant-x", &settings(""))
+            .await
+            .unwrap();
         let names: Vec<(String, String, Option<String>)> = got
             .iter()
-            .map(|p| (p.region.clone(), format!("{}_{}", p.platform, p.preset), p.spot_price.clone()))
+            .map(|p| {
+                (
+                    p.region.clone(),
+                    format!("{}_{}", p.platform, p.preset),
+                    p.spot_price.clone(),
+                )
+            })
             .collect();
         // us-central1's project lists no platform: it counts nothing.
         assert_eq!(
             names,
             [
                 ("eu-north1".into(), "cpu-d3_4vcpu-16gb".into(), None),
-                ("eu-north1".into(), "gpu-h100-sxm_1gpu-16vcpu-200gb".into(), None),
+                (
+                    "eu-north1".into(),
+                    "gpu-h100-sxm_1gpu-16vcpu-200gb".into(),
+                    None
+                ),
             ]
         );
         // A configured project replaces the listed one.
         let got = fetch_prices(
             &api(TENANT),
             "tenant-x",
-            &settings("nebius:\n  region_configs:\n    eu-north1:\n      project_id: project-cfg\n"),
+            &settings(
+                "nebius:\n  region_configs:\n    eu-north1:\n      project_id: project-cfg\n",
+            ),
         )
         .await
         .unwrap();
@@ -446,7 +484,9 @@ mod tests {
              {"name": "c", "vcpu_count": 8, "memory_gibibytes": 32}]}]},
           "estimates": {"p/cpu-d3/a": {"on_demand": "0.05"}, "p/cpu-d3/b": {"on_demand": "0"}}
         }"#;
-        let err = fetch_prices(&api(mostly_unpriced), "t", &settings("")).await.unwrap_err();
+        let err = fetch_prices(&api(mostly_unpriced), "t", &settings(""))
+            .await
+            .unwrap_err();
         assert!(
             matches!(&err, WalkError::Fallback(m) if m == "Failed to price 2 out of 3 Nebius presets; refusing to write a mostly-empty personal catalog."),
             "{err:?}"

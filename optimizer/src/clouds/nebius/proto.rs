@@ -314,12 +314,13 @@ pub(crate) fn estimate_batch_request(
         spec.bytes(19, &p.finish());
     }
     let mut create = Writer::default();
-    create
-        .bytes(1, &metadata.finish())
-        .bytes(2, &spec.finish());
+    create.bytes(1, &metadata.finish()).bytes(2, &spec.finish());
     let mut any = Writer::default();
-    any.string(1, "type.googleapis.com/nebius.compute.v1.CreateInstanceRequest")
-        .bytes(2, &create.finish());
+    any.string(
+        1,
+        "type.googleapis.com/nebius.compute.v1.CreateInstanceRequest",
+    )
+    .bytes(2, &create.finish());
     let mut resource_spec = Writer::default();
     resource_spec.bytes(1, &any.finish());
     let mut filter = Writer::default();
@@ -453,11 +454,14 @@ mod tests {
         let mut res = Writer::default();
         res.int(1, 16).int(3, 200).int(4, 1);
         let mut preset = Writer::default();
-        preset.string(1, "1gpu-16vcpu-200gb").bytes(2, &res.finish());
+        preset
+            .string(1, "1gpu-16vcpu-200gb")
+            .bytes(2, &res.finish());
         let mut spec = Writer::default();
         spec.bytes(1, &preset.finish()).int(11, 80).int(12, 80);
         let mut meta = Writer::default();
-        meta.string(1, "computeplatform-x").string(3, "gpu-h100-sxm");
+        meta.string(1, "computeplatform-x")
+            .string(3, "gpu-h100-sxm");
         let mut platform = Writer::default();
         platform.bytes(1, &meta.finish()).bytes(2, &spec.finish());
         let mut list = Writer::default();

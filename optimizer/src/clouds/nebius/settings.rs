@@ -120,10 +120,7 @@ impl Settings {
             .map(|m| {
                 m.iter()
                     .filter_map(|(region, conf)| {
-                        Some((
-                            scalar(region)?,
-                            conf.get("project_id").and_then(scalar)?,
-                        ))
+                        Some((scalar(region)?, conf.get("project_id").and_then(scalar)?))
                     })
                     .collect()
             })
@@ -230,11 +227,18 @@ mod tests {
         assert_eq!(s.tenant_id, None);
         assert_eq!(s.domain, DEFAULT_DOMAIN);
         assert!(s.personal_pricing);
-        assert!(s.credentials_hint().contains("or generate  ~/.nebius/credentials.json"));
+        assert!(
+            s.credentials_hint()
+                .contains("or generate  ~/.nebius/credentials.json")
+        );
 
         std::fs::create_dir_all(home.path().join(".nebius")).unwrap();
         std::fs::write(home.path().join(".nebius/NEBIUS_IAM_TOKEN.txt"), "tok\n").unwrap();
-        std::fs::write(home.path().join(".nebius/NEBIUS_TENANT_ID.txt"), " tenant-file \n").unwrap();
+        std::fs::write(
+            home.path().join(".nebius/NEBIUS_TENANT_ID.txt"),
+            " tenant-file \n",
+        )
+        .unwrap();
         let s = Settings::read(&ctx(home.path(), ""));
         assert!(s.has_credentials);
         assert_eq!(s.tenant_id.as_deref(), Some("tenant-file"));

@@ -114,8 +114,8 @@ struct RegionSubscription {
 
 /// `[r.region_name for r in subscriptions]` of an answer body.
 pub(crate) fn parse_region_subscriptions(body: &[u8]) -> Result<Vec<String>, String> {
-    let list: Vec<RegionSubscription> = serde_json::from_slice(body)
-        .map_err(|e| format!("malformed region subscriptions: {e}"))?;
+    let list: Vec<RegionSubscription> =
+        serde_json::from_slice(body).map_err(|e| format!("malformed region subscriptions: {e}"))?;
     Ok(list.into_iter().filter_map(|r| r.region_name).collect())
 }
 
@@ -190,8 +190,9 @@ mod tests {
 
     #[test]
     fn requests_are_signed_over_date_target_and_host() {
-        let key = crate::clouds::http::rsa_key(include_str!("../../../../fixtures/oci/api_key.pem"))
-            .unwrap();
+        let key =
+            crate::clouds::http::rsa_key(include_str!("../../../../fixtures/oci/api_key.pem"))
+                .unwrap();
         let public = key.public().as_ref().to_vec();
         let signer = Signer::new(key, "ocid1.tenancy.oc1..t", "ocid1.user.oc1..u", "aa:bb");
         let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);

@@ -140,6 +140,13 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
             env['SKY_KUBE_NODES_DIR'] = os.path.join(sc['folder'], 'kube')
             env['SKY_KUBE_CONTEXTS'] = ','.join(
                 sc.get('kubernetes', {}).get('contexts', []))
+        # Offline API answers (cloud_patches/<cloud>.py serves the same
+        # files to SkyPilot): OCI's region subscriptions, Nebius' prices.
+        for cloud, var in (('oci', 'SKY_OCI_API_DIR'),
+                           ('nebius', 'SKY_NEBIUS_API_DIR')):
+            answers = os.path.join(sc['folder'], cloud)
+            if cloud in sc['clouds'] and os.path.isdir(answers):
+                env[var] = answers
         cmd = [sky, 'launch', '--dryrun', '-y'] + list(sc['args'])
         if sc.get('task'):
             cmd.append(os.path.join(sc['folder'], sc['task']))

@@ -533,6 +533,13 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     result['network_attempts'] = guard.attempts
     result['kube_calls'] = state['kube_calls']
     result['sky_check_calls'] = state['sky_check_calls']
+    # What cloud_patches/<cloud>.py recorded (their README promises it
+    # reaches skypilot.json).
+    result['patch_state'] = {
+        k: v
+        for k, v in state.items()
+        if k not in ('kube_calls', 'sky_check_calls')
+    }
     result['total_s'] = time.perf_counter() - t_start
     shutil.rmtree(home, ignore_errors=True)
     return result
@@ -665,6 +672,8 @@ def write_expected(folder: str, res: Dict[str, Any]) -> None:
         'multi_task_dag': res.get('multi_task_dag', False),
         'unordered_resources': res.get('unordered_resources', False),
     }
+    if res.get('patch_state'):
+        meta['patch_state'] = res['patch_state']
     with open(os.path.join(folder, 'skypilot.json'), 'w',
               encoding='utf-8') as f:
         json.dump(meta, f, indent=2)

@@ -95,6 +95,11 @@ pub(crate) enum Flavor {
     GcpApi,
     /// OAuth 2 token endpoint `{"error", "error_description"}` JSON.
     OAuth,
+    /// OCI `{"code", "message"}` JSON.
+    Oci,
+    /// gRPC: refusals as `grpc-status` 16/7 at HTTP 200 (trailers-only
+    /// headers), other statuses as the HTTP error a proxy would send.
+    Grpc,
     /// Plain text.
     Text,
 }
@@ -237,6 +242,47 @@ impl Flavor {
                 let body = serde_json::json!({ "error": err, "error_description": description });
                 tpl.set_body_raw(body.to_string(), "application/json")
             }
+            Flavor::Oci => {
+                let (code, message) = match status {
+                    401 => (
+                        "NotAuthenticated",
+                        "The required information to complete authentication was not provided or was incorrect.",
+                    ),
+                    403 | 404 => (
+                        "NotAuthorizedOrNotFound",
+                        "Authorization failed or requested resource not found.",
+                    ),
+                    429 => ("TooManyRequests", "Too many requests for the user"),
+                    503 => ("ServiceUnavailable", "Service is unavailable (mock)"),
+                    s if s >= 500 => ("InternalServerError", "Internal error (mock)"),
+                    _ => ("InvalidParameter", "Invalid request (mock)"),
+                };
+                let body = serde_json::json!({ "code": code, "message": message });
+                tpl.set_body_raw(body.to_string(), "application/json")
+            }
+            Flavor::Grpc => {
+                let refused = match kind {
+                    ErrorKind::Unauthorized => Some((16, "Unauthenticated (mock)")),
+                    ErrorKind::Expired => Some((16, "token expired (mock)")),
+                    ErrorKind::Forbidden => Some((7, "Permission denied (mock)")),
+                    ErrorKind::Status(_) => None,
+                };
+                match refused {
+                    Some((code, message)) => {
+                        return (
+                            200,
+                            ResponseTemplate::new(200)
+                                .insert_header("content-type", "application/grpc")
+                                .insert_header("grpc-status", code.to_string().as_str())
+                                .insert_header(
+                                    "grpc-message",
+                                    message.replace(' ', "%20").as_str(),
+                                ),
+                        );
+                    }
+                    None => tpl.set_body_raw(format!("mock error {status}\n"), "text/plain"),
+                }
+            }
             Flavor::Text => tpl.set_body_raw(format!("mock error {status}\n"), "text/plain"),
         };
         (status, tpl)
@@ -253,7 +299,11 @@ impl Flavor {
                 "<GetCallerIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\n  <GetCallerIdentityResult>\n    <Arn>arn:aws:iam::1234",
                 "text/xml",
             ),
-            Flavor::Kube | Flavor::GcpApi | Flavor::OAuth => tpl.set_body_raw(
+            // A frame header announcing more bytes than follow.
+            Flavor::Grpc => tpl
+                .insert_header("grpc-status", "0")
+                .set_body_raw(vec![0u8, 0, 0, 1, 0, 10, 3], "application/grpc"),
+            Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci => tpl.set_body_raw(
                 "{\"kind\": \"List\", \"items\": [{\"metadata\": {\"name\": \"trunc",
                 "application/json",
             ),

@@ -14,6 +14,8 @@
 //! | [`StsMock`] | `POST /` `Action=GetCallerIdentity` → awsQuery XML |
 //! | [`KubeMock`] | `GET /version`, `GET /api/v1/nodes`, `GET /api/v1/pods` |
 //! | [`GcpMock`] | `POST /token`, `GET /compute/v1/projects/{p}/aggregated/reservations` |
+//! | [`OciMock`] | `GET /20160918/tenancies/{t}/regionSubscriptions` (OCI-signed) |
+//! | [`NebiusMock`] | gRPC over h2c: `ProjectService/List`, `PlatformService/List`, `CalculatorService/EstimateBatch`, `TokenExchangeService/Exchange` |
 //! | [`CatalogServer`] | `GET /catalogs/v8/<file>` → files under a directory (ETag/304, truncation) |
 //! | [`Ec2Mock`] | `POST /` `Action=DescribeRegions` / `DescribeAvailabilityZones` → EC2 XML |
 //!
@@ -90,6 +92,8 @@ mod gcp;
 mod kube;
 mod kubeconfig;
 mod latency;
+mod nebius;
+mod oci;
 mod record;
 mod set;
 mod sts;
@@ -104,6 +108,11 @@ pub use gcp::{GcpMock, GcpOptions, Reservation, reservations_aggregated};
 pub use kube::{GpuLabel, GpuSpec, KubeMock, KubeOptions, NodePool, node_list, pod_list};
 pub use kubeconfig::{kubeconfig_yaml, write_kubeconfig};
 pub use latency::{Latency, LatencySampler, MAX_LATENCY};
+pub use nebius::{
+    ESTIMATE_PATH, NebiusMock, NebiusOptions, NebiusPlatform, NebiusPreset, NebiusProject,
+    PLATFORMS_PATH, PROJECTS_PATH, TOKENS_PATH,
+};
+pub use oci::{OciMock, OciOptions, region_subscriptions};
 pub use record::{Recorder, Recording, RequestRecord};
 pub use set::{KubeContext, KubeOverride, KubeSpec, MockSet, MocksSpec};
 pub use sts::{StsMock, StsOptions, aws_sts_env};

@@ -18,6 +18,10 @@ pub enum CloudFacts {
     Kubernetes(Vec<crate::catalog::kubernetes::KubeContext>),
     /// GCP with reservations configured: the project's READY reservations.
     Gcp(GcpReservations),
+    /// OCI: the regions the tenancy subscribes to.
+    Oci(OciFacts),
+    /// Nebius: the tenant's own (contract) prices, when they could be had.
+    Nebius(NebiusFacts),
 }
 
 /// One capacity reservation, as the pure core needs it (SkyPilot's
@@ -53,6 +57,59 @@ pub struct GcpReservations {
     pub project: String,
     /// Its READY reservations, every zone and machine type.
     pub reservations: Vec<Reservation>,
+}
+
+/// The OCI part of [`CloudFacts`]: what `IdentityClient.list_region_subscriptions`
+/// answered for the tenancy (`sky/catalog/oci_catalog.py::_get_df`). Not
+/// secret: region names only.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OciFacts {
+    /// `regionName` of every subscription, in the order listed. Empty means
+    /// "no filter": SkyPilot keeps the whole catalog when the list is empty
+    /// or could not be fetched.
+    pub subscribed_regions: Vec<String>,
+    /// Why the list could not be fetched (the catalog is then used whole,
+    /// as SkyPilot does after a service error); `None` when it was.
+    pub unavailable: Option<String>,
+}
+
+/// One priced Nebius preset, as SkyPilot's `fetch_nebius.estimate_platforms`
+/// assembles it from the platform listing and two billing estimates. Not
+/// secret: it is cached on disk.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NebiusPreset {
+    /// The project's region (`eu-north1`).
+    pub region: String,
+    /// Platform name (`gpu-h100-sxm`, `cpu-d3`).
+    pub platform: String,
+    /// Preset name (`1gpu-16vcpu-200gb`).
+    pub preset: String,
+    /// `resources.gpu_count`.
+    pub gpus: u32,
+    /// `resources.vcpu_count`.
+    pub vcpus: u32,
+    /// `resources.memory_gibibytes`.
+    pub memory_gib: u32,
+    /// The platform's `gpu_memory_gigabytes`.
+    pub gpu_memory_gb: u32,
+    /// On-demand hourly price: the estimate's decimal text.
+    pub price: String,
+    /// Spot hourly price, when the preemptible estimate succeeded.
+    pub spot_price: Option<String>,
+}
+
+/// The Nebius part of [`CloudFacts`] (`sky/catalog/nebius_catalog.py::_get_df`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NebiusFacts {
+    /// The tenant the prices belong to (`None`: no tenant configured, so the
+    /// static catalog is used as is).
+    pub tenant_id: Option<String>,
+    /// The tenant's priced presets; `None` when personal pricing is off or
+    /// could not be had (see `fallback`), and the static catalog applies.
+    pub presets: Option<Vec<NebiusPreset>>,
+    /// Why the static catalog is used although a tenant is configured
+    /// (SkyPilot logs this at debug level and falls back the same way).
+    pub fallback: Option<String>,
 }
 
 /// AWS identity as SkyPilot uses it (`UserId`, `Account`).

@@ -3,7 +3,8 @@
 //! `_try_validate_cpus_mem`): canonicalise accelerators, infer
 //! and check cloud/region/zone and instance type, check cpus/memory.
 
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, Feature};
+use crate::feasibility;
 use crate::pytext::py_float_str;
 use crate::pytext::py_str_repr;
 use crate::render;
@@ -36,12 +37,18 @@ pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     Ok(())
 }
 
+/// `_try_validate_image_id`: a `docker:` image needs the cloud's
+/// `DOCKER_IMAGE` feature (`NotSupportedError` otherwise); any other image
+/// needs a cloud, and one with `IMAGE_ID`.
 fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
     let Some(image) = &r.image_id else {
         return Ok(());
     };
     if image.starts_with("docker:") {
-        return Ok(());
+        return match r.cloud {
+            Some(cloud) => features_supported(cloud, &[Feature::DockerImage]),
+            None => Ok(()),
+        };
     }
     let Some(cloud) = r.cloud else {
         return Err(RequestError::value(
@@ -64,6 +71,18 @@ fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
     }
 }
 
+/// `Cloud.check_features_are_supported` raising `NotSupportedError`.
+fn features_supported(cloud: CloudId, features: &[Feature]) -> Result<(), RequestError> {
+    let missing = feasibility::unsupported_of(cloud, features);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(RequestError::new(
+        ErrorKind::NotSupported,
+        feasibility::not_supported_hint(cloud, &missing),
+    ))
+}
+
 fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {
     use crate::resources::DiskTier;
     let (Some(tier), Some(cloud)) = (r.disk_tier, r.cloud) else {
@@ -71,7 +90,8 @@ fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {
     };
     let supported = match cloud {
         CloudId::Aws | CloudId::Gcp => true,
-        CloudId::Azure => tier != DiskTier::Ultra,
+        // `_SUPPORTED_DISK_TIERS`: every tier but ultra.
+        CloudId::Azure | CloudId::Oci | CloudId::Nebius => tier != DiskTier::Ultra,
         _ => tier == DiskTier::Best,
     };
     if supported {
@@ -229,6 +249,7 @@ fn validate_region_zone_for(
                     CloudId::Lambda => Some("Lambda Cloud does not support zones."),
                     CloudId::Paperspace => Some("Paperspace does not support zones."),
                     CloudId::Cudo => Some("Cudo does not support zones."),
+                    CloudId::Nebius => Some("Nebius does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {

@@ -3,10 +3,11 @@
 //! them. Everything in it is plain data; see `optimizer::launch` for how it is
 //! gathered.
 
+use crate::catalog::CatalogError;
 use crate::catalog::gcp;
 use crate::catalog::kubernetes::{KubeContext, KubeInstanceType, KubePricing};
 use crate::catalog::{Catalog, CloudCatalog};
-use crate::check::Reservation;
+use crate::check::{CloudFacts, Reservation};
 use crate::cloud::CloudId;
 use crate::resources::{AccCount, Accelerator, Resources};
 
@@ -154,6 +155,29 @@ impl World {
     /// Contexts that could be listed.
     pub fn reachable_contexts(&self) -> impl Iterator<Item = &KubeContext> {
         self.kube_contexts.iter().filter(|c| c.nodes.is_ok())
+    }
+
+    /// Folds what a cloud's check learnt into the catalogs the planner
+    /// reads, as SkyPilot's catalog modules do on first use: OCI keeps only
+    /// the tenancy's subscribed regions (`oci_catalog._get_df`), Nebius takes
+    /// the tenant's own prices (`nebius_catalog._get_df`). Facts of other
+    /// clouds are read elsewhere; a cloud without a loaded catalog is left
+    /// alone. `Err` is a tenant catalog that does not parse.
+    pub fn apply_cloud_facts(&mut self, facts: &CloudFacts) -> Result<(), CatalogError> {
+        match facts {
+            CloudFacts::Oci(f) => {
+                if let Some(cat) = self.catalog.cloud_mut(CloudId::Oci) {
+                    crate::catalog::oci::apply_subscriptions(cat, f);
+                }
+            }
+            CloudFacts::Nebius(f) => {
+                if let Some(cat) = self.catalog.cloud_mut(CloudId::Nebius) {
+                    crate::catalog::nebius::apply_tenant_prices(cat, f)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 

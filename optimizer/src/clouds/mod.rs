@@ -1,13 +1,18 @@
 //! The cloud adapters — the only code that talks to a cloud — and the one
-//! function that runs them concurrently ([`fan_out`]). AWS, GCP and
-//! Kubernetes do network I/O, one file each; every other cloud is a
-//! [`CatalogOnlyCloud`] driven by its entry in the planner's cloud table.
+//! function that runs them concurrently ([`fan_out`]). AWS, GCP, Kubernetes,
+//! OCI and Nebius do network I/O, one file (or folder) each; every other
+//! cloud is a [`CatalogOnlyCloud`] driven by its entry in the planner's
+//! cloud table.
 
 pub mod aws;
+mod cached;
 mod catalog_only;
 mod fanout;
 pub mod gcp;
+mod http;
 pub mod kubernetes;
+pub mod nebius;
+pub mod oci;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;
 
@@ -19,6 +24,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use planner::check::{CheckOutcome, CloudError};
 use planner::cloud::CloudId;
+use planner::config::SkyConfig;
 
 /// A snapshot of the process environment, injected so that tests and the
 /// harness never reach mocks through hidden globals.
@@ -50,6 +56,10 @@ pub struct CheckContext {
     /// `gcp.project_id` in `~/.sky/config.yaml`: the project whose
     /// reservations are listed (see `clouds::gcp` for the fallbacks).
     pub gcp_project_id: Option<String>,
+    /// The whole `~/.sky/config.yaml`, for adapters that read their own
+    /// keys (OCI's `oci_config_profile`, Nebius' `tenant_id`, `domain`,
+    /// `use_personal_pricing`, `project_id`, workspaces).
+    pub sky_config: SkyConfig,
 }
 
 /// Whether a cloud's credentials are present on this machine (cheap, local files only).

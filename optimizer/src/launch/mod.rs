@@ -23,6 +23,8 @@ use crate::catalogs::CatalogOptions;
 use crate::clouds::aws::AwsOptions;
 use crate::clouds::gcp::GcpOptions;
 use crate::clouds::kubernetes::KubernetesOptions;
+use crate::clouds::nebius::NebiusOptions;
+use crate::clouds::oci::OciOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
@@ -71,6 +73,12 @@ pub struct LaunchOptions {
     /// Problems found in the options themselves (an unknown name in
     /// `SKY_ENABLED_CLOUDS`), printed as warnings by the launch.
     pub warnings: Vec<String>,
+    /// OCI adapter options (region subscriptions: endpoint, offline
+    /// answers, timeouts, cache TTL).
+    pub oci: OciOptions,
+    /// Nebius adapter options (tenant prices: endpoint, offline answers,
+    /// timeouts, cache TTL).
+    pub nebius: NebiusOptions,
 }
 
 impl LaunchOptions {
@@ -121,6 +129,8 @@ impl LaunchOptions {
             gcp: GcpOptions::default(),
             catalogs,
             warnings,
+            oci: OciOptions::default(),
+            nebius: NebiusOptions::default(),
         })
     }
 

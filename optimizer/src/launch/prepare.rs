@@ -17,11 +17,13 @@ use crate::catalogs;
 use crate::clouds::aws::{AwsCloud, AzMappingFetch, az_mapping_hash};
 use crate::clouds::gcp::GcpCloud;
 use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir};
+use crate::clouds::nebius::NebiusCloud;
+use crate::clouds::oci::OciCloud;
 use crate::clouds::{CatalogOnlyCloud, CheckContext, Cloud, fan_out};
 use crate::config;
 
-/// The adapters of `clouds`, in that order: AWS, GCP and Kubernetes have
-/// their own; every other cloud is checked from its table entry.
+/// The adapters of `clouds`, in that order: AWS, GCP, Kubernetes, OCI and
+/// Nebius have their own; every other cloud is checked from its table entry.
 pub(super) fn adapters(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<dyn Cloud>> {
     clouds
         .iter()
@@ -29,6 +31,8 @@ pub(super) fn adapters(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<d
             Some(match c {
                 CloudId::Aws => Arc::new(AwsCloud::new(options.aws.clone())),
                 CloudId::Gcp => Arc::new(GcpCloud::new(options.gcp.clone())),
+                CloudId::Oci => Arc::new(OciCloud::new(options.oci.clone())),
+                CloudId::Nebius => Arc::new(NebiusCloud::new(options.nebius.clone())),
                 CloudId::Kubernetes => {
                     let mut kube = options.kubernetes.clone();
                     if kube.node_cache.is_none() {
@@ -54,6 +58,7 @@ pub(super) fn check_context(options: &LaunchOptions, sky_config: &SkyConfig) -> 
         kubernetes_allowed_contexts: sky_config.kubernetes_allowed_contexts.clone(),
         reservation_clouds: sky_config.reservation_lookup_clouds(),
         gcp_project_id: sky_config.gcp_project_id(),
+        sky_config: sky_config.clone(),
     }
 }
 
@@ -147,11 +152,15 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
 
     let mut warnings: Vec<String> = options.warnings.clone();
     warnings.extend(sky_config.ignored_clouds.iter().map(ToString::to_string));
+    let mut oci_warnings: Vec<String> = Vec::new();
     let mut excluded = Vec::new();
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
     let mut aws_identity_hash = None;
     let mut gcp_reservations = None;
+    // OCI's subscribed regions and Nebius' tenant prices reshape their catalogs.
+    let mut catalog_facts: Vec<CloudFacts> = Vec::new();
+    let declared = options.declared_clouds.is_some();
     for cloud in &candidates {
         if offline_kube && *cloud == CloudId::Kubernetes {
             let names = options.kube_contexts.clone().unwrap_or_default();
@@ -174,6 +183,15 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
                     }
                     CloudFacts::Kubernetes(ctxs) => kube_contexts = ctxs.clone(),
                     CloudFacts::Gcp(r) => gcp_reservations = Some(r.clone()),
+                    CloudFacts::Oci(f) => {
+                        if let Some(why) = &f.unavailable {
+                            oci_warnings.push(format!(
+                                "{why}; OCI plans on every catalog region, as SkyPilot does"
+                            ));
+                        }
+                        catalog_facts.push(o.facts.clone());
+                    }
+                    CloudFacts::Nebius(_) => catalog_facts.push(o.facts.clone()),
                     CloudFacts::Catalog => {}
                 }
                 enabled.push(*cloud);
@@ -252,13 +270,19 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     } else {
         None
     };
-    let world = World {
+    let mut world = World {
         catalog: loaded.catalog,
         enabled,
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
         reservation_clouds: reservation_clouds(&sky_config, gcp_reservations),
     };
+    for facts in &catalog_facts {
+        if let Err(e) = world.apply_cloud_facts(facts) {
+            warnings.push(e.to_string());
+        }
+    }
+    warnings.extend(oci_warnings);
     Ok(Prepared {
         world,
         fanout,

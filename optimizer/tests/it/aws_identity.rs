@@ -149,6 +149,7 @@ impl Fixture {
             kubernetes_allowed_contexts: None,
             reservation_clouds: Vec::new(),
             gcp_project_id: None,
+            sky_config: Default::default(),
         }
     }
 
@@ -1057,6 +1058,7 @@ fn concurrent_fetcher_child() {
         kubernetes_allowed_contexts: None,
         reservation_clouds: Vec::new(),
         gcp_project_id: None,
+        sky_config: Default::default(),
     };
     let mut options = fast_options();
     options.lock_wait = Duration::from_secs(60);

@@ -39,6 +39,7 @@ fn ctx(home: &Path, kubeconfig: Option<&Path>, allowed: Option<&[&str]>) -> Chec
         kubernetes_allowed_contexts: allowed.map(|a| a.iter().map(|s| s.to_string()).collect()),
         reservation_clouds: Vec::new(),
         gcp_project_id: None,
+        sky_config: Default::default(),
     }
 }
 

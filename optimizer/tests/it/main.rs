@@ -14,3 +14,7 @@ mod gcp_reservations;
 mod catalog_index;
 // Catalog downloads into SkyPilot's folder and AWS zone names, against the mocks.
 mod catalog_download;
+// OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
+mod oci;
+// Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.
+mod nebius;

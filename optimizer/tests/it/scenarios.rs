@@ -78,6 +78,12 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube"))
             .env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
     }
+    // Offline API answers, as `harness/conformance/compare.py` passes them.
+    for (cloud, var) in [("oci", "SKY_OCI_API_DIR"), ("nebius", "SKY_NEBIUS_API_DIR")] {
+        if scenario.clouds.iter().any(|c| c == cloud) && dir.join(cloud).is_dir() {
+            cmd.env(var, dir.join(cloud));
+        }
+    }
     for (k, v) in &scenario.env {
         cmd.env(k, v);
     }

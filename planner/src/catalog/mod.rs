@@ -8,6 +8,8 @@
 pub mod gcp;
 pub mod image;
 pub mod kubernetes;
+pub mod nebius;
+pub mod oci;
 pub mod query;
 
 use std::borrow::Cow;

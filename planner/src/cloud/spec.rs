@@ -117,6 +117,16 @@ pub struct CatalogRules {
     /// No instance type supports `disk_tier: ultra` (Azure's disk-tier
     /// filter rejects every type).
     pub rejects_ultra_disk: bool,
+    /// The default vCPUs apply whenever the request names no vCPUs, even
+    /// when it names memory (`oci_catalog.get_default_instance_type`; AWS
+    /// and the others default them only when neither is named).
+    pub default_cpus_with_memory: bool,
+    /// `get_default_instance_type` keeps only types whose
+    /// `check_disk_tier` accepts the request's tier, and that refuses ultra
+    /// for every type (`oci_catalog`, `nebius_catalog`): an ultra request
+    /// has no default instance type, while accelerator and explicit types
+    /// are not filtered.
+    pub default_rejects_ultra_disk: bool,
 }
 
 impl CatalogRules {
@@ -129,6 +139,8 @@ impl CatalogRules {
         candidates_keep_memory: false,
         instance_type_needs_offering: false,
         rejects_ultra_disk: false,
+        default_cpus_with_memory: false,
+        default_rejects_ultra_disk: false,
     };
 }
 

@@ -548,12 +548,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Nebius",
         catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Nebius._check_compute_credentials` does it.
-        detection: Detection::Files {
-            credentials: &[],
-            hint: "",
-        },
-        // `Nebius._unsupported_features_for_resources` for a plain request.
+        // `Nebius._check_compute_credentials` reads a token or credentials
+        // file and a tenant id, then lists the tenant's projects; the
+        // adapter (`optimizer::clouds::nebius`) does both and fetches the
+        // tenant's prices.
+        detection: Detection::Adapter,
+        // `Nebius._unsupported_features_for_resources` for a plain request
+        // (no request here asks for a network tier, so the InfiniBand
+        // exception for H100:8 and friends never applies).
         unsupported: &[
             (
                 CloneDiskFromCluster,
@@ -573,8 +575,16 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Nebius"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/nebius_catalog.py` and `Nebius._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `nebius_catalog.get_default_instance_type` has no default vCPUs or
+        // memory (the cheapest type of all that fit), filtered by
+        // `Nebius.check_disk_tier`; `_make` keeps the request's memory.
+        // The tenant's own prices replace the list prices per
+        // (instance type, region): `planner::catalog::nebius`.
+        catalog_rules: Some(CatalogRules {
+            candidates_keep_memory: true,
+            default_rejects_ultra_disk: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Oci,
@@ -583,12 +593,13 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "OCI",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `OCI._check_compute_credentials` does it.
-        detection: Detection::Files {
-            credentials: &[],
-            hint: "",
-        },
-        // `OCI._unsupported_features_for_resources` for a plain request.
+        // `OCI._check_credentials` needs `~/.oci/config` (or `$OCI_CONFIG`)
+        // and then calls the identity API; the adapter
+        // (`optimizer::clouds::oci`) reads the profile and lists the
+        // tenancy's subscribed regions.
+        detection: Detection::Adapter,
+        // `OCI._unsupported_features_for_resources` for a plain request
+        // (stopping spot instances is added per request).
         unsupported: &[
             (
                 CloneDiskFromCluster,
@@ -608,8 +619,20 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on OCI"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/oci_catalog.py` and `OCI._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `oci_utils.OCIConfig`: `DEFAULT_NUM_VCPUS` 8, `DEFAULT_MEMORY_CPU_RATIO`
+        // 4, `DEFAULT_INSTANCE_FAMILY` `VM.Standard.E` and `VM.Standard3`;
+        // `oci_catalog.get_default_instance_type` defaults the vCPUs even
+        // when memory is given and drops every type for disk_tier ultra.
+        // Regions the tenancy does not subscribe to are dropped from the
+        // catalog: `planner::catalog::oci`.
+        catalog_rules: Some(CatalogRules {
+            default_cpus: Some("8+"),
+            default_memory: Some("4x"),
+            default_family: InstanceFamily::Prefixes(&["VM.Standard.E", "VM.Standard3"]),
+            default_cpus_with_memory: true,
+            default_rejects_ultra_disk: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::PrimeIntellect,

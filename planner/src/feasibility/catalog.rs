@@ -78,8 +78,12 @@ pub(super) fn default_instance_type(
     rules: &CatalogRules,
     r: &Resources,
 ) -> Option<String> {
+    if rules.default_rejects_ultra_disk && r.disk_tier == Some(DiskTier::Ultra) {
+        return None;
+    }
     let cpus = match (&r.cpus, &r.memory) {
         (None, None) => rules.default_cpus.map(str::to_string),
+        (None, Some(_)) if rules.default_cpus_with_memory => rules.default_cpus.map(str::to_string),
         (c, _) => c.clone(),
     };
     let memory = r

@@ -35,6 +35,23 @@ pub fn report(report: &CheckReport) -> Vec<String> {
                             .collect();
                         line.push_str(&format!(" [contexts: {}]", names.join(", ")));
                     }
+                    CloudFacts::Oci(f) => match &f.unavailable {
+                        Some(why) => line.push_str(&format!(" [regions: all; {why}]")),
+                        None if f.subscribed_regions.is_empty() => {}
+                        None => line.push_str(&format!(
+                            " [subscribed regions: {}]",
+                            f.subscribed_regions.join(", ")
+                        )),
+                    },
+                    CloudFacts::Nebius(f) => match (&f.tenant_id, &f.presets, &f.fallback) {
+                        (Some(t), Some(p), _) => {
+                            line.push_str(&format!(" [tenant {t}: {} priced presets]", p.len()))
+                        }
+                        (Some(t), None, Some(why)) => {
+                            line.push_str(&format!(" [tenant {t}: list prices; {why}]"))
+                        }
+                        _ => {}
+                    },
                     // `check` never looks reservations up (see below).
                     CloudFacts::Gcp(_) | CloudFacts::Catalog => {}
                 }

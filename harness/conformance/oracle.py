@@ -126,6 +126,18 @@ def _prepare_home(sc: Dict[str, Any], catalog_dir: str) -> str:
     shutil.copytree(catalog_dir,
                     cat_dst,
                     ignore=shutil.ignore_patterns('.meta', '*.md', '.git*'))
+    # A scenario's own catalog changes (`[catalogs]` in scenario.toml; the
+    # same as compare.py's apply_scenario_catalogs): `remove` deletes those
+    # clouds' vms.csv, `overlay` files replace or add to the tree.
+    spec = sc.get('catalogs') or {}
+    for cloud in spec.get('remove', []):
+        path = os.path.join(cat_dst, cloud, 'vms.csv')
+        if os.path.exists(path):
+            os.remove(path)
+    if spec.get('overlay'):
+        shutil.copytree(os.path.join(sc['folder'], spec['overlay']),
+                        cat_dst,
+                        dirs_exist_ok=True)
     cfg_path = os.path.join(home, '.sky', 'config.yaml')
     config_text = ''
     if sc.get('config'):
@@ -533,6 +545,12 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     result['network_attempts'] = guard.attempts
     result['kube_calls'] = state['kube_calls']
     result['sky_check_calls'] = state['sky_check_calls']
+    # What the per-cloud patches recorded (cloud_patches/README.md).
+    result['patch_state'] = {
+        k: v
+        for k, v in state.items()
+        if k not in ('kube_calls', 'sky_check_calls')
+    }
     result['total_s'] = time.perf_counter() - t_start
     shutil.rmtree(home, ignore_errors=True)
     return result
@@ -665,6 +683,8 @@ def write_expected(folder: str, res: Dict[str, Any]) -> None:
         'multi_task_dag': res.get('multi_task_dag', False),
         'unordered_resources': res.get('unordered_resources', False),
     }
+    if res.get('patch_state'):
+        meta['patch_state'] = res['patch_state']
     with open(os.path.join(folder, 'skypilot.json'), 'w',
               encoding='utf-8') as f:
         json.dump(meta, f, indent=2)

@@ -194,11 +194,23 @@ pub fn load_catalog_indexed(
 }
 
 /// One cloud's `vms.csv`, from its image when `index` has a matching one.
+///
+/// A folder without the cloud's file falls back to the bundled copy when
+/// there is one: SkyPilot's `common.read_catalog` downloads a missing file
+/// from its hosted catalog the first time it is read, and the bundled
+/// catalogs stand for that hosted catalog here (nothing is fetched).
 fn load_vms(
     source: &CatalogSource,
     cloud: CloudId,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+    if let CatalogSource::Dir(dir) = source {
+        let path = dir.join(cloud.name()).join("vms.csv");
+        if !path.exists() && bundled::vms_csv(cloud).is_some() {
+            tracing::debug!(catalog = %path.display(), "missing; using the bundled catalog");
+            return load_vms(&CatalogSource::Bundled, cloud, index);
+        }
+    }
     let (name, key, fingerprint, path) = match source {
         CatalogSource::Bundled => (
             format!("<bundled>/{}/vms.csv", cloud.name()),

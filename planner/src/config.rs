@@ -183,26 +183,6 @@ pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, Conf
     Ok(cfg)
 }
 
-#[cfg(test)]
-mod vast_tests {
-    use super::*;
-
-    #[test]
-    fn vast_datacenter_only_is_a_boolean_defaulting_to_false() {
-        let parse = |text: &str| parse_sky_config(text, "cfg.yaml");
-        assert!(!parse("").unwrap().vast_datacenter_only());
-        assert!(!parse("vast: {}\n").unwrap().vast_datacenter_only());
-        assert!(parse("vast:\n  datacenter_only: true\n").unwrap().vast_datacenter_only());
-        assert!(!parse("vast:\n  datacenter_only: false\n").unwrap().vast_datacenter_only());
-        let err = parse("vast:\n  datacenter_only: \"yes\"\n").unwrap_err();
-        let text = err.to_string();
-        assert!(
-            text.contains("cfg.yaml") && text.contains("vast.datacenter_only"),
-            "{text}"
-        );
-    }
-}
-
 /// Parses `SKY_ENABLED_CLOUDS=aws,gcp,...` (order kept: it is the enumeration order).
 pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
     let mut out = Vec::new();
@@ -218,4 +198,32 @@ pub fn parse_enabled_clouds(text: &str) -> Result<Vec<CloudId>, ConfigError> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod vast_tests {
+    use super::*;
+
+    #[test]
+    fn vast_datacenter_only_is_a_boolean_defaulting_to_false() {
+        let parse = |text: &str| parse_sky_config(text, "cfg.yaml");
+        assert!(!parse("").unwrap().vast_datacenter_only());
+        assert!(!parse("vast: {}\n").unwrap().vast_datacenter_only());
+        assert!(
+            parse("vast:\n  datacenter_only: true\n")
+                .unwrap()
+                .vast_datacenter_only()
+        );
+        assert!(
+            !parse("vast:\n  datacenter_only: false\n")
+                .unwrap()
+                .vast_datacenter_only()
+        );
+        let err = parse("vast:\n  datacenter_only: \"yes\"\n").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("cfg.yaml") && text.contains("vast.datacenter_only"),
+            "{text}"
+        );
+    }
 }

@@ -436,6 +436,8 @@ mod tests {
             "{}",
             listed(CloudId::Seeweb)
         );
-        assert!(listed(CloudId::Vast).ends_with("List of supported vast regions: 'ch-lug1, it-fr2'"));
+        assert!(
+            listed(CloudId::Vast).ends_with("List of supported vast regions: 'ch-lug1, it-fr2'")
+        );
     }
 }

@@ -176,7 +176,9 @@ mod tests {
             cloud: CloudId::Shadeform,
             files: &[],
             env: &[],
-            expect: Err("Shadeform API key not found. Please save your API key to ~/.shadeform/api_key"),
+            expect: Err(
+                "Shadeform API key not found. Please save your API key to ~/.shadeform/api_key",
+            ),
         },
         Case {
             cloud: CloudId::Shadeform,
@@ -218,7 +220,10 @@ mod tests {
         Case {
             cloud: CloudId::Verda,
             files: &[(".verda/config.json", "{\"client_id\": \"id\"}")],
-            env: &[("DATACRUNCH_CLIENT_ID", "id"), ("DATACRUNCH_CLIENT_SECRET", "secret-value")],
+            env: &[
+                ("DATACRUNCH_CLIENT_ID", "id"),
+                ("DATACRUNCH_CLIENT_SECRET", "secret-value"),
+            ],
             expect: Ok("$DATACRUNCH_CLIENT_ID and $DATACRUNCH_CLIENT_SECRET"),
         },
         Case {

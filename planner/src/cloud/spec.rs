@@ -191,10 +191,8 @@ fn ini_value(text: &str, section: &str, key: &str) -> Option<String> {
     let mut chars = value.chars();
     let mut out = String::with_capacity(value.len());
     while let Some(c) = chars.next() {
-        if c == '%' {
-            if chars.next() != Some('%') {
-                return None;
-            }
+        if c == '%' && chars.next() != Some('%') {
+            return None;
         }
         out.push(c);
     }
@@ -344,7 +342,11 @@ mod tests {
             (json, "{not json", false),
         ];
         for (check, content, ok) in cases {
-            assert_eq!(check.accepts(content.as_bytes()), *ok, "{check:?} {content:?}");
+            assert_eq!(
+                check.accepts(content.as_bytes()),
+                *ok,
+                "{check:?} {content:?}"
+            );
         }
         assert!(!FileCheck::NotBlank.accepts(&[0xff, 0xfe]));
     }

@@ -143,8 +143,10 @@ mod tests {
     #[test]
     fn yotta_chooses_its_default_over_every_region() {
         let world = test_world(CloudId::Yotta, YOTTA, "");
-        let mut r = Resources::default();
-        r.region = Some("us-central-2".into());
+        let r = Resources {
+            region: Some("us-central-2".into()),
+            ..Resources::default()
+        };
         // The first of the two cheapest, though it is not in us-central-2.
         assert_eq!(
             first_type(&world, CloudId::Yotta, &r).as_deref(),

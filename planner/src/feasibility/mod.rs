@@ -301,7 +301,12 @@ mod tests {
         assert_eq!(CloudId::Shadeform.repr(), "Shadeform");
         assert_eq!(CloudId::Vast.class_repr(), "Vast");
         // Vast and Verda sell spot; multi-node is what they refuse.
-        assert!(feasible_resources(&world, CloudId::Vast, &r, 1).unwrap().hint.is_none());
+        assert!(
+            feasible_resources(&world, CloudId::Vast, &r, 1)
+                .unwrap()
+                .hint
+                .is_none()
+        );
         let two = feasible_resources(&world, CloudId::Verda, &gpu_request("A6000:1"), 2).unwrap();
         assert!(two.hint.unwrap().contains("multi-node"));
     }

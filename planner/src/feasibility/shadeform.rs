@@ -155,12 +155,16 @@ mod tests {
         // `cpu_box` is not part of Shadeform's catalog (no accelerator).
         let f = feasible(&world(), &Resources::default());
         assert_eq!(f.resources[0].instance_type.as_deref(), Some("small_A6000"));
-        let mut r = Resources::default();
-        r.cpus = Some("32+".into());
+        let r = Resources {
+            cpus: Some("32+".into()),
+            ..Resources::default()
+        };
         let f = feasible(&world(), &r);
         assert_eq!(f.resources[0].instance_type.as_deref(), Some("big_A6000"));
-        let mut r = Resources::default();
-        r.instance_type = Some("pair_A6000x2".into());
+        let r = Resources {
+            instance_type: Some("pair_A6000x2".into()),
+            ..Resources::default()
+        };
         let f = feasible(&world(), &r);
         assert_eq!(f.resources.len(), 1);
         assert_eq!(f.fuzzy, ["pair_A6000x2"]);

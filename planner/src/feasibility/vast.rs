@@ -21,10 +21,11 @@ pub(super) fn feasible(world: &World, rules: &CatalogRules, r: &Resources) -> Fe
         return FeasibleResources::default();
     };
     // An explicit instance type returns before SkyPilot reads the setting.
-    if r.instance_type.is_none() && world.sky_config.vast_datacenter_only() {
-        if let Some(datacenter) = datacenter_only(cat) {
-            return catalog::feasible_in(&datacenter, CloudId::Vast, rules, r);
-        }
+    if r.instance_type.is_none()
+        && world.sky_config.vast_datacenter_only()
+        && let Some(datacenter) = datacenter_only(cat)
+    {
+        return catalog::feasible_in(&datacenter, CloudId::Vast, rules, r);
     }
     catalog::feasible_in(cat, CloudId::Vast, rules, r)
 }
@@ -92,13 +93,19 @@ mod tests {
         let on = "vast:\n  datacenter_only: true\n";
         let world = test_world(CloudId::Vast, &csv(true), on);
         let f = feasible(&world, &rules(), &Resources::default());
-        assert_eq!(types(&f), ["1x-RTX_4090"], "the Swedish 3060 is consumer-hosted");
+        assert_eq!(
+            types(&f),
+            ["1x-RTX_4090"],
+            "the Swedish 3060 is consumer-hosted"
+        );
         let f = feasible(&world, &rules(), &gpu_request("RTX3060:1"));
         assert!(f.resources.is_empty());
         assert!(f.fuzzy.is_empty(), "{:?}", f.fuzzy);
         // An explicit type is not filtered.
-        let mut r = Resources::default();
-        r.instance_type = Some("1x-RTX_3060".into());
+        let r = Resources {
+            instance_type: Some("1x-RTX_3060".into()),
+            ..Resources::default()
+        };
         assert_eq!(types(&feasible(&world, &rules(), &r)), ["1x-RTX_3060"]);
         // The type's regions still come from the whole catalog.
         let regions = super::super::catalog::regions_with_offering(

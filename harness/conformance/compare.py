@@ -117,10 +117,35 @@ def load_scenario(folder: str) -> Dict[str, Any]:
     return sc
 
 
+def apply_scenario_catalogs(sc: Dict[str, Any], cat_dir: str) -> None:
+    """A scenario's own catalog changes, applied to a copy of the fixture
+    catalogs in `cat_dir` (`[catalogs]` in scenario.toml, see
+    fixtures/scenarios/README.md): `remove` deletes those clouds' vms.csv,
+    then the files under `<scenario>/<overlay>/` replace or add to the
+    tree. The oracle applies the same changes (oracle.py)."""
+    spec = sc.get('catalogs') or {}
+    for cloud in spec.get('remove', []):
+        path = os.path.join(cat_dir, cloud, 'vms.csv')
+        if os.path.exists(path):
+            os.remove(path)
+    overlay = spec.get('overlay')
+    if overlay:
+        shutil.copytree(os.path.join(sc['folder'], overlay),
+                        cat_dir,
+                        dirs_exist_ok=True)
+
+
 def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
              timeout: float) -> Tuple[int, str, str]:
     home = tempfile.mkdtemp(prefix='sky-conf-home-')
     try:
+        if sc.get('catalogs'):
+            own = os.path.join(home, 'scenario-catalogs')
+            shutil.copytree(catalog_dir,
+                            own,
+                            ignore=shutil.ignore_patterns('*.md', '.git*'))
+            apply_scenario_catalogs(sc, own)
+            catalog_dir = own
         if sc.get('config'):
             os.makedirs(os.path.join(home, '.sky'), exist_ok=True)
             shutil.copy(os.path.join(sc['folder'], sc['config']),

@@ -126,6 +126,18 @@ def _prepare_home(sc: Dict[str, Any], catalog_dir: str) -> str:
     shutil.copytree(catalog_dir,
                     cat_dst,
                     ignore=shutil.ignore_patterns('.meta', '*.md', '.git*'))
+    # A scenario's own catalog changes (`[catalogs]` in scenario.toml; the
+    # same as compare.py's apply_scenario_catalogs): `remove` deletes those
+    # clouds' vms.csv, `overlay` files replace or add to the tree.
+    spec = sc.get('catalogs') or {}
+    for cloud in spec.get('remove', []):
+        path = os.path.join(cat_dst, cloud, 'vms.csv')
+        if os.path.exists(path):
+            os.remove(path)
+    if spec.get('overlay'):
+        shutil.copytree(os.path.join(sc['folder'], spec['overlay']),
+                        cat_dst,
+                        dirs_exist_ok=True)
     cfg_path = os.path.join(home, '.sky', 'config.yaml')
     config_text = ''
     if sc.get('config'):

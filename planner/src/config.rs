@@ -111,6 +111,18 @@ impl SkyConfig {
             .filter(|p| !p.trim().is_empty())
     }
 
+    /// `vast.datacenter_only` (default `false`): Vast offers only
+    /// datacenter-hosted machines (`Vast._get_feasible_launchable_resources`
+    /// reads it with `skypilot_config.get_nested`; `parse_sky_config` has
+    /// checked that it is a boolean).
+    pub fn vast_datacenter_only(&self) -> bool {
+        self.raw
+            .get("vast")
+            .and_then(|v| v.get("datacenter_only"))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    }
+
     /// Kubernetes pricing (global `kubernetes.pricing`).
     pub fn kube_pricing(&self) -> KubePricing {
         KubePricing::from_config(&self.raw, None).unwrap_or_default()
@@ -174,6 +186,13 @@ pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, Conf
             }
         });
     }
+    // SkyPilot's config schema types `vast.datacenter_only` as a boolean and
+    // refuses the whole file otherwise.
+    if let Some(v) = raw.get("vast").and_then(|v| v.get("datacenter_only"))
+        && !v.is_bool()
+    {
+        return Err(err("vast.datacenter_only must be true or false".into()));
+    }
     Ok(cfg)
 }
 
@@ -193,4 +212,32 @@ pub fn parse_enabled_clouds(text: &str) -> (Vec<CloudId>, Vec<IgnoredCloud>) {
         }
     }
     (out, ignored)
+}
+
+#[cfg(test)]
+mod vast_tests {
+    use super::*;
+
+    #[test]
+    fn vast_datacenter_only_is_a_boolean_defaulting_to_false() {
+        let parse = |text: &str| parse_sky_config(text, "cfg.yaml");
+        assert!(!parse("").unwrap().vast_datacenter_only());
+        assert!(!parse("vast: {}\n").unwrap().vast_datacenter_only());
+        assert!(
+            parse("vast:\n  datacenter_only: true\n")
+                .unwrap()
+                .vast_datacenter_only()
+        );
+        assert!(
+            !parse("vast:\n  datacenter_only: false\n")
+                .unwrap()
+                .vast_datacenter_only()
+        );
+        let err = parse("vast:\n  datacenter_only: \"yes\"\n").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("cfg.yaml") && text.contains("vast.datacenter_only"),
+            "{text}"
+        );
+    }
 }

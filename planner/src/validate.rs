@@ -242,6 +242,12 @@ fn validate_region_zone_for(
             }
             Ok((region.map(str::to_string), None))
         }
+        // Shadeform has no `validate_region_zone` of its own: `Cloud`'s asks
+        // the catalog module of `_REPR.lower()`, `<cloud>`, which is none.
+        CloudId::Shadeform => Err(format!(
+            "Cannot find module \"sky.catalog.{0}_catalog\" for cloud \"{0}\".",
+            cloud.class_repr().to_lowercase()
+        )),
         _ => {
             if zone.is_some() {
                 let no_zones = match cloud {
@@ -250,6 +256,10 @@ fn validate_region_zone_for(
                     CloudId::Paperspace => Some("Paperspace does not support zones."),
                     CloudId::Cudo => Some("Cudo does not support zones."),
                     CloudId::Nebius => Some("Nebius does not support zones."),
+                    CloudId::Seeweb => Some("Seeweb does not support zones."),
+                    CloudId::Vast => Some("Vast does not support zones."),
+                    CloudId::Verda => Some("Verda does not support zones."),
+                    CloudId::Yotta => Some("Yotta does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {
@@ -400,4 +410,55 @@ fn validate_cpus_mem(world: &World, r: &Resources) -> Result<(), RequestError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feasibility::test_world;
+
+    const CSV: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region\n\
+        a,A6000,1,8,32,0.5,it-fr2\n\
+        a,A6000,1,8,32,0.5,ch-lug1\n";
+
+    fn check(cloud: CloudId, region: Option<&str>, zone: Option<&str>) -> Result<(), String> {
+        let world = test_world(cloud, CSV, "");
+        let mut r = Resources {
+            cloud: Some(cloud),
+            region: region.map(str::to_string),
+            zone: zone.map(str::to_string),
+            ..Resources::default()
+        };
+        validate_region_zone(&world, &mut r).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn zones_and_regions_as_each_cloud_refuses_them() {
+        let zone = Some("it-fr2-a");
+        for (cloud, text) in [
+            (CloudId::Seeweb, "Seeweb does not support zones."),
+            (CloudId::Vast, "Vast does not support zones."),
+            (CloudId::Verda, "Verda does not support zones."),
+            (CloudId::Yotta, "Yotta does not support zones."),
+        ] {
+            assert_eq!(check(cloud, Some("it-fr2"), zone), Err(text.to_string()));
+            assert_eq!(check(cloud, Some("it-fr2"), None), Ok(()));
+        }
+        // Shadeform's class asks for the catalog module of `<cloud>`.
+        let shadeform =
+            Err("Cannot find module \"sky.catalog.<cloud>_catalog\" for cloud \"<cloud>\".".into());
+        assert_eq!(check(CloudId::Shadeform, Some("it-fr2"), None), shadeform);
+        assert_eq!(check(CloudId::Shadeform, None, zone), shadeform);
+        // The list of regions is headed by the name each catalog passes.
+        let listed = |cloud| check(cloud, Some("us-east-1"), None).unwrap_err();
+        assert!(
+            listed(CloudId::Seeweb)
+                .ends_with("List of supported Seeweb regions: 'ch-lug1, it-fr2'"),
+            "{}",
+            listed(CloudId::Seeweb)
+        );
+        assert!(
+            listed(CloudId::Vast).ends_with("List of supported vast regions: 'ch-lug1, it-fr2'")
+        );
+    }
 }

@@ -9,6 +9,7 @@ use crate::catalog::kubernetes::{KubeContext, KubeInstanceType, KubePricing};
 use crate::catalog::{Catalog, CloudCatalog};
 use crate::check::{CloudFacts, Reservation};
 use crate::cloud::CloudId;
+use crate::config::SkyConfig;
 use crate::resources::{AccCount, Accelerator, Resources};
 
 /// Everything the pure core knows about the enabled clouds.
@@ -26,6 +27,9 @@ pub struct World {
     /// `prioritize_reservations`): they are optimised per zone, like GCP, and
     /// nodes their consumable reservations cover cost nothing.
     pub reservation_clouds: Vec<ReservationCloud>,
+    /// `~/.sky/config.yaml`, for the settings a cloud's feasibility reads
+    /// (`vast.datacenter_only`); `SkyConfig::default()` when there is none.
+    pub sky_config: SkyConfig,
 }
 
 /// A cloud with reservations configured, and the reservations its adapter found.
@@ -212,6 +216,7 @@ mod reservation_tests {
             kube_contexts: Vec::new(),
             kube_pricing: KubePricing::default(),
             reservation_clouds: vec![gcp],
+            sky_config: SkyConfig::default(),
         }
     }
 

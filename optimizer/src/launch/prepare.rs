@@ -276,6 +276,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
         reservation_clouds: reservation_clouds(&sky_config, gcp_reservations),
+        sky_config,
     };
     for facts in &catalog_facts {
         if let Err(e) = world.apply_cloud_facts(facts) {

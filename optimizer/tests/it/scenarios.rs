@@ -26,6 +26,50 @@ struct Scenario {
     env: BTreeMap<String, String>,
     /// Run without `--dryrun -y` (for prompt tests); stdin gets this text.
     stdin: Option<String>,
+    /// The case's own catalogs: a copy of `fixtures/catalogs/` changed as
+    /// this says, passed as `SKY_CATALOG_DIR` (otherwise `sky` runs on its
+    /// bundled catalogs, the same files).
+    catalogs: Option<Catalogs>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Catalogs {
+    /// A folder of the case whose files replace or add to the catalog tree.
+    overlay: Option<String>,
+    /// Clouds whose `vms.csv` is removed.
+    #[serde(default)]
+    remove: Vec<String>,
+}
+
+/// Copies the files of `from` below `to`, creating folders.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &dest);
+        } else {
+            std::fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
+/// The catalog tree a case with `[catalogs]` runs on, below `root`.
+fn scenario_catalogs(dir: &Path, spec: &Catalogs, root: &Path) -> PathBuf {
+    let tree = root.join("catalogs");
+    copy_tree(&fixtures().join("catalogs"), &tree);
+    for cloud in &spec.remove {
+        let file = tree.join(cloud).join("vms.csv");
+        if file.exists() {
+            std::fs::remove_file(file).unwrap();
+        }
+    }
+    if let Some(overlay) = &spec.overlay {
+        copy_tree(&dir.join(overlay), &tree);
+    }
+    tree
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -83,6 +127,9 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         if scenario.clouds.iter().any(|c| c == cloud) && dir.join(cloud).is_dir() {
             cmd.env(var, dir.join(cloud));
         }
+    }
+    if let Some(spec) = &scenario.catalogs {
+        cmd.env("SKY_CATALOG_DIR", scenario_catalogs(dir, spec, home.path()));
     }
     for (k, v) in &scenario.env {
         cmd.env(k, v);

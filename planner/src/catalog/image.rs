@@ -16,7 +16,7 @@ use crate::cloud::CloudId;
 
 /// Bumped whenever the layout or the meaning of a parsed row changes, so
 /// images written by another version are rejected instead of misread.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const MAGIC: [u8; 8] = *b"SKYCATIX";
 
 /// Why an image was rejected (the caller falls back to the CSV).
@@ -67,14 +67,15 @@ impl<'a> StringTable<'a> {
 
 /// The row stream: each row is a little-endian `u16` mask of the fields that
 /// differ from the row before (bit order: [`STRING_FIELDS`] string ids, then
-/// the seven numbers, then the NVMe flag), followed by just those values —
-/// string ids as LEB128, numbers as `f64` LE (`NaN` = empty), the flag as a
-/// byte (0 empty, 1 false, 2 true). Catalogs repeat most fields from row to
+/// the seven numbers, then the NVMe flag, then the datacenter flag), followed
+/// by just those values — string ids as LEB128, numbers as `f64` LE
+/// (`NaN` = empty), each flag as a byte (0 empty, 1 false, 2 true). Catalogs repeat most fields from row to
 /// row (one row per zone of an instance type), so a row is a dozen bytes and
 /// decoding one is mostly a clone of the previous.
 const STRING_FIELDS: usize = 5;
 const NUMBER_FIELDS: usize = 7;
 const NVME_BIT: u16 = 1 << (STRING_FIELDS + NUMBER_FIELDS);
+const DATACENTER_BIT: u16 = NVME_BIT << 1;
 
 fn string_ids<'a>(row: &'a VmRow, table: &mut StringTable<'a>) -> [u32; STRING_FIELDS] {
     [
@@ -98,7 +99,7 @@ fn numbers(row: &VmRow) -> [Num; NUMBER_FIELDS] {
     ]
 }
 
-fn nvme_byte(v: Option<bool>) -> u8 {
+fn flag_byte(v: Option<bool>) -> u8 {
     match v {
         None => 0,
         Some(false) => 1,
@@ -111,10 +112,12 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
     let mut prev_ids = [u32::MAX; STRING_FIELDS];
     let mut prev_numbers = [None; NUMBER_FIELDS];
     let mut prev_nvme = u8::MAX;
+    let mut prev_datacenter = u8::MAX;
     for row in rows {
         let ids = string_ids(row, table);
         let nums = numbers(row).map(Num::get);
-        let nvme = nvme_byte(row.nvme_supported);
+        let nvme = flag_byte(row.nvme_supported);
+        let datacenter = flag_byte(row.datacenter);
         let mut mask = 0u16;
         for (i, (id, prev)) in ids.iter().zip(&prev_ids).enumerate() {
             if id != prev {
@@ -129,6 +132,9 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
         }
         if nvme != prev_nvme {
             mask |= NVME_BIT;
+        }
+        if datacenter != prev_datacenter {
+            mask |= DATACENTER_BIT;
         }
         out.extend_from_slice(&mask.to_le_bytes());
         for (i, &id) in ids.iter().enumerate() {
@@ -153,7 +159,10 @@ fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec
         if mask & NVME_BIT != 0 {
             out.push(nvme);
         }
-        (prev_ids, prev_numbers, prev_nvme) = (ids, nums, nvme);
+        if mask & DATACENTER_BIT != 0 {
+            out.push(datacenter);
+        }
+        (prev_ids, prev_numbers, prev_nvme, prev_datacenter) = (ids, nums, nvme, datacenter);
     }
 }
 
@@ -207,24 +216,30 @@ fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow
         let mask = u16::from_le_bytes(reader.take::<2>()?);
         let mut row = match rows.last() {
             Some(prev) => prev.clone(),
-            None if mask & 0b1_1111 == 0b1_1111 && mask & NVME_BIT != 0 => VmRow {
-                instance_type: None,
-                accelerator_name: None,
-                region: empty.clone(),
-                zone: None,
-                local_disk_type: None,
-                nvme_supported: None,
-                accelerator_count: Num::EMPTY,
-                vcpus: Num::EMPTY,
-                memory_gib: Num::EMPTY,
-                price: Num::EMPTY,
-                spot_price: Num::EMPTY,
-                local_disk_size: Num::EMPTY,
-                local_disk_count: Num::EMPTY,
-            },
+            None if mask & 0b1_1111 == 0b1_1111
+                && mask & NVME_BIT != 0
+                && mask & DATACENTER_BIT != 0 =>
+            {
+                VmRow {
+                    instance_type: None,
+                    accelerator_name: None,
+                    region: empty.clone(),
+                    zone: None,
+                    local_disk_type: None,
+                    nvme_supported: None,
+                    accelerator_count: Num::EMPTY,
+                    vcpus: Num::EMPTY,
+                    memory_gib: Num::EMPTY,
+                    price: Num::EMPTY,
+                    spot_price: Num::EMPTY,
+                    local_disk_size: Num::EMPTY,
+                    local_disk_count: Num::EMPTY,
+                    datacenter: None,
+                }
+            }
             None => return Err(ImageError::Decode("first row is incomplete".into())),
         };
-        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 1) != 0 {
+        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 2) != 0 {
             return Err(ImageError::Decode(format!("row {index}: unknown fields")));
         }
         if mask & 1 != 0 {
@@ -262,6 +277,14 @@ fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow
                 [1] => Some(false),
                 [2] => Some(true),
                 _ => return Err(ImageError::Mismatch("NVMe flag")),
+            };
+        }
+        if mask & DATACENTER_BIT != 0 {
+            row.datacenter = match reader.take::<1>()? {
+                [0] => None,
+                [1] => Some(false),
+                [2] => Some(true),
+                _ => return Err(ImageError::Mismatch("datacenter flag")),
             };
         }
         rows.push(row);

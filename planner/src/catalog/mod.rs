@@ -173,6 +173,11 @@ pub struct VmRow {
     pub local_disk_type: Option<Text>,
     /// Whether NVMe is supported, AWS only.
     pub nvme_supported: Option<bool>,
+    /// Vast's `HostingType >= 1` (0 consumer-hosted, 1 datacenter-hosted):
+    /// the one comparison SkyPilot makes with the column
+    /// (`vast_catalog._apply_datacenter_filter`). `None` when the file has
+    /// no such column; an empty cell is `Some(false)`, as pandas' `NaN >= 1`.
+    pub datacenter: Option<bool>,
     accelerator_count: Num,
     vcpus: Num,
     memory_gib: Num,
@@ -326,6 +331,7 @@ impl CloudCatalog {
             nvme: col("NVMeSupported"),
             disk_size: col("LocalDiskSize"),
             disk_count: col("LocalDiskCount"),
+            hosting_type: col("HostingType"),
         };
         let has_zones = columns.zone.is_some();
         let schema = if cloud == CloudId::Aws && col("Arch").is_none() {
@@ -354,6 +360,11 @@ impl CloudCatalog {
                     message,
                 }),
             }
+        }
+        if cloud == CloudId::Shadeform {
+            // `shadeform_catalog._get_df` keeps only rows with an instance
+            // type and an accelerator name: every Shadeform query sees that.
+            rows.retain(|r| r.instance_type.is_some() && r.accelerator_name.is_some());
         }
         Ok((
             CloudCatalog::from_rows(cloud, rows, has_zones, schema),
@@ -465,6 +476,7 @@ struct RowColumns {
     nvme: Option<usize>,
     disk_size: Option<usize>,
     disk_count: Option<usize>,
+    hosting_type: Option<usize>,
 }
 
 /// The 1-based line of the record that starts at byte `offset` (or after the
@@ -605,6 +617,7 @@ struct RowParser {
     spot: NumberColumn,
     disk_size: NumberColumn,
     disk_count: NumberColumn,
+    hosting_type: Option<NumberColumn>,
 }
 
 impl RowParser {
@@ -623,6 +636,9 @@ impl RowParser {
             spot: NumberColumn::new(c.spot, "SpotPrice"),
             disk_size: NumberColumn::new(c.disk_size, "LocalDiskSize"),
             disk_count: NumberColumn::new(c.disk_count, "LocalDiskCount"),
+            hosting_type: c
+                .hosting_type
+                .map(|col| NumberColumn::new(Some(col), "HostingType")),
         }
     }
 
@@ -643,6 +659,10 @@ impl RowParser {
                 .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
             local_disk_size: self.disk_size.parse(record)?.into(),
             local_disk_count: self.disk_count.parse(record)?.into(),
+            datacenter: match &mut self.hosting_type {
+                Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
+                None => None,
+            },
         })
     }
 }
@@ -893,6 +913,75 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(cat.schema, Schema::V6);
         assert!(!cat.rows.is_empty());
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // reads fixtures
+    fn upstream_snapshots_parse_whole_with_either_line_ending() {
+        // (cloud, rows, whether the file uses CRLF): real upstream files,
+        // extra columns (`UpstreamCloudId`, `GpuInfo`) and all.
+        let cases = [
+            (CloudId::Seeweb, 69, true),
+            (CloudId::Shadeform, 118, true),
+            (CloudId::Vast, 63, true),
+            (CloudId::Verda, 45, true),
+            (CloudId::Yotta, 8, false),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
+        for (cloud, rows, crlf) in cases {
+            let bytes = std::fs::read(dir.join(cloud.name()).join("vms.csv")).unwrap();
+            assert_eq!(bytes.windows(2).any(|w| w == b"\r\n"), crlf, "{cloud:?}");
+            let (cat, warnings) = CloudCatalog::from_bytes(cloud, &bytes, "fixture").unwrap();
+            assert!(warnings.is_empty(), "{cloud:?}: {warnings:?}");
+            assert_eq!(cat.rows.len(), rows, "{cloud:?}");
+            // No field keeps a stray carriage return.
+            for row in &cat.rows {
+                assert!(!row.region.contains('\r'), "{cloud:?}: {:?}", row.region);
+                assert!(row.price().is_some() || row.spot_price().is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn hosting_type_is_read_as_datacenter_or_not() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,HostingType\r\n\
+            a,RTX4090,1,32,64,0.4,\"Texas, US, NA\",1\r\n\
+            b,RTX4090,1,32,64,0.3,\"Germany, DE, EU\",0\r\n\
+            c,RTX4090,1,32,64,0.5,\"Utah, US, NA\",\r\n\
+            d,RTX4090,1,32,64,0.5,\"Utah, US, NA\",2\r\n\
+            e,RTX4090,1,32,64,0.5,\"Utah, US, NA\",yes\r\n";
+        let (cat, warnings) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        let flags: Vec<_> = cat.rows.iter().map(|r| r.datacenter).collect();
+        assert_eq!(flags, [Some(true), Some(false), Some(false), Some(true)]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("HostingType"), "{warnings:?}");
+        assert_eq!(&*cat.rows[0].region, "Texas, US, NA");
+        // Without the column nothing is known.
+        let csv = "InstanceType,Price,Region\na,1,r\n";
+        let (cat, _) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        assert_eq!(cat.rows[0].datacenter, None);
+        // The flag survives the pre-indexed image.
+        let csv = "InstanceType,Price,Region,HostingType\na,1,r,1\nb,1,r,0\nc,1,r,0\nd,1,r\n";
+        let (cat, w) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        let (back, _) = CloudCatalog::from_image(CloudId::Vast, &cat.to_image(&w), "v").unwrap();
+        assert_eq!(back.rows, cat.rows);
+    }
+
+    #[test]
+    fn shadeform_keeps_only_rows_with_an_accelerator() {
+        // `shadeform_catalog._get_df`: rows without an instance type or an
+        // accelerator name are not part of Shadeform's catalog.
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region\n\
+            gpu_A6000,A6000,1,6,48,0.5,r1\n\
+            cpu_only,,,8,32,0.1,r1\n\
+            ,A6000,1,6,48,0.4,r2\n";
+        let (cat, _) = CloudCatalog::from_bytes(CloudId::Shadeform, csv.as_bytes(), "s").unwrap();
+        assert_eq!(cat.rows.len(), 1);
+        assert!(cat.has_instance_type("gpu_A6000"));
+        assert!(!cat.has_instance_type("cpu_only"));
+        // Other clouds keep such rows.
+        let (cat, _) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        assert_eq!(cat.rows.len(), 3);
     }
 
     #[test]

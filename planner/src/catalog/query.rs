@@ -443,7 +443,13 @@ impl CloudCatalog {
         region: Option<&str>,
         zone: Option<&str>,
     ) -> Result<(Option<String>, Option<String>), String> {
-        let cloud_name = self.cloud.name();
+        // The name each `<cloud>_catalog.validate_region_zone` passes to
+        // `validate_region_zone_impl`: the registry name, except Seeweb's
+        // display name.
+        let cloud_name = match self.cloud {
+            CloudId::Seeweb => "Seeweb",
+            other => other.name(),
+        };
         let candidates = |loc: &str, all: Vec<String>| -> String {
             let mut close =
                 crate::pytext::close_matches(loc, all.iter().map(String::as_str), 5, 0.6);

@@ -10,7 +10,9 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use feature::Feature;
-pub use spec::{CatalogPull, CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
+pub use spec::{
+    CatalogPull, CatalogRules, CloudSpec, Credential, Detection, FileCheck, InstanceFamily,
+};
 
 /// Every cloud this optimizer knows about.
 ///
@@ -121,6 +123,16 @@ impl CloudId {
     /// Display form used by SkyPilot in tables and messages (the class `_REPR`).
     pub fn repr(self) -> &'static str {
         self.spec().repr
+    }
+
+    /// The class attribute `_REPR`, where SkyPilot formats the class rather
+    /// than an object (`check_features_are_supported`): the same as
+    /// [`CloudId::repr`] except for Shadeform (`<Cloud>`).
+    pub fn class_repr(self) -> &'static str {
+        table::CLASS_REPRS
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map_or(self.repr(), |(_, r)| r)
     }
 
     /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).

@@ -90,6 +90,147 @@ pub enum Credential {
     FileFromEnv(&'static str),
     /// An environment variable holding the credential itself.
     Env(&'static str),
+    /// Several environment variables that are only a credential together
+    /// (Verda's `VERDA_CLIENT_ID` and `VERDA_CLIENT_SECRET`). Set counts,
+    /// even when empty, as Python's `'NAME' in os.environ` does.
+    EnvAll(&'static [&'static str]),
+    /// A file below the home directory that is a credential only when its
+    /// content passes `check`; when it exists but fails, `sky check` says
+    /// `invalid` (SkyPilot's message for that case) instead of the hint.
+    HomeFileChecked {
+        /// The file, relative to the home directory.
+        path: &'static str,
+        /// What its content must satisfy.
+        check: FileCheck,
+        /// The one-line reason shown when the file exists but fails `check`.
+        invalid: &'static str,
+    },
+}
+
+/// A check of a credential file's content, as a cloud's
+/// `_check_compute_credentials` makes it before any network call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileCheck {
+    /// Not empty once surrounding whitespace is stripped (Shadeform reads
+    /// `~/.shadeform/api_key` and strips it).
+    NotBlank,
+    /// An INI file, read as Python's `configparser` reads it, with a
+    /// non-blank `key` in `section` (Seeweb's `parser['DEFAULT']['api_key']`).
+    IniKey {
+        /// Section name (`DEFAULT`), compared exactly.
+        section: &'static str,
+        /// Option name, compared case-insensitively as `configparser` does.
+        key: &'static str,
+    },
+    /// A JSON object in which every key is present with a truthy value
+    /// (Verda's `client_id` and `client_secret` in `~/.verda/config.json`).
+    JsonKeys(&'static [&'static str]),
+}
+
+impl FileCheck {
+    /// Whether a credential file with this content passes the check. Pure:
+    /// the adapter reads the file and never shows what it read.
+    pub fn accepts(&self, content: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(content) else {
+            // Python reads these files as UTF-8 text and fails otherwise.
+            return false;
+        };
+        match *self {
+            FileCheck::NotBlank => !text.trim().is_empty(),
+            FileCheck::IniKey { section, key } => {
+                ini_value(text, section, key).is_some_and(|v| !v.trim().is_empty())
+            }
+            FileCheck::JsonKeys(keys) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(map)) => {
+                    keys.iter().all(|k| map.get(*k).is_some_and(json_truthy))
+                }
+                _ => false,
+            },
+        }
+    }
+}
+
+/// Python's truthiness of a JSON value (`not config.get(key)`).
+fn json_truthy(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `configparser.ConfigParser().read(...)[section][key]` for the files
+/// SkyPilot reads this way: `None` where Python raises (no section header
+/// before the first option, a line that is neither, a duplicate section or
+/// option, a `%` that `BasicInterpolation` rejects) or the key is absent.
+/// Full-line `#`/`;` comments, `=`/`:` delimiters, case-insensitive option
+/// names and indented continuation lines are honoured.
+fn ini_value(text: &str, section: &str, key: &str) -> Option<String> {
+    let key = key.to_lowercase();
+    let mut current: Option<String> = None;
+    let mut sections: Vec<String> = Vec::new();
+    let mut options: Vec<(String, String)> = Vec::new();
+    let mut found: Option<String> = None;
+    // Where the last option's value lives, and its indentation.
+    let mut continuing: Option<(bool, usize)> = None;
+    for line in text.lines() {
+        let stripped = line.trim();
+        if stripped.is_empty() || stripped.starts_with('#') || stripped.starts_with(';') {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        if let Some((is_key, level)) = continuing
+            && indent > level
+        {
+            if is_key && let Some(v) = found.as_mut() {
+                v.push('\n');
+                v.push_str(stripped);
+            }
+            continue;
+        }
+        if let Some(rest) = stripped.strip_prefix('[')
+            && let Some(end) = rest.rfind(']')
+            && end > 0
+        {
+            let name = rest[..end].to_string();
+            if sections.contains(&name) {
+                return None;
+            }
+            sections.push(name.clone());
+            current = Some(name);
+            continuing = None;
+            continue;
+        }
+        let sect = current.as_ref()?;
+        let delim = stripped.find(['=', ':'])?;
+        let option = stripped[..delim].trim_end().to_lowercase();
+        if option.is_empty() || options.iter().any(|(s, o)| s == sect && *o == option) {
+            return None;
+        }
+        options.push((sect.clone(), option.clone()));
+        let value = stripped[delim + 1..].trim().to_string();
+        let is_key = sect == section && option == key;
+        if is_key {
+            found = Some(value);
+        }
+        continuing = Some((is_key, indent));
+    }
+    let value = found?;
+    // BasicInterpolation: `%%` is a literal `%`; anything else after a `%`
+    // is a reference or an error, neither of which is a plain key.
+    let mut chars = value.chars();
+    let mut out = String::with_capacity(value.len());
+    while let Some(c) = chars.next() {
+        if c == '%' && chars.next() != Some('%') {
+            return None;
+        }
+        out.push(c);
+    }
+    Some(out)
 }
 
 /// The parameters of SkyPilot's generic catalog queries for one cloud
@@ -127,6 +268,10 @@ pub struct CatalogRules {
     /// has no default instance type, while accelerator and explicit types
     /// are not filtered.
     pub default_rejects_ultra_disk: bool,
+    /// The default instance type is chosen over every region and zone, even
+    /// when the request names one (`yotta_catalog.get_default_instance_type`
+    /// drops `region` and `zone` before `get_instance_type_for_cpus_mem_impl`).
+    pub default_ignores_location: bool,
 }
 
 impl CatalogRules {
@@ -141,6 +286,7 @@ impl CatalogRules {
         rejects_ultra_disk: false,
         default_cpus_with_memory: false,
         default_rejects_ultra_disk: false,
+        default_ignores_location: false,
     };
 }
 
@@ -210,6 +356,46 @@ fn azure_family(instance_type: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credential_file_checks_read_content_as_skypilot_does() {
+        let ini = FileCheck::IniKey {
+            section: "DEFAULT",
+            key: "api_key",
+        };
+        let json = FileCheck::JsonKeys(&["client_id", "client_secret"]);
+        let cases: &[(FileCheck, &str, bool)] = &[
+            (FileCheck::NotBlank, "sk-123\n", true),
+            (FileCheck::NotBlank, " \n\t", false),
+            (FileCheck::NotBlank, "", false),
+            (ini, "[DEFAULT]\napi_key = tok\n", true),
+            (ini, "# Seeweb\n[DEFAULT]\nAPI_KEY: tok\n", true),
+            (ini, "[DEFAULT]\napi_key =\n", false),
+            (ini, "[DEFAULT]\napi_key =   \n", false),
+            // No section header: configparser raises MissingSectionHeaderError.
+            (ini, "api_key = tok\n", false),
+            (ini, "[other]\napi_key = tok\n", false),
+            (ini, "[DEFAULT]\napi_key = a\napi_key = b\n", false),
+            (ini, "[DEFAULT]\nnot an option\napi_key = tok\n", false),
+            (ini, "[DEFAULT]\napi_key = 50%%off\n", true),
+            (ini, "[DEFAULT]\napi_key = 50%off\n", false),
+            (ini, "[DEFAULT]\napi_key =\n  continued\n", true),
+            (json, r#"{"client_id": "id", "client_secret": "s"}"#, true),
+            (json, r#"{"client_id": "id", "client_secret": ""}"#, false),
+            (json, r#"{"client_id": "id"}"#, false),
+            (json, r#"{"client_id": 0, "client_secret": "s"}"#, false),
+            (json, r#"["client_id", "client_secret"]"#, false),
+            (json, "{not json", false),
+        ];
+        for (check, content, ok) in cases {
+            assert_eq!(
+                check.accepts(content.as_bytes()),
+                *ok,
+                "{check:?} {content:?}"
+            );
+        }
+        assert!(!FileCheck::NotBlank.accepts(&[0xff, 0xfe]));
+    }
 
     #[test]
     fn azure_families_are_read_from_the_size_name() {

@@ -3,7 +3,9 @@
 //! in `sky/clouds/<cloud>.py`, `_REPR` substituted); catalog rules come from
 //! `sky/catalog/<cloud>_catalog.py`.
 
-use super::spec::{CatalogPull, CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
+use super::spec::{
+    CatalogPull, CatalogRules, CloudSpec, Credential, Detection, FileCheck, InstanceFamily,
+};
 use super::{CloudId, Feature};
 
 use Feature::*;
@@ -720,10 +722,20 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Seeweb",
         catalog_pull: CatalogPull::EveryHours(8),
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Seeweb._check_compute_credentials` does it.
+        // `Seeweb._check_compute_credentials` → `sky/adaptors/seeweb.py::
+        // check_compute_credentials`: `~/.seeweb_cloud/seeweb_keys` read by
+        // `configparser`, a non-empty `api_key` under `[DEFAULT]`. The API call
+        // that then validates the key (`ecsapi.Api.fetch_servers`) is online.
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileChecked {
+                path: ".seeweb_cloud/seeweb_keys",
+                check: FileCheck::IniKey {
+                    section: "DEFAULT",
+                    key: "api_key",
+                },
+                invalid: "Missing or empty api_key in ~/.seeweb_cloud/seeweb_keys. Put it under [DEFAULT] as: api_key = <key>",
+            }],
+            hint: "Missing Seeweb API key file ~/.seeweb_cloud/seeweb_keys. Put your API key in it under [DEFAULT] as: api_key = <key>",
         },
         // `Seeweb._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -769,20 +781,29 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Seeweb"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/seeweb_catalog.py` and `Seeweb._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // Seeweb keeps only the cheapest type and prefers `it-fr2`
+        // (`feasibility::seeweb`).
+        catalog_rules: None,
     },
     CloudSpec {
         id: CloudId::Shadeform,
         name: "shadeform",
         aliases: &[],
-        repr: "<Cloud>",
+        // `Shadeform` sets no `_REPR`, but its `__repr__` returns `Shadeform`:
+        // tables, INFRA and hints print that; the class attribute (Cloud's
+        // `<Cloud>`) is in [`CLASS_REPRS`].
+        repr: "Shadeform",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Shadeform._check_compute_credentials` does it.
+        // `Shadeform.check_credentials`: `~/.shadeform/api_key` exists and is
+        // not empty once stripped.
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileChecked {
+                path: ".shadeform/api_key",
+                check: FileCheck::NotBlank,
+                invalid: "Shadeform API key is empty in ~/.shadeform/api_key",
+            }],
+            hint: "Shadeform API key not found. Please save your API key to ~/.shadeform/api_key",
         },
         // `Shadeform._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -821,8 +842,9 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Shadeform."),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/shadeform_catalog.py` and `Shadeform._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // Shadeform's accelerator search ignores cpus, memory and location;
+        // explicit types are taken as they are (`feasibility::shadeform`).
+        catalog_rules: None,
     },
     CloudSpec {
         id: CloudId::Slurm,
@@ -913,10 +935,12 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Vast",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Vast._check_compute_credentials` does it.
+        // `Vast._check_compute_credentials`: `~/.config/vastai/vast_api_key`
+        // exists (it first needs the `vastai_sdk` Python module, which has no
+        // counterpart here).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFile(".config/vastai/vast_api_key")],
+            hint: "Vast credentials not found. Run: pip install vastai; mkdir -p ~/.config/vastai; echo [key] > ~/.config/vastai/vast_api_key",
         },
         // `Vast._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -946,8 +970,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Vast"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/vast_catalog.py` and `Vast._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `Vast._get_feasible_launchable_resources`: no default vCPUs, the
+        // accelerator search filters by memory and candidates keep it
+        // (`_make` resets only cpus); `vast.datacenter_only` narrows the
+        // catalog first (`feasibility::vast`).
+        catalog_rules: Some(CatalogRules {
+            candidates_keep_memory: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Verda,
@@ -956,10 +986,21 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Verda",
         catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Verda._check_compute_credentials` does it.
+        // `Verda.check_credentials` → `sky/adaptors/verda.py::
+        // get_verda_configuration`: the `VERDA_*` pair, the older
+        // `DATACRUNCH_*` pair, or `~/.verda/config.json` with a non-empty
+        // `client_id` and `client_secret`.
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[
+                Credential::EnvAll(&["VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET"]),
+                Credential::EnvAll(&["DATACRUNCH_CLIENT_ID", "DATACRUNCH_CLIENT_SECRET"]),
+                Credential::HomeFileChecked {
+                    path: ".verda/config.json",
+                    check: FileCheck::JsonKeys(&["client_id", "client_secret"]),
+                    invalid: "Verda Cloud Client ID or Client Secret is missing or empty in ~/.verda/config.json",
+                },
+            ],
+            hint: "Verda Cloud configuration not found. Please save your config.json (client_id, client_secret) as ~/.verda/config.json",
         },
         // `Verda._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -1002,8 +1043,13 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Verda"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/verda_catalog.py` and `Verda._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `Verda._get_feasible_launchable_resources`: no default vCPUs; the
+        // accelerator search is not given the memory, and candidates keep it.
+        catalog_rules: Some(CatalogRules {
+            accelerator_ignores_memory: true,
+            candidates_keep_memory: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Vsphere,
@@ -1068,10 +1114,11 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Yotta",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Yotta._check_compute_credentials` does it.
+        // `Yotta._check_compute_credentials`: `~/.yotta/credentials` exists
+        // (the API-key check that follows is online).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFile(".yotta/credentials")],
+            hint: "Failed to access Yotta Cloud with credentials. Get an API key at https://console.yottalabs.ai and save it to ~/.yotta/credentials",
         },
         // `Yotta._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -1120,7 +1167,20 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
                 "Specifying local disks are not supported on Yotta.",
             ),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/yotta_catalog.py` and `Yotta._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `Yotta._get_feasible_launchable_resources`: no default vCPUs and the
+        // default ignores the requested location; the accelerator search is
+        // not given the memory, and candidates keep it.
+        catalog_rules: Some(CatalogRules {
+            accelerator_ignores_memory: true,
+            candidates_keep_memory: true,
+            default_ignores_location: true,
+            ..CatalogRules::PLAIN
+        }),
     },
 ];
+
+/// Clouds whose class attribute `_REPR` differs from how their objects
+/// print. `Shadeform` does not set `_REPR` and inherits `Cloud`'s
+/// `<Cloud>`, which SkyPilot uses where it formats the class rather than an
+/// object: `Cloud.check_features_are_supported`'s "not supported by" text.
+pub(super) static CLASS_REPRS: &[(CloudId, &str)] = &[(CloudId::Shadeform, "<Cloud>")];

@@ -9,6 +9,9 @@
 mod catalog;
 mod gcp;
 mod kubernetes;
+mod seeweb;
+mod shadeform;
+mod vast;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
@@ -105,7 +108,7 @@ pub(crate) fn not_supported_hint(cloud: CloudId, features: &[(Feature, &'static 
     let table = crate::render::borderless_table(&rows);
     format!(
         "The following features are not supported by {}:\n\t{}",
-        cloud.repr(),
+        cloud.class_repr(),
         table.replace('\n', "\n\t")
     )
 }
@@ -204,6 +207,9 @@ pub fn feasible_resources(
     Ok(match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
         (CloudId::Kubernetes, _) => kubernetes::feasible(world, r),
+        (CloudId::Seeweb, _) => seeweb::feasible(world, r),
+        (CloudId::Shadeform, _) => shadeform::feasible(world, r),
+        (CloudId::Vast, Some(rules)) => vast::feasible(world, rules, r),
         (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
         (_, None) => FeasibleResources::default(),
     })
@@ -217,6 +223,10 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
     match cloud {
         CloudId::Kubernetes => kubernetes::regions_with_offering(world, r, it),
         CloudId::Gcp => gcp::regions_with_offering(world, r, it),
+        CloudId::Seeweb => match world.cloud_catalog(cloud) {
+            Some(cat) => seeweb::regions_with_offering(cat, r, it),
+            None => Vec::new(),
+        },
         _ => match world.cloud_catalog(cloud) {
             Some(cat) => catalog::regions_with_offering(cat, r, it),
             None => Vec::new(),
@@ -237,5 +247,76 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
             r.region.as_deref(),
             r.zone.as_deref(),
         ),
+    }
+}
+
+/// A world of one catalog cloud, from CSV text, for the per-cloud tests.
+#[cfg(test)]
+pub(crate) fn test_world(cloud: CloudId, csv: &str, config: &str) -> World {
+    let (cat, warnings) =
+        crate::catalog::CloudCatalog::from_bytes(cloud, csv.as_bytes(), "test").unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut catalog = crate::catalog::Catalog::new();
+    catalog.insert(cat);
+    World {
+        catalog,
+        enabled: vec![cloud],
+        kube_contexts: Vec::new(),
+        kube_pricing: Default::default(),
+        reservation_clouds: Vec::new(),
+        sky_config: crate::config::parse_sky_config(config, "config.yaml").unwrap(),
+    }
+}
+
+/// A request for `accelerator` (`NAME:COUNT`), for the per-cloud tests.
+#[cfg(test)]
+pub(crate) fn gpu_request(accelerator: &str) -> Resources {
+    Resources {
+        accelerator: Some(crate::resources::parse_accelerator(accelerator).unwrap()),
+        ..Resources::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_not_supported_table_names_the_class_repr() {
+        // Shadeform's objects print `Shadeform`, its class `<Cloud>`.
+        let mut r = gpu_request("A6000:1");
+        r.use_spot = true;
+        let world = test_world(
+            CloudId::Shadeform,
+            "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region\na,A6000,1,6,48,0.5,r\n",
+            "",
+        );
+        for (cloud, name) in [
+            (CloudId::Shadeform, "<Cloud>"),
+            (CloudId::Seeweb, "Seeweb"),
+            (CloudId::Yotta, "Yotta"),
+        ] {
+            let f = feasible_resources(&world, cloud, &r, 1).unwrap();
+            assert!(f.resources.is_empty());
+            let hint = f.hint.unwrap();
+            assert!(
+                hint.starts_with(&format!(
+                    "The following features are not supported by {name}:\n\tFeature"
+                )),
+                "{hint}"
+            );
+            assert!(hint.contains("spot_instance"), "{hint}");
+        }
+        assert_eq!(CloudId::Shadeform.repr(), "Shadeform");
+        assert_eq!(CloudId::Vast.class_repr(), "Vast");
+        // Vast and Verda sell spot; multi-node is what they refuse.
+        assert!(
+            feasible_resources(&world, CloudId::Vast, &r, 1)
+                .unwrap()
+                .hint
+                .is_none()
+        );
+        let two = feasible_resources(&world, CloudId::Verda, &gpu_request("A6000:1"), 2).unwrap();
+        assert!(two.hint.unwrap().contains("multi-node"));
     }
 }

@@ -244,7 +244,7 @@ pub(crate) struct EndpointState {
     pub(crate) fault: Fault,
     sampler: Mutex<LatencySampler>,
     hits: AtomicU64,
-    flavor: Flavor,
+    pub(crate) flavor: Flavor,
 }
 
 impl EndpointState {
@@ -328,8 +328,12 @@ impl Respond for Responder {
                 let (s, t) = (self.ok)(request);
                 (Some(s), t, delay)
             }
-            // The gate resets these before they reach wiremock; this is only a fallback.
-            Fault::ConnectionReset => {
+            // The gate answers these before they reach wiremock; this is only a fallback.
+            Fault::ConnectionReset
+            | Fault::Trickle
+            | Fault::EndlessBody
+            | Fault::Garbage
+            | Fault::HugeBody => {
                 let (s, t) = Flavor::Text.error(ErrorKind::Status(502));
                 (Some(s), t, delay)
             }
@@ -387,7 +391,7 @@ impl Served {
         let server = MockServer::builder().listener(listener).start().await;
         let mut resets = Vec::new();
         for route in routes {
-            if route.state.fault == Fault::ConnectionReset {
+            if route.state.fault.is_raw() {
                 resets.push((route.method, route.path.clone(), route.state.clone()));
             }
             let mut mock = Mock::given(RouteMatch {

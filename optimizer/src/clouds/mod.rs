@@ -7,6 +7,7 @@ pub mod aws;
 mod catalog_only;
 mod fanout;
 pub mod gcp;
+pub mod http;
 pub mod kubernetes;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;

@@ -42,10 +42,15 @@ pub(crate) fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, Co
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".sky/config.yaml"));
-    match std::fs::read_to_string(&path) {
+    use crate::input::{InputError, MAX_CONFIG_FILE_BYTES, read_regular_text};
+    match read_regular_text(&path, MAX_CONFIG_FILE_BYTES) {
         Ok(text) => Ok(parse_sky_config(&text, &path.display().to_string())?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SkyConfig::default()),
-        Err(source) => Err(ConfigError::Io { path, source }),
+        Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => Ok(SkyConfig::default()),
+        Err(InputError::Io { source, .. }) => Err(ConfigError::Io { path, source }),
+        Err(other) => Err(ConfigError::Io {
+            path,
+            source: std::io::Error::other(other.cause()),
+        }),
     }
 }
 

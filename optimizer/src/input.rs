@@ -52,6 +52,15 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// What is wrong, without the path (for messages that name it already).
+    pub fn cause(&self) -> String {
+        match self {
+            InputError::Io { source, .. } => source.to_string(),
+            InputError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
+            InputError::TooLarge { limit, .. } => format!("larger than {limit} bytes"),
+        }
+    }
+
     /// The underlying I/O error kind (`NotFound` for a missing file).
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {

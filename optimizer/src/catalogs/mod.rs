@@ -61,8 +61,19 @@ fn io_error(path: &Path, e: std::io::Error) -> ConfigError {
     }
 }
 
+/// A catalog file: regular, at most [`MAX_CATALOG_FILE_BYTES`] (a FIFO or a
+/// device is refused instead of blocking or being read forever).
 fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
-    std::fs::read(path).map_err(|e| io_error(path, e))
+    use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular};
+    read_regular(path, MAX_CATALOG_FILE_BYTES).map_err(|e| match e {
+        InputError::Io { source, .. } => io_error(path, source),
+        other => io_error(path, std::io::Error::other(other.cause())),
+    })
+}
+
+/// An optional catalog file: absent or unusable is empty.
+fn read_optional_file(path: &Path) -> Vec<u8> {
+    crate::input::read_regular(path, crate::input::MAX_CATALOG_FILE_BYTES).unwrap_or_default()
 }
 
 /// Loads the catalogs of `clouds` (Kubernetes needs none) plus `common/*`,
@@ -137,8 +148,8 @@ pub fn load_catalog_indexed(
             let m = dir.join("common/metadata.csv");
             // The common files are optional: without them names are not canonicalised.
             (
-                std::fs::read(&a).unwrap_or_default().into(),
-                std::fs::read(&m).unwrap_or_default().into(),
+                read_optional_file(&a).into(),
+                read_optional_file(&m).into(),
                 a.display().to_string(),
                 m.display().to_string(),
             )

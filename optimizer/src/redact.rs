@@ -50,6 +50,12 @@ static SECRET_QUERY: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 
+/// `user:password@host` without a scheme (hyper's connection-pool keys,
+/// `("http", user:pass@host:port)`, print the authority alone).
+static BARE_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(^|[\s(,"'=\[])[^\s/@:"'(),\[\]]+:[^\s/@"'(),]+@"#).expect("static regex")
+});
+
 /// Registers a secret value: from now on [`redact`] masks it.
 pub fn remember_secret(secret: &str) {
     let secret = secret.trim();
@@ -123,6 +129,14 @@ pub fn redact_urls(text: &str) -> Cow<'_, str> {
         if result != text {
             out = Some(result);
         }
+    }
+    let current = out.as_deref().unwrap_or(text);
+    if current.contains('@') && BARE_USERINFO.is_match(current) {
+        out = Some(
+            BARE_USERINFO
+                .replace_all(current, format!("${{1}}{MASK}@"))
+                .into_owned(),
+        );
     }
     let current = out.as_deref().unwrap_or(text);
     if SECRET_QUERY.is_match(current) {
@@ -236,6 +250,10 @@ mod tests {
                 "https://s3/x?X-Amz-Signature=***&X-Amz-Credential=***",
             ),
             ("no url here", "no url here"),
+            (
+                r#"checkout waiting: ("http", user:pa55@127.0.0.1:8080)"#,
+                r#"checkout waiting: ("http", ***@127.0.0.1:8080)"#,
+            ),
             ("mail me@example.com", "mail me@example.com"),
         ] {
             assert_eq!(redact_urls(text), want, "{text}");

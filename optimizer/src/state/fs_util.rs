@@ -234,7 +234,10 @@ fn temp_writer_pid(name: &str) -> Option<u32> {
 
 /// Whether a process with this pid exists (signal 0 probes without sending).
 fn process_alive(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
     match rustix::process::test_kill_process(pid) {

@@ -12,3 +12,5 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// Hostile input and faulty clouds: generated inputs, signals, secrets, caps (issue 12).
+mod hostile;

@@ -681,9 +681,10 @@ fn leftovers_of_dead_writers_are_swept_and_live_ones_kept() {
     // A pid that cannot be running (beyond the kernel's pid_max), one
     // that is (ours), and an old name without a pid.
     let dead = store.dir().join(".k.json.99999999.0123456789abcdef.tmp");
-    let live = store
-        .dir()
-        .join(format!(".k.json.{}.0123456789abcdef.tmp", std::process::id()));
+    let live = store.dir().join(format!(
+        ".k.json.{}.0123456789abcdef.tmp",
+        std::process::id()
+    ));
     let legacy = store.dir().join(".k.json.0123456789abcdef.tmp");
     for p in [&dead, &live, &legacy] {
         fs::write(p, b"{\"half").expect("write");

@@ -43,11 +43,16 @@ impl KubernetesCloud {
         join_all(contexts.iter().map(|name| {
             let span = list_nodes_span(name);
             async move {
-                let work = self.list_context(kubeconfig, name);
+                // The last failed attempt: when the deadline cuts the retries
+                // short, the reason is what the attempts met (a refused
+                // connection, a 503), not "timed out".
+                let last = std::sync::Mutex::new(None::<String>);
+                let work = self.list_context(kubeconfig, name, &last);
                 let nodes = match deadline {
-                    Some(d) => tokio::time::timeout(d, work)
-                        .await
-                        .unwrap_or_else(|_| Err(timeout_message(name, d))),
+                    Some(d) => tokio::time::timeout(d, work).await.unwrap_or_else(|_| {
+                        let seen = last.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        Err(seen.unwrap_or_else(|| timeout_message(name, d)))
+                    }),
                     None => work.await,
                 };
                 record_outcome(&nodes, "listed");
@@ -65,6 +70,7 @@ impl KubernetesCloud {
         &self,
         kubeconfig: &Kubeconfig,
         context: &str,
+        last_failure: &std::sync::Mutex<Option<String>>,
     ) -> Result<Vec<KubeNode>, String> {
         let client = self
             .client_for(kubeconfig, context)
@@ -78,7 +84,9 @@ impl KubernetesCloud {
                 Ok(nodes) => return Ok(nodes),
                 Err(failure) if failure.is_fatal() => return Err(failure.message(context)),
                 Err(failure) => {
-                    tracing::debug!(context, attempt, error = %failure.message(context), "node listing failed");
+                    let message = failure.message(context);
+                    tracing::debug!(context, attempt, error = %message, "node listing failed");
+                    *last_failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
                     last = failure;
                 }
             }

@@ -655,7 +655,10 @@ fn kubernetes_left_out_exits_3_with_one_honest_line() {
         ("refused", refused, "Connection refused", "2"),
         ("401", unauthorized.uri(), "401", "2"),
         ("503", unavailable.uri(), "503", "2"),
-        ("hang", hang.uri(), "Timed out after 900ms", "1"),
+        // The context's deadline (0.9 × --cloud-timeout) or, when a loaded
+        // machine lets the cloud's own deadline fire first, --cloud-timeout:
+        // never the 5 s default.
+        ("hang", hang.uri(), "imed out after ", "1"),
     ];
     for (what, server, reason, timeout) in cases {
         let home = tempfile::tempdir().expect("tempdir");
@@ -701,6 +704,13 @@ fn kubernetes_left_out_exits_3_with_one_honest_line() {
             "{what}: want {reason:?} in {}",
             warnings[0]
         );
+        if what == "hang" {
+            assert!(
+                warnings[0].contains("after 900ms") || warnings[0].contains("after 1s"),
+                "the deadline in force: {}",
+                warnings[0]
+            );
+        }
         assert!(!stdout.contains("sky: warning"), "{what}: {stdout}");
         assert!(
             !stderr.contains('\u{1b}'),

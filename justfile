@@ -43,6 +43,14 @@ test:
     INSTA_UPDATE=no cargo nextest run --workspace --no-fail-fast
     cargo test --workspace --doc
 
+# Issue 12's heavy loops (not in CI): the hostile-input generators at full count, 100 SIGKILLed
+# writers, 16 processes × 200 writes, 200 signals, canaries at every SKY_LOG level, and the fault
+# mocks with peak RSS (< 64 MB) and wall time (deadline + 50 ms) measured on the release binary.
+[group('test')]
+stress:
+    cargo build --release -p optimizer --bin sky
+    SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|Summary|panicked|leaked'
+
 # Accept changed insta snapshots after reviewing them with `git diff`.
 [group('test')]
 snap-accept:

@@ -326,7 +326,7 @@ pub(crate) struct EndpointState {
     pub(crate) fault: Fault,
     sampler: Mutex<LatencySampler>,
     hits: AtomicU64,
-    flavor: Flavor,
+    pub(crate) flavor: Flavor,
 }
 
 impl EndpointState {
@@ -410,8 +410,12 @@ impl Respond for Responder {
                 let (s, t) = (self.ok)(request);
                 (Some(s), t, delay)
             }
-            // The gate resets these before they reach wiremock; this is only a fallback.
-            Fault::ConnectionReset => {
+            // The gate answers these before they reach wiremock; this is only a fallback.
+            Fault::ConnectionReset
+            | Fault::Trickle
+            | Fault::EndlessBody
+            | Fault::Garbage
+            | Fault::HugeBody => {
                 let (s, t) = Flavor::Text.error(ErrorKind::Status(502));
                 (Some(s), t, delay)
             }
@@ -469,7 +473,7 @@ impl Served {
         let server = MockServer::builder().listener(listener).start().await;
         let mut resets = Vec::new();
         for route in routes {
-            if route.state.fault == Fault::ConnectionReset {
+            if route.state.fault.is_raw() {
                 resets.push((route.method, route.path.clone(), route.state.clone()));
             }
             let mut mock = Mock::given(RouteMatch {

@@ -23,6 +23,10 @@ use crate::MockError;
 /// fault = { kind = "connection_reset" }    # TCP RST after the request head arrives
 /// fault = { kind = "malformed_body" }      # 200 with a truncated XML/JSON body
 /// fault = { kind = "fail_first", n = 2, status = 503 }
+/// fault = { kind = "trickle" }             # 200, then one body byte every 100 ms
+/// fault = { kind = "endless_body" }        # 200 with a chunked body that never ends
+/// fault = { kind = "garbage" }             # bytes that are not HTTP at all, then close
+/// fault = { kind = "huge_body" }           # 200 with a 100 MB body
 /// ```
 ///
 /// ```
@@ -62,12 +66,44 @@ pub enum Fault {
         /// Their status (400..=599).
         status: u16,
     },
+    /// Answer 200 with a large `Content-Length`, then send one byte of the
+    /// body every [`TRICKLE_INTERVAL`]: never idle long enough for a read
+    /// timeout, never done.
+    Trickle,
+    /// Answer 200 with a chunked body that never ends, as fast as the
+    /// client reads it.
+    EndlessBody,
+    /// Answer with bytes that are not HTTP (seeded noise), then close.
+    Garbage,
+    /// Answer 200 with a [`HUGE_BODY_BYTES`] body.
+    HugeBody,
 }
+
+/// The pause between two bytes of a [`Fault::Trickle`] body.
+pub const TRICKLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+/// The size of a [`Fault::HugeBody`] body: 100 MB.
+pub const HUGE_BODY_BYTES: u64 = 100 * 1024 * 1024;
+/// Longest any streaming fault keeps a connection busy, so a client that
+/// never hangs up cannot keep the mock busy forever.
+pub const MAX_STREAM_TIME: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// How long a [`Fault::Hang`] endpoint waits before it (in theory) answers.
 pub const HANG_DELAY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 impl Fault {
+    /// Whether the fault needs the raw TCP gate in front of wiremock
+    /// (wiremock cannot reset, stream or send non-HTTP bytes).
+    pub fn is_raw(&self) -> bool {
+        matches!(
+            self,
+            Fault::ConnectionReset
+                | Fault::Trickle
+                | Fault::EndlessBody
+                | Fault::Garbage
+                | Fault::HugeBody
+        )
+    }
+
     /// Checks the parameters; `endpoint` only labels the error.
     pub fn validate(&self, endpoint: &str) -> Result<(), MockError> {
         match *self {
@@ -94,6 +130,10 @@ enum FaultRepr {
     ConnectionReset,
     MalformedBody,
     FailFirst { n: u64, status: u16 },
+    Trickle,
+    EndlessBody,
+    Garbage,
+    HugeBody,
 }
 
 impl TryFrom<FaultRepr> for Fault {
@@ -110,6 +150,10 @@ impl TryFrom<FaultRepr> for Fault {
             FaultRepr::ConnectionReset => Fault::ConnectionReset,
             FaultRepr::MalformedBody => Fault::MalformedBody,
             FaultRepr::FailFirst { n, status } => Fault::FailFirst { n, status },
+            FaultRepr::Trickle => Fault::Trickle,
+            FaultRepr::EndlessBody => Fault::EndlessBody,
+            FaultRepr::Garbage => Fault::Garbage,
+            FaultRepr::HugeBody => Fault::HugeBody,
         };
         f.validate("<scenario>")?;
         Ok(f)
@@ -128,6 +172,10 @@ impl From<Fault> for FaultRepr {
             Fault::ConnectionReset => FaultRepr::ConnectionReset,
             Fault::MalformedBody => FaultRepr::MalformedBody,
             Fault::FailFirst { n, status } => FaultRepr::FailFirst { n, status },
+            Fault::Trickle => FaultRepr::Trickle,
+            Fault::EndlessBody => FaultRepr::EndlessBody,
+            Fault::Garbage => FaultRepr::Garbage,
+            Fault::HugeBody => FaultRepr::HugeBody,
         }
     }
 }

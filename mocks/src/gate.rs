@@ -1,12 +1,16 @@
-//! The reset gate: a raw TCP front for servers with a
-//! [`Fault::ConnectionReset`](crate::Fault::ConnectionReset) endpoint.
+//! The raw gate: a TCP front for servers with an endpoint whose fault
+//! wiremock cannot produce ([`Fault::is_raw`](crate::Fault::is_raw)).
 //!
-//! wiremock always answers, so a reset needs its own listener. The gate reads
-//! the request head; if method and path belong to a resetting endpoint it
-//! records the request, waits the endpoint's latency, sets `SO_LINGER` 0 and
-//! drops the socket (the kernel sends RST). Anything else is proxied to the
-//! wiremock server with `Connection: close`, so every request is seen by the
-//! gate on a fresh connection.
+//! The gate reads the request head; if method and path belong to such an
+//! endpoint it records the request, waits the endpoint's latency, and then:
+//! [`Fault::ConnectionReset`] sets `SO_LINGER` 0 and drops the socket (the
+//! kernel sends RST); [`Fault::Trickle`] sends a 200 head and one body byte
+//! per [`TRICKLE_INTERVAL`]; [`Fault::EndlessBody`] streams a chunked body
+//! that never ends; [`Fault::Garbage`] sends seeded non-HTTP noise and
+//! closes; [`Fault::HugeBody`] sends a [`HUGE_BODY_BYTES`] body. Streams stop
+//! when the client hangs up, or after [`MAX_STREAM_TIME`]. Anything else is
+//! proxied to the wiremock server with `Connection: close`, so every request
+//! is seen by the gate on a fresh connection.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,7 +21,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::MockError;
-use crate::endpoint::{EndpointState, PathPred};
+use crate::endpoint::{EndpointState, Flavor, PathPred};
+use crate::fault::{Fault, HUGE_BODY_BYTES, MAX_STREAM_TIME, TRICKLE_INTERVAL};
 
 type ResetRoute = (&'static str, PathPred, Arc<EndpointState>);
 
@@ -97,6 +102,84 @@ async fn read_head(stream: &mut TcpStream) -> Option<(Vec<u8>, usize)> {
     }
 }
 
+fn content_type(flavor: Flavor) -> &'static str {
+    match flavor {
+        Flavor::Sts => "text/xml",
+        Flavor::Kube | Flavor::GcpApi | Flavor::OAuth => "application/json",
+        Flavor::Text => "text/plain",
+    }
+}
+
+/// The faulty answer of a raw endpoint; returns when it is done or the
+/// client hung up.
+async fn answer_raw(client: &mut TcpStream, state: &EndpointState) {
+    let ty = content_type(state.flavor);
+    match state.fault {
+        Fault::Trickle => {
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: {ty}\r\nContent-Length: 1000000\r\n\r\n");
+            if client.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            // A JSON/XML-looking opening, then whitespace, one byte at a time.
+            for byte in b"{\"items\": [".iter().chain(std::iter::repeat(&b' ')) {
+                if client.write_all(&[*byte]).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(TRICKLE_INTERVAL).await;
+            }
+        }
+        Fault::EndlessBody => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {ty}\r\nTransfer-Encoding: chunked\r\n\r\n"
+            );
+            if client.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let mut chunk = format!("{:x}\r\n", 64 * 1024).into_bytes();
+            chunk.extend(std::iter::repeat_n(b' ', 64 * 1024));
+            chunk.extend_from_slice(b"\r\n");
+            loop {
+                if client.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Fault::HugeBody => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {ty}\r\nContent-Length: {HUGE_BODY_BYTES}\r\n\r\n"
+            );
+            if client.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let block = vec![b' '; 64 * 1024];
+            let mut left = HUGE_BODY_BYTES;
+            while left > 0 {
+                let n = left.min(block.len() as u64) as usize;
+                if client.write_all(&block[..n]).await.is_err() {
+                    return;
+                }
+                left -= n as u64;
+            }
+        }
+        Fault::Garbage => {
+            // xorshift noise: repeatable, and never a valid status line.
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut noise = Vec::with_capacity(16 * 1024);
+            noise.extend_from_slice(b"\x00\xffNOT-HTTP ");
+            while noise.len() < 16 * 1024 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                noise.push(x as u8);
+            }
+            let _ = client.write_all(&noise).await;
+            let _ = client.shutdown().await;
+        }
+        _ => {}
+    }
+}
+
 async fn handle(mut client: TcpStream, upstream: SocketAddr, resets: Arc<Vec<ResetRoute>>) {
     let Ok(Some((buf, head_end))) =
         tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client)).await
@@ -111,9 +194,16 @@ async fn handle(mut client: TcpStream, upstream: SocketAddr, resets: Arc<Vec<Res
 
     if let Some((_, _, state)) = resets.iter().find(|(m, p, _)| *m == method && p(path)) {
         let (_, delay) = state.next();
-        state.recorder.record(method, path, delay, None);
+        let status = match state.fault {
+            Fault::ConnectionReset | Fault::Garbage => None,
+            _ => Some(200),
+        };
+        state.recorder.record(method, path, delay, status);
         tokio::time::sleep(delay).await;
-        let _ = client.set_zero_linger();
+        let _ = tokio::time::timeout(MAX_STREAM_TIME, answer_raw(&mut client, state)).await;
+        if state.fault == Fault::ConnectionReset {
+            let _ = client.set_zero_linger();
+        }
         drop(client);
         return;
     }

@@ -56,7 +56,9 @@
 //! [`Fault`] is per endpoint: error statuses with upstream-shaped error bodies,
 //! `Unauthorized`, `Forbidden`, `ExpiredToken`, `Hang` (a 1 h delay),
 //! `ConnectionReset` (TCP RST from a small gate in front of wiremock),
-//! `MalformedBody` (truncated XML/JSON at 200) and `FailFirst { n, status }`.
+//! `MalformedBody` (truncated XML/JSON at 200), `FailFirst { n, status }`, and
+//! the streaming faults `Trickle`, `EndlessBody`, `Garbage` and `HugeBody`
+//! (100 MB), served by the same raw gate as the reset.
 //!
 //! # Recording
 //!
@@ -102,7 +104,7 @@ pub use catalog::{CatalogOptions, CatalogServer, etag_of};
 pub use ec2::{Ec2Mock, Ec2Options};
 pub use endpoint::EndpointOptions;
 pub use error::MockError;
-pub use fault::{Fault, HANG_DELAY};
+pub use fault::{Fault, HANG_DELAY, HUGE_BODY_BYTES, MAX_STREAM_TIME, TRICKLE_INTERVAL};
 pub use fixtures::fixtures_dir;
 pub use gcp::{GcpMock, GcpOptions, Reservation, reservations_aggregated};
 pub use kube::{GpuLabel, GpuSpec, KubeMock, KubeOptions, NodePool, node_list, pod_list};

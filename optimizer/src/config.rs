@@ -63,10 +63,15 @@ pub(crate) fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, Co
         Ok(rel) if !home.as_os_str().is_empty() => format!("~/{}", rel.display()),
         _ => path.display().to_string(),
     };
-    match std::fs::read_to_string(&path) {
+    use crate::input::{InputError, MAX_CONFIG_FILE_BYTES, read_regular_text};
+    match read_regular_text(&path, MAX_CONFIG_FILE_BYTES) {
         Ok(text) => Ok(parse_sky_config(&text, &name)?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SkyConfig::default()),
-        Err(source) => Err(ConfigError::Io { path, source }),
+        Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => Ok(SkyConfig::default()),
+        Err(InputError::Io { source, .. }) => Err(ConfigError::Io { path, source }),
+        Err(other) => Err(ConfigError::Io {
+            path,
+            source: std::io::Error::other(other.cause()),
+        }),
     }
 }
 

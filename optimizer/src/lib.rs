@@ -3,11 +3,15 @@
 //! the private state folder and its caches ([`state`]), configuration and
 //! catalog files ([`config`], [`catalogs`]), and the one launch pipeline that
 //! the `sky` binary, the harness and the benchmarks all call ([`launch`]).
+//! Two shared guards: [`input`] reads input files (regular files only,
+//! size-capped) and [`redact`] removes secrets from anything logged.
 #![warn(missing_docs)]
 
 pub mod catalogs;
 pub mod clouds;
 pub mod config;
+pub mod input;
 pub mod launch;
 mod net;
+pub mod redact;
 pub mod state;

@@ -152,7 +152,7 @@ pub enum CacheUse {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CloudError {
     /// The check did not finish before its deadline.
-    #[error("timed out after {0:?}")]
+    #[error("timed out after {}", show_duration(*.0))]
     Timeout(Duration),
     /// The credentials were rejected (401/403, expired or invalid token).
     #[error("credentials rejected: {0}")]
@@ -247,4 +247,10 @@ impl CheckReport {
             .map(|r| r.cloud)
             .collect()
     }
+}
+
+/// A deadline as messages show it: `5s`, `1.5s`, `900ms` (Rust's `Debug`
+/// of a [`Duration`], which is already the short human form).
+pub fn show_duration(d: Duration) -> String {
+    format!("{d:?}")
 }

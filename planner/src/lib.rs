@@ -11,7 +11,8 @@
 //!
 //! * [`cloud`]: the clouds and their names;
 //! * [`catalog`]: `vms.csv` parsing, indexes, images and SkyPilot's query rules;
-//! * [`resources`], [`task`]: requests and task YAML as SkyPilot parses them;
+//! * [`resources`], [`task`]: requests and task YAML as SkyPilot parses them
+//!   ([`schema`]: the type checks of its JSON schema, and the task file limits);
 //! * [`config`]: the SkyPilot config document;
 //! * [`check`]: what the cloud checks found (plain data);
 //! * [`world`]: the planner's input;
@@ -29,6 +30,7 @@ pub mod optimize;
 pub mod pytext;
 pub mod render;
 pub mod resources;
+pub mod schema;
 pub mod task;
 pub mod validate;
 pub mod world;

@@ -180,8 +180,16 @@ fn value_text(v: &Value) -> Option<String> {
             crate::pytext::py_float_str(n.as_f64().unwrap_or(f64::NAN))
         }),
         Value::String(s) => Some(s.clone()),
-        other => Some(format!("{other:?}")),
+        // Python's repr, never Rust's debug text (`Sequence [...]`): the
+        // schema checks reject these forms where a scalar belongs, so this
+        // only shows up inside messages.
+        other => Some(crate::schema::py_value_repr(other)),
     }
+}
+
+/// A mapping key as text (a path segment in schema messages).
+pub(crate) fn key_text(k: &Value) -> String {
+    value_text(k).unwrap_or_default()
 }
 
 /// Parses a task YAML (one or more `---`-separated documents). `source` names the file in errors.
@@ -190,11 +198,26 @@ pub fn parse_task_yaml(
     source: &str,
     metadata: &[GpuMetadata],
 ) -> Result<Dag, RequestError> {
+    // Checked before the YAML parser runs: its scanner slows down faster
+    // than linearly on deep nesting before its own recursion limit stops it.
+    if let Some(line) = crate::schema::depth_exceeds(text, crate::schema::MAX_YAML_DEPTH) {
+        return Err(RequestError::value(format!(
+            "Invalid YAML in {source}: nested deeper than {} levels at line {line}.",
+            crate::schema::MAX_YAML_DEPTH
+        )));
+    }
     let mut tasks = Vec::new();
     let mut all_empty = true;
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        if tasks.len() == crate::schema::MAX_TASKS {
+            return Err(RequestError::value(format!(
+                "Invalid task YAML {source}: more than {} tasks in one file.",
+                crate::schema::MAX_TASKS
+            )));
+        }
         let value = <Value as serde::Deserialize>::deserialize(doc)
             .map_err(|e| RequestError::value(format!("Invalid YAML in {source}: {e}")))?;
+        crate::schema::reject_tags(&value, source)?;
         if !value.is_null() {
             all_empty = false;
         }
@@ -242,6 +265,7 @@ fn task_from_mapping(
             return Err(unknown_field("task", &key, TASK_KEYS));
         }
     }
+    crate::schema::check_task(map)?;
     let name = map.get("name").and_then(value_text);
     let num_nodes = match map.get("num_nodes") {
         None | Some(Value::Null) => 1,
@@ -296,14 +320,14 @@ fn expand_accelerator_str(
     spec: &str,
     metadata: &[GpuMetadata],
 ) -> Result<Vec<(String, bool)>, RequestError> {
+    // By suffix, not by byte offset: `s[..len - 2]` would cut a multi-byte
+    // character (`😀`, a full-width digit) in two.
     let is_mem = |s: &str| {
-        let s = s.strip_suffix('+').unwrap_or(s);
-        s.len() > 2
-            && s[..s.len() - 2].chars().all(|c| c.is_ascii_digit())
-            && matches!(
-                &s[s.len() - 2..].to_ascii_lowercase()[..],
-                "gb" | "mb" | "tb"
-            )
+        let s = s.strip_suffix('+').unwrap_or(s).to_ascii_lowercase();
+        ["gb", "mb", "tb"].iter().any(|unit| {
+            s.strip_suffix(unit)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
     };
     let split: Vec<&str> = spec.split(':').collect();
     let (manufacturer, memory, count) = match split.as_slice() {
@@ -353,6 +377,7 @@ pub fn resource_set_from_mapping(
             return Err(unknown_field("resources", &key, RESOURCE_KEYS));
         }
     }
+    crate::schema::check_resources(map)?;
     let mut base = map.clone();
     if base.contains_key("gpus") {
         if base.contains_key("accelerators") {
@@ -584,10 +609,11 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
         r.max_hourly_cost = Some(c);
     }
     if let Some(v) = get("ports") {
-        r.ports = Some(match v {
+        let given: Vec<String> = match v {
             Value::Sequence(items) => items.iter().filter_map(value_text).collect(),
             other => vec![value_text(other).unwrap_or_default()],
-        });
+        };
+        r.ports = resources::parse_ports(&given)?;
     }
     Ok(r)
 }
@@ -634,6 +660,11 @@ pub fn apply_overrides(
             "\"disk_size\" must be a positive integer (in GB). Got: 0.",
         ));
     }
+    let ports = if o.ports.is_empty() {
+        None
+    } else {
+        resources::parse_ports(&o.ports)?
+    };
     // --gpus goes through the config path so memory-based specs expand like in SkyPilot's server.
     let gpu_set = match &o.gpus {
         Some(g) if !is_none(&o.gpus) => {
@@ -708,8 +739,8 @@ pub fn apply_overrides(
             if o.image_id.is_some() {
                 r.image_id = o.image_id.clone().filter(|_| !is_none(&o.image_id));
             }
-            if !o.ports.is_empty() {
-                r.ports = Some(o.ports.clone());
+            if ports.is_some() {
+                r.ports = ports.clone();
             }
         }
     }

@@ -52,8 +52,19 @@ fn io_error(path: &Path, e: std::io::Error) -> ConfigError {
     }
 }
 
+/// A catalog file: regular, at most [`MAX_CATALOG_FILE_BYTES`] (a FIFO or a
+/// device is refused instead of blocking or being read forever).
 fn read_file(path: &Path) -> Result<Vec<u8>, ConfigError> {
-    std::fs::read(path).map_err(|e| io_error(path, e))
+    use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular};
+    read_regular(path, MAX_CATALOG_FILE_BYTES).map_err(|e| match e {
+        InputError::Io { source, .. } => io_error(path, source),
+        other => io_error(path, std::io::Error::other(other.cause())),
+    })
+}
+
+/// An optional catalog file: absent or unusable is empty.
+fn read_optional_file(path: &Path) -> Vec<u8> {
+    crate::input::read_regular(path, crate::input::MAX_CATALOG_FILE_BYTES).unwrap_or_default()
 }
 
 /// Where one catalog file's bytes come from.
@@ -177,7 +188,7 @@ pub(crate) fn load_common(
         None => (std::borrow::Cow::Borrowed(&[][..]), String::new()),
         Some(Input::Bundled) => (bundled.into(), format!("<bundled>/{file}")),
         Some(Input::File { path, .. }) => (
-            std::fs::read(path).unwrap_or_default().into(),
+            read_optional_file(path).into(),
             path.display().to_string(),
         ),
     };

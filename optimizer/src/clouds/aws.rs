@@ -210,7 +210,12 @@ impl AwsCloud {
             ))
             .build_https();
         let https = http.clone();
-        let http = SharedHttpClient::new(TlsOnFirstRequest(http));
+        // Every body the SDK reads is capped: an STS stand-in that streams
+        // forever must not grow the process.
+        let http = SharedHttpClient::new(super::http::CappedHttpClient::new(
+            SharedHttpClient::new(TlsOnFirstRequest(http)),
+            super::http::MAX_STS_BODY_BYTES,
+        ));
         AwsCloud {
             options,
             http,
@@ -286,6 +291,12 @@ impl AwsCloud {
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
         let sdk = self.sdk_config(ctx, &files, &source).await;
         let creds = self.resolve_credentials(&sdk).await?;
+        // From here on, whatever is logged (ours or the SDK's) has these masked.
+        crate::redact::remember_secret(creds.access_key_id());
+        crate::redact::remember_secret(creds.secret_access_key());
+        if let Some(token) = creds.session_token() {
+            crate::redact::remember_secret(token);
+        }
         let region = sdk
             .region()
             .map(|r| r.to_string())
@@ -341,7 +352,10 @@ impl AwsCloud {
         }
 
         span.record("cache", "miss");
-        match self.get_caller_identity(&sdk, &creds).await {
+        match self
+            .get_caller_identity(&sdk, &creds, ctx.cloud_timeout)
+            .await
+        {
             Ok(identity) => {
                 if let Some((store, key)) = &cache {
                     self.remember(store, key, &identity, &creds);
@@ -524,6 +538,7 @@ impl AwsCloud {
         &self,
         sdk: &SdkConfig,
         creds: &aws_credential_types::Credentials,
+        cloud_timeout: Duration,
     ) -> Result<AwsIdentity, CloudError> {
         // Sign with the credentials that were fingerprinted, not a second
         // run of the chain (which could return a different session).
@@ -531,12 +546,22 @@ impl AwsCloud {
         if sdk.region().is_none() {
             conf = conf.region(Region::from_static(FALLBACK_REGION));
         }
+        // The deadline in force is the shorter of the SDK's operation
+        // timeout and the per-cloud one, and that is the one a timeout names.
+        let bound = self.options.operation_timeout.min(cloud_timeout);
+        let attempt = self.options.attempt_timeout.min(bound);
+        conf = conf.timeout_config(
+            TimeoutConfig::builder()
+                .connect_timeout(self.options.connect_timeout.min(bound))
+                .operation_attempt_timeout(attempt)
+                .operation_timeout(bound)
+                .build(),
+        );
         let client = aws_sdk_sts::Client::from_conf(conf.build());
-        let bound = self.options.operation_timeout;
         // The SDK enforces `bound` itself; this guard only covers a stuck
         // sleep or resolver outside its timeout machinery.
         let call = tokio::time::timeout(
-            bound + OUTER_GUARD_SLACK,
+            bound.saturating_add(OUTER_GUARD_SLACK),
             client.get_caller_identity().send(),
         );
         let secrets = [
@@ -721,12 +746,12 @@ impl SharedFiles {
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, CloudError> {
-    match std::fs::read_to_string(path) {
+    use crate::input::{MAX_CONFIG_FILE_BYTES, read_regular_text};
+    match read_regular_text(path, MAX_CONFIG_FILE_BYTES) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.io_kind() == Some(io::ErrorKind::NotFound) => Ok(None),
         Err(e) => Err(CloudError::Config(format!(
-            "Invalid AWS configuration: cannot read {}: {e}",
-            path.display()
+            "Invalid AWS configuration: {e}"
         ))),
     }
 }

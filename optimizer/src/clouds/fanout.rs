@@ -11,6 +11,9 @@ use super::{CheckContext, Cloud, Credentials};
 use planner::check::{CacheUse, CloudError, CloudReport, FanOut, Outcome};
 use planner::cloud::CloudId;
 
+/// A deadline that never comes (30 years), for deadlines past `Instant`'s range.
+const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 86_400);
+
 /// How to run the checks.
 #[derive(Debug, Clone, Copy)]
 pub struct FanOutOptions {
@@ -91,7 +94,11 @@ pub async fn fan_out(
     let start = Instant::now();
     let ids: Vec<CloudId> = clouds.iter().map(|c| c.id()).collect();
     let mut reports: Vec<Option<CloudReport>> = vec![None; clouds.len()];
-    let deadline = tokio::time::Instant::now() + options.global_deadline;
+    // Saturating: `--cloud-timeout 1e15` is a deadline far away, not a panic.
+    let now = tokio::time::Instant::now();
+    let deadline = now
+        .checked_add(options.global_deadline)
+        .unwrap_or_else(|| now + FAR_FUTURE);
     if options.serial {
         for (i, cloud) in clouds.into_iter().enumerate() {
             let started = start.elapsed();

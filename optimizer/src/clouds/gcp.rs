@@ -304,7 +304,8 @@ impl GcpCloud {
     }
 
     fn token_error(&self, failure: Failure, adc: &AdcFile, secrets: &[&str]) -> CloudError {
-        let uri = adc.token_uri();
+        // A token URI may carry user-info; it is shown, so it is redacted.
+        let uri = crate::redact::redact_urls(adc.token_uri());
         match failure {
             Failure::Timeout => CloudError::Timeout(self.options.request_timeout),
             Failure::Transport(why) => CloudError::Service(format!(

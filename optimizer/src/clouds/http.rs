@@ -1,236 +1,134 @@
-//! One small, bounded HTTP client for the adapters that speak plain REST or
-//! gRPC over hyper + rustls (ring): OCI's identity API (HTTP/1.1) and
-//! Nebius' gRPC API (HTTP/2). GCP keeps its own (`gcp/rest.rs`).
+//! Bounded HTTP answers for every adapter.
 //!
-//! Every exchange is bounded: a connect timeout on the connector, one
-//! deadline around sending the request *and* reading the whole answer, and
-//! a cap on the body. Failures are values ([`Failure`]), never panics.
+//! An endpoint that answers 200 and then streams forever (or sends 100 MB)
+//! must not grow the process without bound before a deadline ends it. Every
+//! adapter reads bodies through a cap:
+//!
+//! * hyper or kube bodies: [`read_capped`] (the GCP REST client, the
+//!   Kubernetes node listing);
+//! * the AWS SDK, which reads bodies itself: [`CappedHttpClient`] wraps the
+//!   SDK's HTTP client so every response body it hands the SDK is
+//!   [`Limited`]; past the cap the SDK sees a body error.
+//!
+//! New adapters should do the same with a cap of their own size (the
+//! constants below), and put [`crate::redact::redact`] around any URL or
+//! error chain they log.
 
-use std::sync::Arc;
-use std::time::Duration;
-
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
+    SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::body::SdkBody;
 use bytes::Bytes;
-use http::{HeaderMap, Request, StatusCode};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use http_body_util::{BodyExt, Limited};
 
-use planner::check::CloudError;
+/// Largest AWS STS answer (a `GetCallerIdentity` response is under 1 kB).
+pub const MAX_STS_BODY_BYTES: usize = 1 << 20;
+/// Largest GCP REST answer (a big project's reservation list is a few MB).
+pub const MAX_GCP_BODY_BYTES: usize = 8 << 20;
+/// Largest page of a Kubernetes node listing (pages are requested with a
+/// `limit`, so a large cluster comes in several pages below this).
+pub const MAX_KUBE_PAGE_BYTES: usize = 16 << 20;
 
-type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// Which HTTP version the client speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Protocol {
-    /// HTTP/1.1 (REST).
-    Http1,
-    /// HTTP/2 only: ALPN `h2` over TLS, prior knowledge (h2c) over plain
-    /// HTTP, as gRPC clients do.
-    Http2,
+/// Why a capped body could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    /// The body is larger than the cap.
+    #[error("the answer is larger than {limit} bytes")]
+    TooLarge {
+        /// The cap.
+        limit: usize,
+    },
+    /// Reading failed (connection reset, ...).
+    #[error("reading the answer: {0}")]
+    Read(String),
 }
 
-/// Why one exchange failed.
+/// Reads a whole body, failing as soon as it passes `limit` bytes.
+pub async fn read_capped<B>(body: B, limit: usize) -> Result<Bytes, BodyError>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge { limit }),
+        Err(e) => Err(BodyError::Read(crate::clouds::error_chain(&*e))),
+    }
+}
+
+/// An AWS SDK HTTP client whose response bodies are capped at `limit` bytes.
 #[derive(Debug)]
-pub(crate) enum Failure {
-    /// No complete answer within the request timeout.
-    Timeout,
-    /// Connecting, TLS, or reading the body failed (one line).
-    Transport(String),
+pub struct CappedHttpClient {
+    inner: SharedHttpClient,
+    limit: usize,
 }
 
-/// A complete answer: status, headers, body and (HTTP/2) trailers.
-#[derive(Debug)]
-pub(crate) struct Answer {
-    /// HTTP status.
-    pub status: StatusCode,
-    /// Response headers.
-    pub headers: HeaderMap,
-    /// The whole body (at most the client's cap).
-    pub body: Bytes,
-    /// Trailers, when the server sent some.
-    pub trailers: Option<HeaderMap>,
+impl CappedHttpClient {
+    /// Wraps `inner`.
+    pub fn new(inner: SharedHttpClient, limit: usize) -> Self {
+        CappedHttpClient { inner, limit }
+    }
 }
 
-/// A client with fixed timeouts and body cap.
-#[derive(Clone)]
-pub(crate) struct HttpClient {
-    client: HttpsClient,
-    request_timeout: Duration,
-    max_body: usize,
-}
-
-impl HttpClient {
-    /// A client; `tls` loads the platform's CA roots (skipped for plain
-    /// `http://` endpoints such as local mocks, where it is pure cost).
-    pub(crate) fn new(
-        tls: bool,
-        protocol: Protocol,
-        connect_timeout: Duration,
-        request_timeout: Duration,
-        max_body: usize,
-    ) -> Result<HttpClient, CloudError> {
-        let mut tcp = HttpConnector::new();
-        tcp.set_connect_timeout(Some(connect_timeout));
-        tcp.enforce_http(false);
-        // An explicit provider: never the process-level default, which panics
-        // when more than one rustls backend is compiled in.
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = hyper_rustls::HttpsConnectorBuilder::new();
-        let builder = if tls {
-            builder
-                .with_provider_and_native_roots(provider)
-                .map_err(|e| {
-                    CloudError::Config(format!("cannot load TLS root certificates: {e}"))
-                })?
-        } else {
-            let config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .map_err(|e| CloudError::Config(format!("TLS configuration: {e}")))?
-                .with_root_certificates(rustls::RootCertStore::empty())
-                .with_no_client_auth();
-            builder.with_tls_config(config)
-        };
-        let builder = builder.https_or_http();
-        let connector = match protocol {
-            Protocol::Http1 => builder.enable_http1().wrap_connector(tcp),
-            Protocol::Http2 => builder.enable_http2().wrap_connector(tcp),
-        };
-        let mut client = Client::builder(TokioExecutor::new());
-        client.pool_idle_timeout(Duration::from_secs(30));
-        if protocol == Protocol::Http2 {
-            client.http2_only(true);
-        }
-        Ok(HttpClient {
-            client: client.build(connector),
-            request_timeout,
-            max_body,
+impl HttpClient for CappedHttpClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(CappedConnector {
+            inner: self.inner.http_connector(settings, components),
+            limit: self.limit,
         })
     }
 
-    /// The per-request deadline.
-    pub(crate) fn request_timeout(&self) -> Duration {
-        self.request_timeout
-    }
-
-    /// Sends one request and reads the whole answer within the deadline.
-    pub(crate) async fn exchange(&self, request: Request<Full<Bytes>>) -> Result<Answer, Failure> {
-        let work = async {
-            let response = self
-                .client
-                .request(request)
-                .await
-                .map_err(|e| Failure::Transport(crate::clouds::error_chain(&e)))?;
-            let (parts, body) = response.into_parts();
-            let collected = Limited::new(body, self.max_body)
-                .collect()
-                .await
-                .map_err(|e| Failure::Transport(format!("reading the answer: {e}")))?;
-            let trailers = collected.trailers().cloned();
-            Ok(Answer {
-                status: parts.status,
-                headers: parts.headers,
-                body: collected.to_bytes(),
-                trailers,
-            })
-        };
-        tokio::time::timeout(self.request_timeout, work)
-            .await
-            .unwrap_or(Err(Failure::Timeout))
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.inner.connector_metadata()
     }
 }
 
-/// One line, known secrets replaced, bounded length.
-pub(crate) fn sanitize(text: &str, secrets: &[&str]) -> String {
-    const MAX_MESSAGE_CHARS: usize = 240;
-    let mut out = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    for secret in secrets.iter().filter(|s| s.len() >= 4) {
-        out = out.replace(secret, "***");
-    }
-    if out.chars().count() > MAX_MESSAGE_CHARS {
-        out = out.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
-    }
-    out
+#[derive(Debug)]
+struct CappedConnector {
+    inner: SharedHttpConnector,
+    limit: usize,
 }
 
-/// An RSA signing key from PEM: `PRIVATE KEY` (PKCS#8) or `RSA PRIVATE KEY`
-/// (PKCS#1). Encrypted keys are refused with a reason (ring cannot decrypt
-/// them).
-pub(crate) fn rsa_key(pem: &str) -> Result<ring::signature::RsaKeyPair, &'static str> {
-    use base64::Engine as _;
-    if pem.contains("ENCRYPTED") {
-        return Err(
-            "the key is encrypted (a pass phrase is not supported; use an unencrypted key)",
-        );
+impl HttpConnector for CappedConnector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let call = self.inner.call(request);
+        let limit = self.limit;
+        HttpConnectorFuture::new(async move {
+            let response = call.await?;
+            Ok(response.map(move |body| SdkBody::from_body_1_x(Limited::new(body, limit))))
+        })
     }
-    let start = pem.find("-----BEGIN ").ok_or("not a PEM private key")?;
-    let rest = &pem[start + "-----BEGIN ".len()..];
-    let label_end = rest.find("-----").ok_or("not a PEM private key")?;
-    let label = &rest[..label_end];
-    let body = &rest[label_end + 5..];
-    let end = body
-        .find(&format!("-----END {label}-----"))
-        .ok_or("the PEM block is not terminated")?;
-    let b64: String = body[..end].chars().filter(|c| !c.is_whitespace()).collect();
-    let der = base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_err(|_| "the PEM body is not base64")?;
-    match label {
-        "PRIVATE KEY" => ring::signature::RsaKeyPair::from_pkcs8(&der)
-            .map_err(|_| "not an RSA PKCS#8 key ring accepts"),
-        "RSA PRIVATE KEY" => ring::signature::RsaKeyPair::from_der(&der)
-            .map_err(|_| "not an RSA PKCS#1 key ring accepts"),
-        _ => Err("not a private key (unexpected PEM label)"),
-    }
-}
-
-/// RSASSA-PKCS1-v1_5 with SHA-256 of `message`.
-pub(crate) fn sign_rs256(
-    key: &ring::signature::RsaKeyPair,
-    message: &[u8],
-) -> Result<Vec<u8>, &'static str> {
-    let mut signature = vec![0; key.public().modulus_len()];
-    key.sign(
-        &ring::signature::RSA_PKCS1_SHA256,
-        &ring::rand::SystemRandom::new(),
-        message,
-        &mut signature,
-    )
-    .map_err(|_| "signing failed")?;
-    Ok(signature)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http_body_util::{Full, StreamBody};
 
-    #[test]
-    fn keys_load_from_pkcs8_and_refuse_the_rest() {
-        let pem = include_str!("../../../fixtures/oci/api_key.pem");
-        let key = rsa_key(pem).expect("the test key loads");
-        let sig = sign_rs256(&key, b"hello").unwrap();
-        let public = ring::signature::UnparsedPublicKey::new(
-            &ring::signature::RSA_PKCS1_2048_8192_SHA256,
-            key.public().as_ref().to_vec(),
-        );
-        assert!(public.verify(b"hello", &sig).is_ok());
-        assert!(rsa_key("not a key").is_err());
-        assert!(
-            rsa_key(
-                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----"
-            )
-            .unwrap_err()
-            .contains("encrypted")
-        );
-        assert!(rsa_key("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----").is_err());
-    }
-
-    #[test]
-    fn messages_lose_secrets_and_line_breaks() {
-        assert_eq!(
-            sanitize("bad  token sekrit\nagain", &["sekrit"]),
-            "bad token *** again"
-        );
-        assert!(sanitize(&"x".repeat(500), &[]).chars().count() <= 241);
+    #[tokio::test]
+    async fn bodies_past_the_cap_fail_without_being_read_whole() {
+        let small = Full::new(Bytes::from_static(b"hello"));
+        assert_eq!(read_capped(small, 5).await.unwrap(), "hello");
+        let big = Full::new(Bytes::from(vec![0u8; 1024]));
+        assert!(matches!(
+            read_capped(big, 100).await,
+            Err(BodyError::TooLarge { limit: 100 })
+        ));
+        // An endless stream stops at the cap.
+        let endless = StreamBody::new(futures::stream::repeat_with(|| {
+            Ok::<_, std::io::Error>(http_body::Frame::data(Bytes::from_static(&[b'x'; 4096])))
+        }));
+        assert!(matches!(
+            read_capped(endless, 1 << 20).await,
+            Err(BodyError::TooLarge { .. })
+        ));
     }
 }

@@ -9,7 +9,8 @@ mod cached;
 mod catalog_only;
 mod fanout;
 pub mod gcp;
-mod http;
+pub mod http;
+mod http_client;
 pub mod kubernetes;
 pub mod nebius;
 pub mod oci;
@@ -90,8 +91,14 @@ pub trait Cloud: Send + Sync {
 }
 
 /// An error and its sources on one line (a source already contained in an
-/// earlier message is skipped: SDK errors often repeat their cause).
+/// earlier message is skipped: SDK errors often repeat their cause), with
+/// URLs and known secrets masked ([`crate::redact::redact`]): transport
+/// errors quote the endpoint, user-info and all.
 pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    crate::redact::redact(&raw_error_chain(err)).into_owned()
+}
+
+fn raw_error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut parts = vec![err.to_string()];
     let mut source = err.source();
     while let Some(s) = source {

@@ -59,7 +59,7 @@ use futures::future::BoxFuture;
 use tracing::{Instrument, debug};
 
 use super::cached::{CachedFacts, fetch_budget};
-use super::http::{HttpClient, Protocol};
+use super::http_client::{HttpClient, Protocol};
 use super::{CheckContext, Cloud, Credentials};
 use crate::config::expand_home;
 use crate::state::Clock;

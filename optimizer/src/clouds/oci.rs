@@ -48,7 +48,7 @@ use futures::future::BoxFuture;
 use tracing::{Instrument, debug, warn};
 
 use super::cached::{CachedFacts, fetch_budget};
-use super::http::{Failure, HttpClient, Protocol, sanitize};
+use super::http_client::{Failure, HttpClient, Protocol, sanitize};
 use super::{CheckContext, Cloud, Credentials};
 use crate::config::expand_home;
 use crate::state::Clock;
@@ -214,7 +214,7 @@ impl OciCloud {
         }
         span.record("cache", "miss");
         let key_text = String::from_utf8_lossy(&key_pem);
-        let key = super::http::rsa_key(&key_text).map_err(|why| {
+        let key = super::http_client::rsa_key(&key_text).map_err(|why| {
             let why = if profile.has_pass_phrase {
                 "the key has a pass_phrase; only unencrypted API keys are supported".into()
             } else {

@@ -134,10 +134,14 @@ impl LaunchOptions {
         })
     }
 
-    /// Sets the per-cloud deadline and the global one that goes with it.
+    /// Sets the per-cloud deadline, the global one that goes with it, and
+    /// the adapters' whole-call deadlines (STS, GCP REST): the deadline in
+    /// force is then the one the user gave, and a timeout names it.
     pub fn set_cloud_timeout(&mut self, cloud_timeout: Duration) {
         self.cloud_timeout = cloud_timeout;
         self.fanout.global_deadline = FanOutOptions::global_deadline_for(cloud_timeout);
+        self.aws.operation_timeout = cloud_timeout;
+        self.gcp.request_timeout = cloud_timeout;
     }
 }
 
@@ -171,19 +175,25 @@ fn is_yaml(words: &[String]) -> bool {
     }
 }
 
-/// What the entrypoint asks to run; a task YAML is read here.
+/// What the entrypoint asks to run; a task YAML is read here — a regular
+/// file of at most [`MAX_TASK_FILE_BYTES`](crate::input::MAX_TASK_FILE_BYTES)
+/// (a FIFO, a device or a huge file is refused, never read).
 fn read_entrypoint(words: &[String]) -> TaskSource {
     if is_yaml(words) {
         let path = &words[0];
         let _span = tracing::info_span!("read_task_yaml").entered();
-        return match std::fs::read_to_string(path) {
+        let read = crate::input::read_regular_text(
+            std::path::Path::new(path),
+            crate::input::MAX_TASK_FILE_BYTES,
+        );
+        return match read {
             Ok(text) => TaskSource::Yaml {
                 path: path.clone(),
                 text,
             },
             Err(e) => TaskSource::Unreadable {
                 path: path.clone(),
-                message: e.to_string(),
+                message: e.cause(),
             },
         };
     }

@@ -167,6 +167,12 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             if let Some(dir) = &options.kube_nodes_dir {
                 kube_contexts = contexts_from_fixture_dir(dir, &names);
             }
+            if let Some(reason) = all_contexts_unreachable(&kube_contexts) {
+                excluded.push(Excluded {
+                    cloud: *cloud,
+                    reason,
+                });
+            }
             enabled.push(*cloud);
             continue;
         }
@@ -181,7 +187,18 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
                             f.identity.as_ref().map(|i| az_mapping_hash(&i.user_id));
                         warnings.extend(f.warnings.iter().cloned());
                     }
-                    CloudFacts::Kubernetes(ctxs) => kube_contexts = ctxs.clone(),
+                    CloudFacts::Kubernetes(ctxs) => {
+                        // Every context unreachable: Kubernetes is left out
+                        // of the table as surely as a failed check (SkyPilot
+                        // still prints its per-context notices, and so do we).
+                        if let Some(reason) = all_contexts_unreachable(ctxs) {
+                            excluded.push(Excluded {
+                                cloud: *cloud,
+                                reason,
+                            });
+                        }
+                        kube_contexts = ctxs.clone();
+                    }
                     CloudFacts::Gcp(r) => gcp_reservations = Some(r.clone()),
                     CloudFacts::Oci(f) => {
                         if let Some(why) = &f.unavailable {
@@ -224,7 +241,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         &gathered.origins,
         &source,
     ));
-    warnings.extend(loaded.warnings.iter().map(|w| w.to_string()));
+    warnings.extend(catalog_warning_lines(&loaded.warnings));
     let catalog_origins = gathered
         .origins
         .into_iter()
@@ -358,8 +375,56 @@ fn catalog_warnings(
             dir.display(),
             fell_back.join(", ")
         ));
+/// At most this many skipped rows are listed per catalog file; the rest are counted.
+const MAX_WARNINGS_PER_FILE: usize = 10;
+
+/// One line per skipped catalog row, at most [`MAX_WARNINGS_PER_FILE`] per
+/// file and then one line counting the rest: a catalog whose every row is
+/// bad must not print tens of thousands of lines.
+fn catalog_warning_lines(warnings: &[planner::catalog::CatalogWarning]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < warnings.len() {
+        let file = &warnings[i].source_name;
+        let run = warnings[i..]
+            .iter()
+            .take_while(|w| &w.source_name == file)
+            .count();
+        out.extend(
+            warnings[i..i + run.min(MAX_WARNINGS_PER_FILE)]
+                .iter()
+                .map(|w| w.to_string()),
+        );
+        if run > MAX_WARNINGS_PER_FILE {
+            out.push(format!(
+                "{file}: skipped {} more malformed rows",
+                run - MAX_WARNINGS_PER_FILE
+            ));
+        }
+        i += run;
     }
     out
+}
+
+/// The one-line reason Kubernetes is left out when no context answered.
+fn all_contexts_unreachable(contexts: &[KubeContext]) -> Option<String> {
+    if contexts.is_empty() || contexts.iter().any(|c| c.nodes.is_ok()) {
+        return None;
+    }
+    let first = contexts.iter().find_map(|c| c.nodes.as_ref().err())?;
+    // The API's error text spans lines (`Reason:`, `HTTP response body:`).
+    let one_line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut shown: String = one_line.chars().take(400).collect();
+    if shown.len() < one_line.len() {
+        shown.push('…');
+    }
+    Some(match contexts.len() {
+        1 => format!("context {} is unreachable: {shown}", contexts[0].name),
+        n => format!(
+            "all {n} contexts are unreachable; {}: {shown}",
+            contexts[0].name
+        ),
+    })
 }
 
 /// The clouds with reservations configured, with what the adapters fetched.

@@ -48,6 +48,11 @@ pub(crate) fn ensure_private_dir(path: &Path, euid: u32) -> Result<(), StateErro
         fs::set_permissions(path, Permissions::from_mode(DIR_MODE))
             .map_err(io_err("set permissions on", path))?;
     }
+    // Every run that opens a state folder sweeps what killed runs left there.
+    let swept = remove_stale_temps(path);
+    if swept > 0 {
+        tracing::debug!(folder = %path.display(), swept, "removed stale temporary files");
+    }
     Ok(())
 }
 
@@ -102,8 +107,30 @@ pub(crate) fn write_temp(
     bytes: &[u8],
     mode: FileMode,
 ) -> Result<PathBuf, StateError> {
-    let tmp = dir.join(format!(".{stem}.{}.tmp", random_hex(8)?));
-    let result = create_file(&tmp, mode).and_then(|mut file| {
+    // The writer's pid is in the name, so a later run can tell the leftovers
+    // of a killed writer from a live writer's file ([`remove_stale_temps`]).
+    let tmp = dir.join(format!(
+        ".{stem}.{}.{}{TEMP_SUFFIX}",
+        std::process::id(),
+        random_hex(8)?
+    ));
+    let result = {
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.closed {
+            // The process is being interrupted: write nothing new.
+            return Err(StateError::Io {
+                op: "create",
+                path: tmp,
+                source: io::Error::new(io::ErrorKind::Interrupted, "interrupted"),
+            });
+        }
+        let created = create_file(&tmp, mode);
+        if created.is_ok() {
+            pending.paths.push(tmp.clone());
+        }
+        created
+    }
+    .and_then(|mut file| {
         file.write_all(bytes).map_err(io_err("write", &tmp))?;
         file.sync_all().map_err(io_err("fsync", &tmp))
     });
@@ -111,8 +138,112 @@ pub(crate) fn write_temp(
         Ok(()) => Ok(tmp),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
+            forget_temp(&tmp);
             Err(e)
         }
+    }
+}
+
+/// How the temporary files of [`write_temp`] end.
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+
+/// The temporary files this process has created and not yet published or
+/// removed, so that an interrupted run can remove them before it exits.
+struct Pending {
+    paths: Vec<PathBuf>,
+    /// Set by [`abandon_pending_writes`]: no new temporary file is created.
+    closed: bool,
+}
+
+static PENDING: std::sync::Mutex<Pending> = std::sync::Mutex::new(Pending {
+    paths: Vec::new(),
+    closed: false,
+});
+
+/// `tmp` was published (renamed or linked) or removed.
+pub(crate) fn forget_temp(tmp: &Path) {
+    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.paths.retain(|p| p != tmp);
+}
+
+/// Removes every temporary file this process has not yet published and
+/// refuses new ones: called when `sky` is interrupted (SIGINT/SIGTERM), so
+/// that writes still running on other threads leave nothing behind. An
+/// entry already renamed into place is complete; one not yet renamed is
+/// absent. Returns how many files were removed.
+pub fn abandon_pending_writes() -> usize {
+    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.closed = true;
+    let mut removed = 0;
+    for path in pending.paths.drain(..) {
+        if fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Temporary files older than this are removed whoever wrote them: no write
+/// of a few hundred bytes takes that long.
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the temporary files in `dir` left by writers that died (SIGKILL,
+/// power loss) before publishing them: those whose writer pid no longer
+/// runs, and any older than ten minutes. A live writer's file is kept.
+pub(crate) fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let own = std::process::id();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.starts_with('.') && name.ends_with(TEMP_SUFFIX)) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        let writer = temp_writer_pid(name);
+        let dead = writer.is_some_and(|pid| pid != own && !process_alive(pid));
+        // A name without a pid comes from an older version: only age tells.
+        if (dead || old) && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The pid in `.<stem>.<pid>.<hex>.tmp`.
+fn temp_writer_pid(name: &str) -> Option<u32> {
+    let inner = name.strip_suffix(TEMP_SUFFIX)?;
+    let mut parts = inner.rsplit('.');
+    let hex = parts.next()?;
+    let pid = parts.next()?;
+    (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether a process with this pid exists (signal 0 probes without sending).
+fn process_alive(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        // It exists but is someone else's: alive.
+        Err(e) => e == rustix::io::Errno::PERM,
     }
 }
 
@@ -125,7 +256,9 @@ pub fn write_atomic(target: &Path, bytes: &[u8], mode: FileMode) -> Result<(), S
         .and_then(|n| n.to_str())
         .unwrap_or("entry");
     let tmp = write_temp(dir, stem, bytes, mode)?;
-    if let Err(source) = fs::rename(&tmp, target) {
+    let renamed = fs::rename(&tmp, target);
+    forget_temp(&tmp);
+    if let Err(source) = renamed {
         let _ = fs::remove_file(&tmp);
         return Err(StateError::Io {
             op: "rename into",

@@ -82,6 +82,7 @@ pub(crate) fn load_or_create(root: &Path, euid: u32) -> Result<KeyedHasher, Stat
                 let tmp = fs_util::write_temp(root, KEY_FILE, &key, FileMode::Private)?;
                 let linked = fs::hard_link(&tmp, &path);
                 let _ = fs::remove_file(&tmp);
+                fs_util::forget_temp(&tmp);
                 match linked {
                     Ok(()) => {
                         fs_util::sync_dir(root)?;

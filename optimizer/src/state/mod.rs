@@ -6,7 +6,7 @@
 //! <state>/                  0700, owned by the current user
 //!   cache.key               0600, 32 random bytes: the HMAC key for cache keys
 //!   <kind>/                 0700, one folder per cache kind (`identity/`, `kube-nodes/`, ...)
-//!     <key>.json            0600, one entry: {schema, kind, fetched_at_unix_ms, expires_at_unix_ms, value}
+//!     <key>.json            0600, one entry: {schema, kind, fetched_at_unix_ms, expires_at_unix_ms, value, mac}
 //!     <key>.lock            0600, advisory lock serialising the fetchers of <key>
 //! ```
 //!
@@ -21,7 +21,15 @@
 //! * writes are atomic (temporary file, fsync, rename, fsync of the folder):
 //!   a concurrent reader sees the old entry or the new one, never a torn one;
 //! * a damaged entry of any kind is a [`Lookup::Miss`] and the next
-//!   [`CacheStore::put`] replaces it.
+//!   [`CacheStore::put`] replaces it;
+//! * entries are trusted only when they are ours: a file that is not 0600,
+//!   not owned by the user, or whose `mac` (HMAC-SHA256 under `cache.key`
+//!   over the entry's bytes, its kind and its key) does not verify is a
+//!   miss — a hand-edited entry with a forged account is never used;
+//! * temporary files (`.<name>.<pid>.<hex>.tmp`) never outlive their
+//!   writer: an interrupted `sky` removes its own
+//!   ([`abandon_pending_writes`]), and opening a state folder removes those
+//!   of writers that died.
 
 mod catalog_index;
 mod fs_util;
@@ -36,7 +44,7 @@ use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
 pub(crate) use fs_util::hex;
-pub use fs_util::{FileMode, write_atomic};
+pub use fs_util::{FileMode, abandon_pending_writes, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 
@@ -200,6 +208,7 @@ impl StateDir {
     /// Entries written with another `schema` are misses, so bumping the
     /// schema invalidates every old entry of this kind.
     pub fn store(&self, kind: &str, schema: u32) -> Result<CacheStore, StateError> {
-        store::CacheStore::open(&self.root, kind, schema, self.euid)
+        let auth = self.hasher()?;
+        store::CacheStore::open(&self.root, kind, schema, self.euid, auth)
     }
 }

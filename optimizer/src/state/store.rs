@@ -11,7 +11,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::fs_util::{self, FILE_MODE, FileMode, io_err};
-use super::{Clock, StateError};
+use super::{Clock, KeyedHasher, StateError};
+
+/// How an entry's MAC ends the file: `…,"mac":"<64 hex>"}`.
+const MAC_FIELD: &[u8] = b",\"mac\":\"";
+/// Hex digits of an HMAC-SHA256.
+const MAC_HEX_LEN: usize = 64;
 
 /// Entries dated further in the future than this are distrusted: clocks of
 /// processes on one machine agree to well within it, so such an entry was
@@ -74,6 +79,11 @@ pub enum MissReason {
     ForeignOwner,
     /// The path is not a regular file (a symlink, a folder, ...).
     NotAFile,
+    /// The file's permissions are not 0600 (others could have written it).
+    OpenPermissions,
+    /// The entry's MAC is missing or does not verify (edited by hand, or
+    /// written under another key).
+    Unauthenticated,
     /// The file could not be read, or the key is malformed.
     Unreadable,
 }
@@ -92,6 +102,8 @@ impl MissReason {
             MissReason::Expired => "expired",
             MissReason::ForeignOwner => "foreign-owner",
             MissReason::NotAFile => "not-a-file",
+            MissReason::OpenPermissions => "open-permissions",
+            MissReason::Unauthenticated => "unauthenticated",
             MissReason::Unreadable => "unreadable",
         }
     }
@@ -114,6 +126,8 @@ pub struct CacheStore {
     schema: u32,
     euid: u32,
     clock: Clock,
+    /// Authenticates entries (the per-user cache key).
+    auth: KeyedHasher,
 }
 
 /// An exclusive, advisory lock on one key, released on drop.
@@ -148,6 +162,7 @@ impl CacheStore {
         kind: &str,
         schema: u32,
         euid: u32,
+        auth: KeyedHasher,
     ) -> Result<Self, StateError> {
         fs_util::check_name("kind", kind)?;
         let dir = root.join(kind);
@@ -158,6 +173,7 @@ impl CacheStore {
             schema,
             euid,
             clock: Clock::system(),
+            auth,
         })
     }
 
@@ -205,6 +221,11 @@ impl CacheStore {
         if meta.uid() != self.euid {
             return Lookup::Miss(MissReason::ForeignOwner);
         }
+        if meta.mode() & 0o7777 != FILE_MODE {
+            // Group- or world-writable (or merely readable): someone else
+            // could have written it. A miss; the next put replaces it 0600.
+            return Lookup::Miss(MissReason::OpenPermissions);
+        }
         let mut bytes = Vec::new();
         let read = File::open(path).and_then(|f| f.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes));
         if read.is_err() {
@@ -213,7 +234,52 @@ impl CacheStore {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Lookup::Miss(MissReason::Empty);
         }
-        self.decode(&bytes)
+        let key = path
+            .file_stem()
+            .and_then(|k| k.to_str())
+            .unwrap_or_default();
+        match self.decode(&bytes) {
+            // Checked last, so a damaged entry is still told by its defect.
+            Lookup::Hit { .. } if !self.authentic(key, &bytes) => {
+                Lookup::Miss(MissReason::Unauthenticated)
+            }
+            found => found,
+        }
+    }
+
+    /// The MAC of an entry's bytes (without its `mac` field), bound to this
+    /// kind and `key`: an entry copied under another key does not verify.
+    fn mac(&self, key: &str, body: &[u8]) -> String {
+        self.auth.digest(&[
+            ("entry-mac", b"v1"),
+            ("kind", self.kind.as_bytes()),
+            ("key", key.as_bytes()),
+            ("body", body),
+        ])
+    }
+
+    /// Whether `bytes` end in a `mac` field that verifies over the rest.
+    fn authentic(&self, key: &str, bytes: &[u8]) -> bool {
+        let text = bytes.trim_ascii_end();
+        let tail = MAC_FIELD.len() + MAC_HEX_LEN + 2;
+        if text.len() < tail + 1 || !text.ends_with(b"\"}") {
+            return false;
+        }
+        let (head, rest) = text.split_at(text.len() - tail);
+        if !rest.starts_with(MAC_FIELD) {
+            return false;
+        }
+        let given = &rest[MAC_FIELD.len()..MAC_FIELD.len() + MAC_HEX_LEN];
+        let mut body = head.to_vec();
+        body.push(b'}');
+        let want = self.mac(key, &body);
+        // Constant time: the comparison must not tell how much of a guess matched.
+        want.len() == given.len()
+            && want
+                .bytes()
+                .zip(given)
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
     }
 
     fn decode<T: DeserializeOwned>(&self, bytes: &[u8]) -> Lookup<T> {
@@ -285,10 +351,16 @@ impl CacheStore {
             expires_at_unix_ms: unix_ms(expires_at),
             value,
         };
-        let bytes = serde_json::to_vec(&entry).map_err(|source| StateError::Encode {
+        let mut bytes = serde_json::to_vec(&entry).map_err(|source| StateError::Encode {
             path: path.clone(),
             source,
         })?;
+        // `{…}` becomes `{…,"mac":"<hex>"}`, the MAC taken over `{…}`.
+        let mac = self.mac(key, &bytes);
+        bytes.pop();
+        bytes.extend_from_slice(MAC_FIELD);
+        bytes.extend_from_slice(mac.as_bytes());
+        bytes.extend_from_slice(b"\"}");
         fs_util::write_atomic(&path, &bytes, FileMode::Private)
     }
 

@@ -187,7 +187,13 @@ async fn the_cloud_deadline_bounds_every_context() {
         "took {:?}",
         start.elapsed()
     );
-    assert_eq!(contexts[0].nodes, Err(unreachable_timeout_message("hung")));
+    // The deadline in force (0.9 × the cloud timeout) is named (issue 12).
+    let want = unreachable_timeout_message("hung").replacen(
+        "Timed out when",
+        "Timed out after 270ms when",
+        1,
+    );
+    assert_eq!(contexts[0].nodes, Err(want));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -263,7 +269,9 @@ async fn server_errors_are_retried_then_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refused_connection_reads_as_timed_out() {
+/// SkyPilot says "Timed out" for a refused connection; issue 12 asks for the
+/// true reason.
+async fn refused_connection_reads_as_refused() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.local_addr().expect("addr").port()
@@ -280,7 +288,12 @@ async fn refused_connection_reads_as_timed_out() {
             .check(&ctx(dir.path(), Some(&kc), None))
             .await,
     );
-    assert_eq!(contexts[0].nodes, Err(unreachable_timeout_message("gone")));
+    let want = unreachable_timeout_message("gone").replacen(
+        "Timed out when",
+        "Connection refused when",
+        1,
+    );
+    assert_eq!(contexts[0].nodes, Err(want));
 }
 
 #[test]

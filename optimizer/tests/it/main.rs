@@ -18,3 +18,5 @@ mod catalog_download;
 mod oci;
 // Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.
 mod nebius;
+// Hostile input and faulty clouds: generated inputs, signals, secrets, caps (issue 12).
+mod hostile;

@@ -46,6 +46,22 @@ pub enum CatalogError {
         /// The columns the header has.
         found: String,
     },
+    /// The file ends in the middle of a row: a download or copy that was
+    /// cut short. Planning on the rows before the cut would silently drop
+    /// the rest of the catalog, so the file is refused.
+    #[error(
+        "catalog {source_name} is truncated: line {line} ends mid-row (no final newline, {found} of {expected} fields); re-download it or remove it to use the bundled catalog"
+    )]
+    Truncated {
+        /// File path or other name of the input.
+        source_name: String,
+        /// The 1-based line that was cut.
+        line: u64,
+        /// Fields on that line.
+        found: usize,
+        /// Fields in the header.
+        expected: usize,
+    },
     /// The file is empty (truncated download?).
     #[error(
         "catalog {source_name} is empty; re-download it or remove it to use the bundled catalog"
@@ -345,6 +361,7 @@ impl CloudCatalog {
         let mut rows = Vec::with_capacity(data.iter().filter(|&&b| b == b'\n').count());
         let mut warnings = Vec::new();
         let mut parser = RowParser::new(columns);
+        let mut last: Option<(u64, usize)> = None;
         loop {
             let start = csv.position();
             let record = match csv.read_byte_record() {
@@ -352,6 +369,7 @@ impl CloudCatalog {
                 Ok(None) => break,
                 Err(e) => return Err(read_err(e)),
             };
+            last = Some((start, record.len()));
             match parser.parse(&record) {
                 Ok(row) => rows.push(row),
                 Err(message) => warnings.push(CatalogWarning {
@@ -360,6 +378,9 @@ impl CloudCatalog {
                     message,
                 }),
             }
+        }
+        if let Some((start, found)) = last {
+            check_not_truncated(data, start, found, headers.len(), source_name)?;
         }
         if cloud == CloudId::Shadeform {
             // `shadeform_catalog._get_df` keeps only rows with an instance
@@ -479,6 +500,33 @@ struct RowColumns {
     hosting_type: Option<usize>,
 }
 
+/// Refuses a file whose last row was cut: it has no final line break and
+/// either fewer fields than the header or an open quote. (A last row with
+/// every field but no newline is taken as written by hand: it cannot be
+/// told from a cut inside its last field.)
+fn check_not_truncated(
+    data: &[u8],
+    start: u64,
+    found: usize,
+    expected: usize,
+    source_name: &str,
+) -> Result<(), CatalogError> {
+    if data.ends_with(b"\n") || data.ends_with(b"\r") {
+        return Ok(());
+    }
+    let tail = &data[(start as usize).min(data.len())..];
+    let open_quote = tail.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+    if found < expected || open_quote {
+        return Err(CatalogError::Truncated {
+            source_name: source_name.to_string(),
+            line: line_at(data, start),
+            found,
+            expected,
+        });
+    }
+    Ok(())
+}
+
 /// The 1-based line of the record that starts at byte `offset` (or after the
 /// line breaks there). Only computed for warnings.
 fn line_at(data: &[u8], offset: u64) -> u64 {
@@ -520,18 +568,39 @@ fn text(bytes: &[u8], col: usize) -> Result<&str, String> {
 }
 
 /// A numeric column that remembers the previous row's bytes and value.
+///
+/// Values must be finite, not negative and at most `max`: a negative price
+/// would win every comparison, a NaN one would drop the row from every
+/// query without a word, and an absurd size overflows the table's integer
+/// cells. Such a row is skipped with a warning naming the file and line.
+/// An empty cell is a missing value, as pandas reads it.
 struct NumberColumn {
     col: Option<usize>,
     name: &'static str,
+    max: f64,
     last_bytes: Vec<u8>,
     last: Option<Option<f64>>,
 }
 
+/// Upper bounds of the number columns, far above any real offering (the
+/// largest catalog entries are ~900 vCPUs, 32 TiB of memory, a few thousand
+/// dollars an hour for a TPU pod) and far below where arithmetic and
+/// rendering would break.
+mod bounds {
+    pub const COUNT: f64 = 1e5;
+    pub const VCPUS: f64 = 1e5;
+    pub const MEMORY_GIB: f64 = 1e7;
+    pub const PRICE: f64 = 1e6;
+    pub const DISK_GB: f64 = 1e8;
+    pub const DISK_COUNT: f64 = 1e4;
+}
+
 impl NumberColumn {
-    fn new(col: Option<usize>, name: &'static str) -> Self {
+    fn new(col: Option<usize>, name: &'static str, max: f64) -> Self {
         NumberColumn {
             col,
             name,
+            max,
             last_bytes: Vec::new(),
             last: None,
         }
@@ -545,14 +614,26 @@ impl NumberColumn {
         {
             return Ok(value);
         }
-        let value = if bytes.is_empty() || bytes.eq_ignore_ascii_case(b"nan") {
+        let value = if bytes.is_empty() {
             None
         } else {
             let t = text(bytes, self.col.unwrap_or(0))?;
-            Some(
-                t.parse::<f64>()
-                    .map_err(|_| format!("{} is not a number: {t:?}", self.name))?,
-            )
+            let v = t
+                .parse::<f64>()
+                .map_err(|_| format!("{} is not a number: {t:?}", self.name))?;
+            if !v.is_finite() {
+                return Err(format!("{} is not a finite number: {t:?}", self.name));
+            }
+            if v < 0.0 {
+                return Err(format!("{} is negative: {t}", self.name));
+            }
+            if v > self.max {
+                return Err(format!(
+                    "{} is implausibly large: {t} (at most {})",
+                    self.name, self.max
+                ));
+            }
+            Some(v)
         };
         self.last_bytes.clear();
         self.last_bytes.extend_from_slice(bytes);
@@ -629,16 +710,16 @@ impl RowParser {
             region: Interner::new(Some(c.region)),
             zone: Interner::new(c.zone),
             disk_type: Interner::new(c.disk_type),
-            acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount"),
-            vcpus: NumberColumn::new(c.vcpus, "vCPUs"),
-            mem: NumberColumn::new(c.mem, "MemoryGiB"),
-            price: NumberColumn::new(Some(c.price), "Price"),
-            spot: NumberColumn::new(c.spot, "SpotPrice"),
-            disk_size: NumberColumn::new(c.disk_size, "LocalDiskSize"),
-            disk_count: NumberColumn::new(c.disk_count, "LocalDiskCount"),
+            acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount", bounds::COUNT),
+            vcpus: NumberColumn::new(c.vcpus, "vCPUs", bounds::VCPUS),
+            mem: NumberColumn::new(c.mem, "MemoryGiB", bounds::MEMORY_GIB),
+            price: NumberColumn::new(Some(c.price), "Price", bounds::PRICE),
+            spot: NumberColumn::new(c.spot, "SpotPrice", bounds::PRICE),
+            disk_size: NumberColumn::new(c.disk_size, "LocalDiskSize", bounds::DISK_GB),
+            disk_count: NumberColumn::new(c.disk_count, "LocalDiskCount", bounds::DISK_COUNT),
             hosting_type: c
                 .hosting_type
-                .map(|col| NumberColumn::new(Some(col), "HostingType")),
+                .map(|col| NumberColumn::new(Some(col), "HostingType", bounds::COUNT)),
         }
     }
 
@@ -891,6 +972,75 @@ mod tests {
             matches!(err, CatalogError::Empty { .. }) && err.to_string().contains("y/vms.csv"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn bad_numbers_are_skipped_with_file_and_line() {
+        let rows = [
+            ("-0.5", "Price is negative: -0.5"),
+            ("nan", "Price is not a finite number: \"nan\""),
+            ("NaN", "Price is not a finite number: \"NaN\""),
+            ("inf", "Price is not a finite number: \"inf\""),
+            ("-inf", "Price is not a finite number: \"-inf\""),
+            ("1e300", "Price is implausibly large: 1e300"),
+        ];
+        let mut csv = String::from(HEADER);
+        csv.push_str("ok.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\n");
+        for (price, _) in rows {
+            csv.push_str(&format!("bad,,,2,8,,{price},,us-east-1,use1-az1,x86_64\n"));
+        }
+        csv.push_str("huge,,,2,1e30,,1,,us-east-1,use1-az1,x86_64\n");
+        csv.push_str("neg,,-1,2,8,,1,,us-east-1,use1-az1,x86_64\n");
+        let (cat, warnings) =
+            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
+        assert_eq!(cat.rows.len(), 1, "only the good row survives");
+        assert_eq!(warnings.len(), rows.len() + 2, "{warnings:?}");
+        for (i, (_, want)) in rows.iter().enumerate() {
+            let w = warnings[i].to_string();
+            assert!(
+                w.starts_with(&format!(
+                    "aws/vms.csv:{}: skipped malformed row: {want}",
+                    i + 3
+                )),
+                "{w}"
+            );
+        }
+        assert!(
+            warnings[rows.len()]
+                .message
+                .starts_with("MemoryGiB is implausibly large")
+        );
+        assert!(
+            warnings[rows.len() + 1]
+                .message
+                .starts_with("AcceleratorCount is negative")
+        );
+    }
+
+    #[test]
+    fn a_catalog_cut_mid_row_is_an_error_naming_the_file() {
+        let full = format!(
+            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\np3.2xlarge,V100,1,8,61,,3.06,0.9,us-east-1,use1-az2,x86_64\n"
+        );
+        assert!(CloudCatalog::from_reader(CloudId::Aws, full.as_bytes(), "aws/vms.csv").is_ok());
+        // Every cut inside the last row but its end is refused.
+        let last_row = full[..full.len() - 1].rfind('\n').unwrap() + 1;
+        for cut in last_row + 1..full.len() - 1 {
+            let text = &full[..cut];
+            let fields = text[last_row..].split(',').count();
+            let result = CloudCatalog::from_reader(CloudId::Aws, text.as_bytes(), "aws/vms.csv");
+            if fields < 11 {
+                let err = result.unwrap_err();
+                assert!(
+                    matches!(err, CatalogError::Truncated { line: 3, .. })
+                        && err.to_string().contains("aws/vms.csv"),
+                    "cut at {cut}: {err}"
+                );
+            }
+        }
+        let quoted = format!("{HEADER}m6i.large,,,2,8,\"{{'a': 1");
+        let err = CloudCatalog::from_reader(CloudId::Aws, quoted.as_bytes(), "q.csv").unwrap_err();
+        assert!(err.to_string().contains("q.csv"), "{err}");
     }
 
     #[test]

@@ -70,7 +70,10 @@ pub fn display_width(s: &str) -> usize {
 pub fn format_number(x: Option<f64>) -> String {
     match x {
         None => "-".into(),
-        Some(v) if v.fract() == 0.0 => format!("{}", v as i64),
+        // Python's `str(int(x))`: exact at any size (an `as i64` cast would
+        // saturate at 9223372036854775807), and no sign on zero.
+        Some(0.0) => "0".into(),
+        Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
         Some(v) => format_fixed(v, 1),
     }
 }

@@ -5,7 +5,7 @@
 //! (SkyPilot's error); 2 usage or configuration error; 3 plan printed but some
 //! enabled clouds were left out (partial table) — or, for `sky catalog
 //! refresh`, some files could not be refreshed; 4 no cloud enabled;
-//! 130 interrupted.
+//! 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
 mod cli;
 mod output;
@@ -30,26 +30,66 @@ fn main() -> ExitCode {
             .filter(|v| !v.is_empty())
             .map(Into::into)
     });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sky: cannot start the async runtime: {e}");
+            return ExitCode::from(Exit::Config.code());
+        }
+    };
+    // Signals are caught before any file is created (the trace, the state
+    // folder's entries), so an interrupt always goes through the clean exit.
+    let signals = {
+        let _entered = runtime.enter();
+        Signals::new()
+    };
+    // Credential variables are masked in everything logged or traced.
+    optimizer::redact::remember_env_secrets(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|(k, v)| (k, v)),
+    );
     // The guard flushes the trace when dropped: keep it alive for the whole run
     // and drop it before returning (never `process::exit` past it).
     let guard = init_tracing(trace_path.as_deref());
-    let code = run(opts);
+    let code = run(&runtime, signals, opts);
+    // Do not wait for hung network tasks: their deadlines already expired or
+    // we were interrupted.
+    runtime.shutdown_background();
     drop(guard);
     ExitCode::from(code)
 }
 
 fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::FlushGuard> {
+    use optimizer::redact::RedactingWriter;
     use tracing_subscriber::prelude::*;
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("SKY_LOG").unwrap_or_else(|_| "warn".into());
+    // Every log line passes the redaction nets (third-party crates log
+    // endpoints and credential sources too), and is coloured only on a terminal.
     let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| RedactingWriter::new(std::io::stderr()))
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .with_filter(filter);
     match trace {
         Some(path) => {
+            let file = match std::fs::File::create(path) {
+                Ok(file) => file,
+                Err(e) => {
+                    eprintln!("sky: cannot write the trace {}: {e}", path.display());
+                    tracing_subscriber::registry().with(fmt).init();
+                    return None;
+                }
+            };
             let (chrome, guard) = tracing_chrome::ChromeLayerBuilder::new()
-                .file(path)
+                .writer(RedactingWriter::new(std::io::BufWriter::new(file)))
                 .trace_style(tracing_chrome::TraceStyle::Async)
                 .include_args(true)
                 .build();
@@ -64,18 +104,41 @@ fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::Flush
     }
 }
 
-fn run(opts: Opts) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("sky: cannot start the async runtime: {e}");
-            return Exit::Config.code();
+/// SIGINT and SIGTERM, as streams (`None` where they cannot be installed:
+/// the default action then applies).
+struct Signals {
+    int: Option<tokio::signal::unix::Signal>,
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    /// Installs the handlers; call inside the runtime.
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Signals {
+            int: signal(SignalKind::interrupt()).ok(),
+            term: signal(SignalKind::terminate()).ok(),
         }
-    };
+    }
+
+    /// The exit code of the first signal to arrive: 128 + its number.
+    async fn first(mut self) -> u8 {
+        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+            match s {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = recv(&mut self.int) => Exit::Interrupted.code(),
+            _ = recv(&mut self.term) => 128 + 15,
+        }
+    }
+}
+
+fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
     let color = std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let work = async move {
@@ -87,15 +150,20 @@ fn run(opts: Opts) -> u8 {
     };
     let result = runtime.block_on(async {
         tokio::select! {
-            r = work => r,
-            _ = tokio::signal::ctrl_c() => Ok(Exit::Interrupted),
+            r = work => r.map(|exit| exit.code()),
+            code = signals.first() => Ok(code),
         }
     });
-    // Do not wait for hung network tasks: their deadlines already expired or
-    // we were interrupted.
-    runtime.shutdown_background();
     match result {
-        Ok(exit) => exit.code(),
+        Ok(code) => {
+            if code >= 128 {
+                // Writes still running on blocking threads leave nothing
+                // behind: what was renamed into place is complete, the rest
+                // is removed.
+                optimizer::state::abandon_pending_writes();
+            }
+            code
+        }
         Err(e) => {
             let _ = std::io::stdout().flush();
             eprintln!("sky: error: {e:#}");

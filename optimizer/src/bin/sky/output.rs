@@ -65,6 +65,9 @@ fn process_env() -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The longest `--cloud-timeout` in force (ten years: a deadline no run reaches).
+const MAX_CLOUD_TIMEOUT: Duration = Duration::from_secs(10 * 365 * 86_400);
+
 fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -79,7 +82,12 @@ fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
             common.cloud_timeout
         );
     }
-    opts.set_cloud_timeout(Duration::from_secs_f64(common.cloud_timeout));
+    // Checked, then capped: `1e300` seconds is "no deadline", not a panic
+    // in `Duration::from_secs_f64` or in the additions made with it.
+    let timeout = Duration::try_from_secs_f64(common.cloud_timeout)
+        .unwrap_or(MAX_CLOUD_TIMEOUT)
+        .min(MAX_CLOUD_TIMEOUT);
+    opts.set_cloud_timeout(timeout);
     Ok(opts)
 }
 

@@ -124,12 +124,14 @@ const LOGIN_HINT: &str = "Run: gcloud auth application-default login";
 impl AdcFile {
     /// Reads and parses the ADC file at `path`.
     pub fn read(path: &Path) -> Result<AdcFile, CloudError> {
-        let contents = std::fs::read(path).map_err(|e| {
-            CloudError::Config(format!(
-                "Cannot read GCP credentials {}: {e}. {LOGIN_HINT}",
-                path.display()
-            ))
-        })?;
+        let contents = crate::input::read_regular(path, crate::input::MAX_CONFIG_FILE_BYTES)
+            .map_err(|e| {
+                CloudError::Config(format!(
+                    "Cannot read GCP credentials {}: {}. {LOGIN_HINT}",
+                    path.display(),
+                    e.cause()
+                ))
+            })?;
         let adc = parse(&contents, path)?;
         Ok(AdcFile {
             path: path.to_path_buf(),

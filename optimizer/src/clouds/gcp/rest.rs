@@ -20,7 +20,7 @@ use serde::Deserialize;
 use planner::check::{CloudError, Reservation};
 
 /// Largest answer read (the reservation list of a big project is a few MB).
-const MAX_BODY_BYTES: usize = 32 << 20;
+const MAX_BODY_BYTES: usize = crate::clouds::http::MAX_GCP_BODY_BYTES;
 /// Longest server message kept in an error.
 const MAX_MESSAGE_CHARS: usize = 240;
 

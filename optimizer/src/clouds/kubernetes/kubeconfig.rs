@@ -50,7 +50,9 @@ impl KubernetesCloud {
     pub fn load_kubeconfig(&self, ctx: &CheckContext) -> Result<Option<Kubeconfig>, CloudError> {
         let mut merged: Option<Kubeconfig> = None;
         for path in self.kubeconfig_paths(ctx).iter().filter(|p| p.is_file()) {
-            let next = Kubeconfig::read_from(path).map_err(|e| {
+            let text = crate::input::read_regular_text(path, crate::input::MAX_CONFIG_FILE_BYTES)
+                .map_err(|e| CloudError::Config(format!("Invalid kubeconfig {e}")))?;
+            let next = Kubeconfig::from_yaml(&text).map_err(|e| {
                 CloudError::Config(format!("Invalid kubeconfig {}: {e}", path.display()))
             })?;
             merged = Some(match merged {

@@ -15,6 +15,17 @@ use planner::catalog::kubernetes::{
 };
 use tracing::Instrument;
 
+use crate::clouds::http::{BodyError, MAX_KUBE_PAGE_BYTES, read_capped};
+
+/// Nodes asked for per page: a large cluster's list arrives in pages, each
+/// read under [`MAX_KUBE_PAGE_BYTES`], instead of as one unbounded body.
+const PAGE_LIMIT: u32 = 500;
+/// Most pages followed (50 000 nodes): a server that keeps handing out
+/// `continue` tokens cannot keep the listing going forever.
+const MAX_PAGES: usize = 100;
+/// Longest error body quoted in a message.
+const MAX_QUOTED_BODY: usize = 1024;
+
 use super::KubernetesCloud;
 use super::backoff::{Backoff, random_unit};
 use super::kubeconfig::cluster_proxy_url;
@@ -32,11 +43,16 @@ impl KubernetesCloud {
         join_all(contexts.iter().map(|name| {
             let span = list_nodes_span(name);
             async move {
-                let work = self.list_context(kubeconfig, name);
+                // The last failed attempt: when the deadline cuts the retries
+                // short, the reason is what the attempts met (a refused
+                // connection, a 503), not "timed out".
+                let last = std::sync::Mutex::new(None::<String>);
+                let work = self.list_context(kubeconfig, name, &last);
                 let nodes = match deadline {
-                    Some(d) => tokio::time::timeout(d, work)
-                        .await
-                        .unwrap_or_else(|_| Err(unreachable_timeout_message(name))),
+                    Some(d) => tokio::time::timeout(d, work).await.unwrap_or_else(|_| {
+                        let seen = last.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        Err(seen.unwrap_or_else(|| timeout_message(name, d)))
+                    }),
                     None => work.await,
                 };
                 record_outcome(&nodes, "listed");
@@ -54,6 +70,7 @@ impl KubernetesCloud {
         &self,
         kubeconfig: &Kubeconfig,
         context: &str,
+        last_failure: &std::sync::Mutex<Option<String>>,
     ) -> Result<Vec<KubeNode>, String> {
         let client = self
             .client_for(kubeconfig, context)
@@ -61,13 +78,15 @@ impl KubernetesCloud {
             .map_err(|f| f.message(context))?;
         let attempts = self.options.attempts.max(1);
         let mut backoff = Backoff::new(self.options.backoff);
-        let mut last = Failure::Timeout;
+        let mut last = Failure::Timeout(self.options.request_timeout);
         for attempt in 1..=attempts {
             match self.list_once(&client).await {
                 Ok(nodes) => return Ok(nodes),
                 Err(failure) if failure.is_fatal() => return Err(failure.message(context)),
                 Err(failure) => {
-                    tracing::debug!(context, attempt, error = %failure.message(context), "node listing failed");
+                    let message = failure.message(context);
+                    tracing::debug!(context, attempt, error = %message, "node listing failed");
+                    *last_failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
                     last = failure;
                 }
             }
@@ -112,7 +131,7 @@ impl KubernetesCloud {
         // keep it off the async workers and bound it.
         let build = tokio::task::spawn_blocking(move || kube::Client::try_from(config));
         match tokio::time::timeout(timeout, build).await {
-            Err(_) => Err(Failure::Timeout),
+            Err(_) => Err(Failure::Timeout(timeout)),
             Ok(Err(join)) => Err(Failure::Config(format!(
                 "client construction failed: {join}"
             ))),
@@ -121,11 +140,42 @@ impl KubernetesCloud {
         }
     }
 
+    /// One listing: every page of `/api/v1/nodes`, within the request timeout.
     async fn list_once(&self, client: &kube::Client) -> Result<Vec<KubeNode>, Failure> {
-        let request = kube::core::Request::new("/api/v1/nodes")
-            .list(&kube::api::ListParams::default())
-            .map_err(|e| Failure::Config(e.to_string()))?;
         let attempt = async {
+            let mut nodes = Vec::new();
+            let mut token: Option<String> = None;
+            for _ in 0..MAX_PAGES {
+                let (page, next) = self.list_page(client, token.take()).await?;
+                nodes.extend(page);
+                match next {
+                    Some(t) => token = Some(t),
+                    None => return Ok(nodes),
+                }
+            }
+            Err(Failure::Malformed(format!(
+                "the node list did not end after {MAX_PAGES} pages of {PAGE_LIMIT}"
+            )))
+        };
+        tokio::time::timeout(self.options.request_timeout, attempt)
+            .await
+            .unwrap_or(Err(Failure::Timeout(self.options.request_timeout)))
+    }
+
+    /// One page of the node list and the `continue` token of the next.
+    async fn list_page(
+        &self,
+        client: &kube::Client,
+        token: Option<String>,
+    ) -> Result<(Vec<KubeNode>, Option<String>), Failure> {
+        let mut params = kube::api::ListParams::default().limit(PAGE_LIMIT);
+        if let Some(t) = token {
+            params = params.continue_token(&t);
+        }
+        let request = kube::core::Request::new("/api/v1/nodes")
+            .list(&params)
+            .map_err(|e| Failure::Config(e.to_string()))?;
+        {
             let response = client
                 .send(request.map(kube::client::Body::from))
                 .await
@@ -138,17 +188,18 @@ impl KubernetesCloud {
                         && v.to_str()
                             .is_ok_and(|v| v.to_ascii_lowercase().contains("cloudflare")))
             });
-            let body = response
-                .into_body()
-                .collect_bytes()
+            let body = read_capped(response.into_body(), MAX_KUBE_PAGE_BYTES)
                 .await
-                .map_err(Failure::from_kube)?;
+                .map_err(|e| match e {
+                    BodyError::TooLarge { .. } => Failure::Malformed(e.to_string()),
+                    BodyError::Read(text) => Failure::Unreachable(text),
+                })?;
             if !status.is_success() {
+                let shown = String::from_utf8_lossy(&body[..body.len().min(MAX_QUOTED_BODY)]);
                 let text = format!(
-                    "({})\nReason: {}\nHTTP response body: {}\n",
+                    "({})\nReason: {}\nHTTP response body: {shown}\n",
                     status.as_u16(),
                     status.canonical_reason().unwrap_or(""),
-                    String::from_utf8_lossy(&body)
                 );
                 return Err(if matches!(status.as_u16(), 401 | 403) && !cloudflare {
                     Failure::Rejected(text)
@@ -156,12 +207,61 @@ impl KubernetesCloud {
                     Failure::Api(text)
                 });
             }
-            parse_node_list(&body[..]).map_err(|e| Failure::Malformed(e.to_string()))
-        };
-        tokio::time::timeout(self.options.request_timeout, attempt)
-            .await
-            .unwrap_or(Err(Failure::Timeout))
+            let nodes =
+                parse_node_list(&body[..]).map_err(|e| Failure::Malformed(e.to_string()))?;
+            Ok((nodes, continue_token(&body)))
+        }
     }
+}
+
+/// `metadata.continue` of a list answer, when there is a next page.
+fn continue_token(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "continue")]
+        next: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct List {
+        metadata: Option<Meta>,
+    }
+    serde_json::from_slice::<List>(body)
+        .ok()?
+        .metadata?
+        .next
+        .filter(|t| !t.is_empty())
+}
+
+/// SkyPilot's timeout text, with the deadline that fired.
+fn timeout_message(context: &str, after: Duration) -> String {
+    unreachable_timeout_message(context).replacen(
+        "Timed out when",
+        &format!(
+            "Timed out after {} when",
+            planner::check::show_duration(after)
+        ),
+        1,
+    )
+}
+
+/// What a transport error was, from the I/O error at the bottom of its chain.
+fn transport_failure(e: &(dyn std::error::Error + 'static)) -> Failure {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind as K;
+            return match io.kind() {
+                K::ConnectionRefused => Failure::Refused,
+                K::TimedOut => Failure::Timeout(Duration::ZERO),
+                K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
+                    Failure::Unreachable("the connection was reset".into())
+                }
+                _ => Failure::Unreachable(crate::redact::redact(&io.to_string()).into_owned()),
+            };
+        }
+        source = s.source();
+    }
+    Failure::Unreachable(crate::redact::redact(&crate::clouds::error_chain(e)).into_owned())
 }
 
 /// The span of one context's node listing; [`record_outcome`] fills in
@@ -194,8 +294,12 @@ pub(super) fn record_outcome(nodes: &Result<Vec<KubeNode>, String>, ok: &str) {
 /// Why one listing attempt failed.
 #[derive(Debug)]
 enum Failure {
-    /// Connect/read timeout, connection refused, reset... (urllib3 `MaxRetryError`).
-    Timeout,
+    /// No answer within this deadline (zero: the OS timed the connection out).
+    Timeout(Duration),
+    /// The API server refused the connection.
+    Refused,
+    /// The connection failed otherwise (reset, DNS, TLS, a non-HTTP answer).
+    Unreachable(String),
     /// A non-2xx answer other than a real 401/403 (retried).
     Api(String),
     /// 401/403 (not a transient Cloudflare 403): never retried.
@@ -211,7 +315,7 @@ impl Failure {
         match e {
             kube::Error::Auth(e) => Failure::Config(e.to_string()),
             kube::Error::Api(status) => Failure::Api(status.to_string()),
-            _ => Failure::Timeout,
+            other => transport_failure(&other),
         }
     }
 
@@ -225,7 +329,20 @@ impl Failure {
     /// SkyPilot's `KubeAPIUnreachableError` text.
     fn message(&self, context: &str) -> String {
         match self {
-            Failure::Timeout => unreachable_timeout_message(context),
+            Failure::Timeout(d) if d.is_zero() => unreachable_timeout_message(context),
+            Failure::Timeout(d) => timeout_message(context, *d),
+            // SkyPilot reports every urllib3 `MaxRetryError` as a timeout; a
+            // refused or reset connection is said as what it is.
+            Failure::Refused => unreachable_timeout_message(context).replacen(
+                "Timed out when",
+                "Connection refused when",
+                1,
+            ),
+            Failure::Unreachable(why) => unreachable_timeout_message(context).replacen(
+                "Timed out when",
+                &format!("Could not connect ({why}) when"),
+                1,
+            ),
             Failure::Api(text) | Failure::Malformed(text) => unreachable_api_message(context, text),
             Failure::Rejected(text) => format!("Kubernetes API error: {text}"),
             Failure::Config(text) => format!(

@@ -133,7 +133,7 @@ impl Credential {
                 if s.iss != s.sub {
                     return Err(invalid("the issuer must be the subject".into()));
                 }
-                let key = crate::clouds::http::rsa_key(&s.private_key)
+                let key = crate::clouds::http_client::rsa_key(&s.private_key)
                     .map_err(|why| invalid(format!("unusable private-key ({why})")))?;
                 Kind::ServiceAccount {
                     key: Box::new(key),
@@ -168,7 +168,7 @@ impl Credential {
                     )
                     .await;
                 let redact =
-                    |e: &CallError| crate::clouds::http::sanitize(&e.to_string(), &[jwt.expose()]);
+                    |e: &CallError| crate::clouds::http_client::sanitize(&e.to_string(), &[jwt.expose()]);
                 match answer {
                     Ok(body) => proto::exchange_token_response(&body)
                         .map(Secret)
@@ -213,7 +213,7 @@ fn self_signed_jwt(
         URL_SAFE_NO_PAD.encode(header.to_string()),
         URL_SAFE_NO_PAD.encode(claims.to_string())
     );
-    let signature = crate::clouds::http::sign_rs256(key, signing_input.as_bytes())
+    let signature = crate::clouds::http_client::sign_rs256(key, signing_input.as_bytes())
         .map_err(|e| AuthError::Invalid(format!("cannot sign the Nebius token request: {e}")))?;
     Ok(Secret(format!(
         "{signing_input}.{}",

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode, header};
 use http_body_util::Full;
 
-use crate::clouds::http::{Failure, HttpClient};
+use crate::clouds::http_client::{Failure, HttpClient};
 
 /// One service: its full protobuf name and its `api_service_name`.
 #[derive(Debug, Clone, Copy)]

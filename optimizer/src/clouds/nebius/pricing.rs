@@ -162,10 +162,10 @@ impl LiveApi {
         match e {
             CallError::Status { code, message } => CallError::Status {
                 code,
-                message: crate::clouds::http::sanitize(&message, &[self.token.expose()]),
+                message: crate::clouds::http_client::sanitize(&message, &[self.token.expose()]),
             },
             CallError::Transport(why) => {
-                CallError::Transport(crate::clouds::http::sanitize(&why, &[self.token.expose()]))
+                CallError::Transport(crate::clouds::http_client::sanitize(&why, &[self.token.expose()]))
             }
             CallError::Timeout => CallError::Timeout,
         }

@@ -46,7 +46,7 @@ impl Signer {
         date: &str,
     ) -> Result<String, &'static str> {
         let signing = signing_string(method, path_and_query, host, date);
-        let signature = crate::clouds::http::sign_rs256(&self.key, signing.as_bytes())?;
+        let signature = crate::clouds::http_client::sign_rs256(&self.key, signing.as_bytes())?;
         Ok(format!(
             "Signature algorithm=\"rsa-sha256\",headers=\"date (request-target) host\",keyId=\"{}\",signature=\"{}\",version=\"1\"",
             self.key_id,
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn requests_are_signed_over_date_target_and_host() {
         let key =
-            crate::clouds::http::rsa_key(include_str!("../../../../fixtures/oci/api_key.pem"))
+            crate::clouds::http_client::rsa_key(include_str!("../../../../fixtures/oci/api_key.pem"))
                 .unwrap();
         let public = key.public().as_ref().to_vec();
         let signer = Signer::new(key, "ocid1.tenancy.oc1..t", "ocid1.user.oc1..u", "aa:bb");

@@ -104,8 +104,9 @@ async fn read_head(stream: &mut TcpStream) -> Option<(Vec<u8>, usize)> {
 
 fn content_type(flavor: Flavor) -> &'static str {
     match flavor {
-        Flavor::Sts => "text/xml",
-        Flavor::Kube | Flavor::GcpApi | Flavor::OAuth => "application/json",
+        Flavor::Sts | Flavor::Ec2 => "text/xml",
+        Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci => "application/json",
+        Flavor::Grpc => "application/grpc",
         Flavor::Text => "text/plain",
     }
 }

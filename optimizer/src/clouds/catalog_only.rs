@@ -140,6 +140,7 @@ mod tests {
             kubernetes_allowed_contexts: None,
             reservation_clouds: Vec::new(),
             gcp_project_id: None,
+            sky_config: Default::default(),
         }
     }
 

@@ -375,6 +375,10 @@ fn catalog_warnings(
             dir.display(),
             fell_back.join(", ")
         ));
+    }
+    out
+}
+
 /// At most this many skipped rows are listed per catalog file; the rest are counted.
 const MAX_WARNINGS_PER_FILE: usize = 10;
 

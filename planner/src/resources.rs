@@ -32,6 +32,10 @@ pub enum ErrorKind {
     /// The task YAML could not be read (an `OSError` in Python; `sky` names
     /// the file and the cause, without a prefix).
     Unreadable,
+    /// `sky.exceptions.NotSupportedError` (`Cloud.check_features_are_supported`
+    /// while a `Resources` is validated: a docker image or ports on a cloud
+    /// without them).
+    NotSupported,
 }
 
 impl ErrorKind {
@@ -45,6 +49,7 @@ impl ErrorKind {
             ErrorKind::NoCloudAccess => "sky.exceptions.NoCloudAccessError",
             ErrorKind::InvalidConfig => "sky.exceptions.InvalidSkyPilotConfigError",
             ErrorKind::Unreadable => "OSError",
+            ErrorKind::NotSupported => "sky.exceptions.NotSupportedError",
         }
     }
 }

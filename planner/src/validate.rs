@@ -1,9 +1,11 @@
 //! `Resources.validate()` (`sky/resources.py`: `_try_canonicalize_accelerators`,
 //! `_try_validate_and_set_region_zone`, `_try_validate_instance_type`,
-//! `_try_validate_cpus_mem`): canonicalise accelerators, infer
-//! and check cloud/region/zone and instance type, check cpus/memory.
+//! `_try_validate_cpus_mem`, `_try_validate_image_id`, `_try_validate_ports`):
+//! canonicalise accelerators, infer and check cloud/region/zone and instance
+//! type, check cpus/memory, images and ports against the cloud's features.
 
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, Feature};
+use crate::feasibility;
 use crate::pytext::py_float_str;
 use crate::pytext::py_str_repr;
 use crate::render;
@@ -33,35 +35,80 @@ pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     validate_cpus_mem(world, r)?;
     validate_image_id(r)?;
     validate_disk_tier(r)?;
+    validate_ports(world, r)?;
     Ok(())
 }
 
+/// `_try_validate_image_id`: a `docker:` image needs the cloud's
+/// `DOCKER_IMAGE` feature (`NotSupportedError` otherwise); any other image
+/// needs a cloud, and one with `IMAGE_ID`.
 fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
     let Some(image) = &r.image_id else {
         return Ok(());
     };
     if image.starts_with("docker:") {
-        return Ok(());
+        return match r.cloud {
+            Some(cloud) => features_supported(cloud, &[Feature::DockerImage]),
+            None => Ok(()),
+        };
     }
     let Some(cloud) = r.cloud else {
         return Err(RequestError::value(
             "Cloud must be specified when image_id is provided.",
         ));
     };
+    const ONLY_SOME_CLOUDS: &str = "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.";
     match cloud {
         CloudId::Lambda => Err(RequestError::value(
             "Lambda cloud only supports Docker images. Please prefix your image with \"docker:\" (e.g., image_id: docker:your-image-name).",
         )),
-        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => Err(RequestError::value(
-            "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.",
-        )),
+        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => {
+            Err(RequestError::value(ONLY_SOME_CLOUDS))
+        }
         CloudId::Aws if r.region.is_none() && !image.starts_with("skypilot:") => {
             Err(RequestError::value(
                 "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
             ))
         }
+        // Any other cloud whose table lacks `IMAGE_ID` (Fluidstack, Hyperbolic, ...).
+        c if !feasibility::unsupported_of(c, &[Feature::ImageId]).is_empty() => {
+            Err(RequestError::value(ONLY_SOME_CLOUDS))
+        }
         _ => Ok(()),
     }
+}
+
+/// `_try_validate_ports`: the resource's cloud must open ports; without a
+/// cloud, at least one enabled cloud must.
+fn validate_ports(world: &World, r: &Resources) -> Result<(), RequestError> {
+    if r.ports.is_none() {
+        return Ok(());
+    }
+    match r.cloud {
+        Some(cloud) => features_supported(cloud, &[Feature::OpenPorts]),
+        None if world
+            .enabled
+            .iter()
+            .any(|&c| feasibility::unsupported_of(c, &[Feature::OpenPorts]).is_empty()) =>
+        {
+            Ok(())
+        }
+        None => Err(RequestError::value(
+            "No enabled clouds support opening ports. To fix: do not specify resources.ports, or enable a cloud that does support this feature.",
+        )),
+    }
+}
+
+/// `Cloud.check_features_are_supported` raising `NotSupportedError`.
+fn features_supported(cloud: CloudId, features: &[Feature]) -> Result<(), RequestError> {
+    let missing = feasibility::unsupported_of(cloud, features);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(RequestError::new(
+        ErrorKind::NotSupported,
+        feasibility::not_supported_hint(cloud, &missing),
+    ))
 }
 
 fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {
@@ -229,6 +276,13 @@ fn validate_region_zone_for(
                     CloudId::Lambda => Some("Lambda Cloud does not support zones."),
                     CloudId::Paperspace => Some("Paperspace does not support zones."),
                     CloudId::Cudo => Some("Cudo does not support zones."),
+                    // `do_catalog.validate_region_zone`.
+                    CloudId::Do => Some("DO does not support zones."),
+                    // `fluidstack_catalog.validate_region_zone`.
+                    CloudId::Fluidstack => Some("FluidStack Cloud does not support zones."),
+                    // `Hyperbolic.validate_region_zone` / `Mithril.validate_region_zone`.
+                    CloudId::Hyperbolic => Some("Hyperbolic does not support zones."),
+                    CloudId::Mithril => Some("Mithril does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {

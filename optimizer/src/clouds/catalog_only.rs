@@ -10,6 +10,9 @@ use planner::cloud::{CloudId, Credential, Detection};
 
 use super::{CheckContext, Cloud, Credentials};
 
+#[cfg(test)]
+mod credentials_tests;
+
 /// The adapter of a cloud whose [`Detection`] is [`Detection::Files`].
 #[derive(Debug, Clone, Copy)]
 pub struct CatalogOnlyCloud {
@@ -56,15 +59,33 @@ impl Cloud for CatalogOnlyCloud {
 /// Where `credential` was found on this machine, if it was. A value held
 /// in the environment is described by the variable's name, never its value.
 fn found(ctx: &CheckContext, credential: &Credential) -> Option<String> {
+    let set = |var: &str| ctx.env.get(var).filter(|v| !v.is_empty());
     let file = match credential {
         Credential::HomeFile(relative) => ctx.home.join(relative),
-        Credential::FileFromEnv(var) => PathBuf::from(ctx.env.get(*var).filter(|p| !p.is_empty())?),
-        Credential::Env(var) => {
-            return ctx
-                .env
-                .get(*var)
-                .filter(|v| !v.is_empty())
-                .map(|_| format!("${var}"));
+        Credential::FileFromEnv(var) => PathBuf::from(set(var)?),
+        Credential::Env(var) => return set(var).map(|_| format!("${var}")),
+        Credential::AllEnv(vars) => {
+            return vars
+                .iter()
+                .all(|v| set(v).is_some())
+                .then(|| vars.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(" + "));
+        }
+        Credential::FileInEnvDir {
+            dir_var,
+            default_dir,
+            file,
+        } => match set(dir_var) {
+            Some(dir) => PathBuf::from(dir).join(file),
+            None => ctx.home.join(default_dir).join(file),
+        },
+        Credential::HomeFileStartingWith { path, prefix } => {
+            let file = ctx.home.join(path);
+            // Read as SkyPilot reads it; an unreadable file is no credential.
+            let text = std::fs::read_to_string(&file).ok()?;
+            return text
+                .trim()
+                .starts_with(prefix)
+                .then(|| file.display().to_string());
         }
     };
     file.is_file().then(|| file.display().to_string())

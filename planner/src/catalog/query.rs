@@ -286,8 +286,12 @@ impl CloudCatalog {
                 out[idx].zones.push(z.to_string());
             }
         }
-        if matches!(self.cloud, CloudId::Aws | CloudId::Lambda) {
-            // US regions first, each group keeping its order.
+        if matches!(
+            self.cloud,
+            CloudId::Aws | CloudId::Lambda | CloudId::Fluidstack
+        ) {
+            // US regions first, each group keeping its order (Fluidstack:
+            // `fluidstack_catalog.get_region_zones_for_instance_type`).
             let (us, rest): (Vec<_>, Vec<_>) =
                 out.into_iter().partition(|r| r.region.starts_with("us-"));
             out = us.into_iter().chain(rest).collect();
@@ -443,7 +447,12 @@ impl CloudCatalog {
         region: Option<&str>,
         zone: Option<&str>,
     ) -> Result<(Option<String>, Option<String>), String> {
-        let cloud_name = self.cloud.name();
+        // The name `<cloud>_catalog.validate_region_zone` passes to
+        // `validate_region_zone_impl`: the registry name, but `DO` for DO.
+        let cloud_name = match self.cloud {
+            CloudId::Do => "DO",
+            c => c.name(),
+        };
         let candidates = |loc: &str, all: Vec<String>| -> String {
             let mut close =
                 crate::pytext::close_matches(loc, all.iter().map(String::as_str), 5, 0.6);

@@ -56,6 +56,31 @@ pub enum Credential {
     FileFromEnv(&'static str),
     /// An environment variable holding the credential itself.
     Env(&'static str),
+    /// Several environment variables that only together are a credential
+    /// (Mithril's `MITHRIL_API_KEY` + `MITHRIL_PROJECT`): present when every
+    /// one is set and non-empty.
+    AllEnv(&'static [&'static str]),
+    /// `file` below the folder the variable `dir_var` names, or below the
+    /// home-relative `default_dir` when that variable is unset or empty
+    /// (`$XDG_CONFIG_HOME/doctl/config.yaml`, else
+    /// `~/.config/doctl/config.yaml`).
+    FileInEnvDir {
+        /// The variable naming the folder (`XDG_CONFIG_HOME`).
+        dir_var: &'static str,
+        /// The folder below home used without it (`.config`).
+        default_dir: &'static str,
+        /// The file below the folder (`doctl/config.yaml`).
+        file: &'static str,
+    },
+    /// A file below the home directory whose content, with surrounding
+    /// whitespace stripped, starts with `prefix` (Fluidstack's
+    /// `~/.fluidstack/api_key` must read `api_key…`).
+    HomeFileStartingWith {
+        /// The file, relative to home.
+        path: &'static str,
+        /// What its content must start with.
+        prefix: &'static str,
+    },
 }
 
 /// The parameters of SkyPilot's generic catalog queries for one cloud
@@ -83,6 +108,11 @@ pub struct CatalogRules {
     /// No instance type supports `disk_tier: ultra` (Azure's disk-tier
     /// filter rejects every type).
     pub rejects_ultra_disk: bool,
+    /// The default instance type is chosen from every region and zone,
+    /// whatever the request pins (`PrimeIntellect._get_feasible_launchable_resources`
+    /// calls `get_default_instance_type` without `region`/`zone`); the pin
+    /// then only narrows the regions it is offered in.
+    pub default_ignores_location: bool,
 }
 
 impl CatalogRules {
@@ -95,6 +125,7 @@ impl CatalogRules {
         candidates_keep_memory: false,
         instance_type_needs_offering: false,
         rejects_ultra_disk: false,
+        default_ignores_location: false,
     };
 }
 

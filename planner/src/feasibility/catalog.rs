@@ -89,6 +89,10 @@ pub(super) fn default_instance_type(
     let mut filter = filter_of(r);
     filter.cpus = amount(cpus.as_deref());
     filter.memory = amount(memory.as_deref());
+    if rules.default_ignores_location {
+        filter.region = None;
+        filter.zone = None;
+    }
     let family = rules.default_family;
     cat.cheapest_for_cpus_mem(|it| family.contains(it), &filter, r.use_spot)
 }

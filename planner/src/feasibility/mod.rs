@@ -7,6 +7,8 @@
 //! from the [`World`].
 
 mod catalog;
+#[cfg(test)]
+mod do_fluidstack_hyperbolic_mithril_primeintellect_tests;
 mod gcp;
 mod kubernetes;
 
@@ -52,7 +54,9 @@ pub fn effective_memory(world: &World, r: &Resources) -> Option<String> {
 }
 
 /// `Resources.get_required_cloud_features` (plus `MULTI_NODE` for several
-/// nodes), in the order the hint table lists them.
+/// nodes), in the order the hint table lists them. A `docker:` image needs
+/// `DOCKER_IMAGE`, any other image `IMAGE_ID` (`extract_docker_image` /
+/// `get_cloud_image_id`).
 fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
     let mut out = Vec::new();
     if r.use_spot {
@@ -67,8 +71,13 @@ fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
     if r.local_disk.is_some() {
         out.push(Feature::LocalDisk);
     }
-    if r.image_id.is_some() {
-        out.push(Feature::ImageId);
+    match r.image_id.as_deref() {
+        Some(image) if image.starts_with("docker:") => out.push(Feature::DockerImage),
+        Some(_) => out.push(Feature::ImageId),
+        None => {}
+    }
+    if r.ports.is_some() {
+        out.push(Feature::OpenPorts);
     }
     out
 }
@@ -80,15 +89,20 @@ fn unsupported_features(
     r: &Resources,
     num_nodes: u32,
 ) -> Vec<(Feature, &'static str)> {
+    unsupported_of(cloud, &required_features(r, num_nodes))
+}
+
+/// The features of `wanted` that `cloud` lacks, with its reasons.
+pub(crate) fn unsupported_of(cloud: CloudId, wanted: &[Feature]) -> Vec<(Feature, &'static str)> {
     let table = cloud.spec().unsupported;
-    required_features(r, num_nodes)
-        .into_iter()
-        .filter_map(|f| table.iter().find(|(g, _)| *g == f).copied())
+    wanted
+        .iter()
+        .filter_map(|f| table.iter().find(|(g, _)| g == f).copied())
         .collect()
 }
 
 /// `NotSupportedError` text: a tab-indented borderless table of features.
-fn not_supported_hint(cloud: CloudId, features: &[(Feature, &'static str)]) -> String {
+pub(crate) fn not_supported_hint(cloud: CloudId, features: &[(Feature, &'static str)]) -> String {
     let mut rows: Vec<Vec<String>> = vec![vec!["Feature".into(), "Reason".into()]];
     for (f, reason) in features {
         rows.push(vec![f.value().to_string(), (*reason).to_string()]);

@@ -65,10 +65,12 @@ fn found(ctx: &CheckContext, credential: &Credential) -> Option<String> {
         Credential::FileFromEnv(var) => PathBuf::from(set(var)?),
         Credential::Env(var) => return set(var).map(|_| format!("${var}")),
         Credential::AllEnv(vars) => {
-            return vars
-                .iter()
-                .all(|v| set(v).is_some())
-                .then(|| vars.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(" + "));
+            return vars.iter().all(|v| set(v).is_some()).then(|| {
+                vars.iter()
+                    .map(|v| format!("${v}"))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            });
         }
         Credential::FileInEnvDir {
             dir_var,

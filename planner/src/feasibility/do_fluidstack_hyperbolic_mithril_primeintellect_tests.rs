@@ -38,15 +38,21 @@ fn request(cloud: CloudId) -> Resources {
 
 /// Instance types of the feasible candidates.
 fn feasible_types(world: &World, r: &Resources, num_nodes: u32) -> Vec<String> {
-    feasible_resources(world, r.cloud.expect("request names its cloud"), r, num_nodes)
-        .expect("feasibility does not fail")
-        .resources
-        .into_iter()
-        .filter_map(|c| c.instance_type)
-        .collect()
+    feasible_resources(
+        world,
+        r.cloud.expect("request names its cloud"),
+        r,
+        num_nodes,
+    )
+    .expect("feasibility does not fail")
+    .resources
+    .into_iter()
+    .filter_map(|c| c.instance_type)
+    .collect()
 }
 
-const REGIONS: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
+const REGIONS: &str =
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
 gpu-1,H100,1,28,180.0,2.0,CANADA,,
 gpu-1,H100,1,28,180.0,2.0,us-east-1,,
 gpu-1,H100,1,28,180.0,2.0,ARIZONA_USA,,
@@ -83,7 +89,8 @@ fn fluidstack_lists_us_regions_first_and_other_clouds_by_price_then_name() {
     }
 }
 
-const SHAPES: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
+const SHAPES: &str =
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
 small,,,4,16.0,0.10,r1,,
 lowmem,,,8,16.0,0.20,r1,,
 roomy,,,8,32.0,0.40,r1,,
@@ -144,7 +151,8 @@ fn primeintellect_picks_its_default_type_ignoring_the_pinned_region() {
     assert_eq!(feasible_types(&w, &r, 1), ["cpu-us"]);
 }
 
-const GPUS: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
+const GPUS: &str =
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice
 h100-small,H100,1,16,200.0,2.0,r1,,
 h100-big,H100,1,28,1200.0,3.0,r1,,
 ";
@@ -235,7 +243,10 @@ cpu-1,,,4,16.0,0.1,r1,,
 ";
     let cases = [
         (CloudId::Do, "DO does not support zones."),
-        (CloudId::Fluidstack, "FluidStack Cloud does not support zones."),
+        (
+            CloudId::Fluidstack,
+            "FluidStack Cloud does not support zones.",
+        ),
         (CloudId::Hyperbolic, "Hyperbolic does not support zones."),
         (CloudId::Mithril, "Mithril does not support zones."),
     ];
@@ -245,7 +256,10 @@ cpu-1,,,4,16.0,0.1,r1,,
         r.region = Some("r1".into());
         r.zone = Some("r1-a".into());
         let err = validate::validate(&w, &mut r).unwrap_err();
-        assert_eq!((err.kind, err.message.as_str()), (ErrorKind::ValueError, want));
+        assert_eq!(
+            (err.kind, err.message.as_str()),
+            (ErrorKind::ValueError, want)
+        );
     }
     // PrimeIntellect has zones: a known one validates and names its region.
     let w = world(CloudId::PrimeIntellect, TWO_REGIONS);
@@ -299,7 +313,9 @@ cpu-1,,,4,16.0,0.1,r1,,
             let mut r = request(cloud);
             r.image_id = image.map(str::to_string);
             r.ports = ports.then(|| vec!["8080".to_string()]);
-            validate::validate(&w, &mut r).map(|_| ()).map_err(|e| e.kind)
+            validate::validate(&w, &mut r)
+                .map(|_| ())
+                .map_err(|e| e.kind)
         };
         let docker = check(Some("docker:ubuntu"), false);
         assert_eq!(docker.is_ok(), docker_ok, "{cloud:?} docker");

@@ -145,7 +145,10 @@ const CASES: &[Case] = &[
         files: &[],
         xdg_files: &[],
         xdg: false,
-        env: &[("MITHRIL_API_KEY", "secret-key"), ("MITHRIL_PROJECT", "proj")],
+        env: &[
+            ("MITHRIL_API_KEY", "secret-key"),
+            ("MITHRIL_PROJECT", "proj"),
+        ],
         found: Some("$MITHRIL_API_KEY + $MITHRIL_PROJECT"),
     },
     Case {

@@ -96,12 +96,20 @@ lowmem,,,8,16.0,0.20,r1,,
 roomy,,,8,32.0,0.40,r1,,
 ";
 
+/// (cloud, cpus, memory, the default instance type expected).
+type DefaultCase = (
+    CloudId,
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<&'static str>,
+);
+
 #[test]
 fn default_instance_types_follow_each_catalogs_defaults() {
     // Fluidstack: `_DEFAULT_NUM_VCPUS = 6` and `_DEFAULT_MEMORY_CPU_RATIO = 4`
     // (memory stays `4x` when only cpus are given); the others have no
     // defaults, so the cheapest type wins.
-    let cases: &[(CloudId, Option<&str>, Option<&str>, Option<&str>)] = &[
+    let cases: &[DefaultCase] = &[
         (CloudId::Fluidstack, None, None, Some("roomy")),
         (CloudId::Fluidstack, Some("8"), None, Some("roomy")),
         (CloudId::Fluidstack, None, Some("16"), Some("small")),

@@ -1,7 +1,8 @@
 //! `Resources.validate()` (`sky/resources.py`: `_try_canonicalize_accelerators`,
 //! `_try_validate_and_set_region_zone`, `_try_validate_instance_type`,
-//! `_try_validate_cpus_mem`): canonicalise accelerators, infer
-//! and check cloud/region/zone and instance type, check cpus/memory.
+//! `_try_validate_cpus_mem`, `_try_validate_image_id`, `_try_validate_ports`):
+//! canonicalise accelerators, infer and check cloud/region/zone and instance
+//! type, check cpus/memory, images and ports against the cloud's features.
 
 use crate::cloud::{CloudId, Feature};
 use crate::feasibility;
@@ -34,6 +35,7 @@ pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     validate_cpus_mem(world, r)?;
     validate_image_id(r)?;
     validate_disk_tier(r)?;
+    validate_ports(world, r)?;
     Ok(())
 }
 
@@ -55,19 +57,45 @@ fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
             "Cloud must be specified when image_id is provided.",
         ));
     };
+    const ONLY_SOME_CLOUDS: &str = "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.";
     match cloud {
         CloudId::Lambda => Err(RequestError::value(
             "Lambda cloud only supports Docker images. Please prefix your image with \"docker:\" (e.g., image_id: docker:your-image-name).",
         )),
-        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => Err(RequestError::value(
-            "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.",
-        )),
+        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => {
+            Err(RequestError::value(ONLY_SOME_CLOUDS))
+        }
         CloudId::Aws if r.region.is_none() && !image.starts_with("skypilot:") => {
             Err(RequestError::value(
                 "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
             ))
         }
+        // Any other cloud whose table lacks `IMAGE_ID` (Fluidstack, Hyperbolic, ...).
+        c if !feasibility::unsupported_of(c, &[Feature::ImageId]).is_empty() => {
+            Err(RequestError::value(ONLY_SOME_CLOUDS))
+        }
         _ => Ok(()),
+    }
+}
+
+/// `_try_validate_ports`: the resource's cloud must open ports; without a
+/// cloud, at least one enabled cloud must.
+fn validate_ports(world: &World, r: &Resources) -> Result<(), RequestError> {
+    if r.ports.is_none() {
+        return Ok(());
+    }
+    match r.cloud {
+        Some(cloud) => features_supported(cloud, &[Feature::OpenPorts]),
+        None if world
+            .enabled
+            .iter()
+            .any(|&c| feasibility::unsupported_of(c, &[Feature::OpenPorts]).is_empty()) =>
+        {
+            Ok(())
+        }
+        None => Err(RequestError::value(
+            "No enabled clouds support opening ports. To fix: do not specify resources.ports, or enable a cloud that does support this feature.",
+        )),
     }
 }
 
@@ -260,6 +288,13 @@ fn validate_region_zone_for(
                     CloudId::Vast => Some("Vast does not support zones."),
                     CloudId::Verda => Some("Verda does not support zones."),
                     CloudId::Yotta => Some("Yotta does not support zones."),
+                    // `do_catalog.validate_region_zone`.
+                    CloudId::Do => Some("DO does not support zones."),
+                    // `fluidstack_catalog.validate_region_zone`.
+                    CloudId::Fluidstack => Some("FluidStack Cloud does not support zones."),
+                    // `Hyperbolic.validate_region_zone` / `Mithril.validate_region_zone`.
+                    CloudId::Hyperbolic => Some("Hyperbolic does not support zones."),
+                    CloudId::Mithril => Some("Mithril does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {

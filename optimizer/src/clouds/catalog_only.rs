@@ -10,6 +10,9 @@ use planner::cloud::{CloudId, Credential, Detection};
 
 use super::{CheckContext, Cloud, Credentials};
 
+#[cfg(test)]
+mod credentials_tests;
+
 /// The adapter of a cloud whose [`Detection`] is [`Detection::Files`].
 #[derive(Debug, Clone, Copy)]
 pub struct CatalogOnlyCloud {
@@ -100,6 +103,35 @@ fn found(ctx: &CheckContext, credential: &Credential) -> Found {
                 Found::Present(names.join(" and "))
             } else {
                 Found::Absent
+            }
+        }
+        Credential::AllEnv(vars) => {
+            if vars
+                .iter()
+                .all(|v| ctx.env.get(*v).is_some_and(|x| !x.is_empty()))
+            {
+                let names: Vec<String> = vars.iter().map(|v| format!("${v}")).collect();
+                Found::Present(names.join(" + "))
+            } else {
+                Found::Absent
+            }
+        }
+        Credential::FileInEnvDir {
+            dir_var,
+            default_dir,
+            file,
+        } => match ctx.env.get(*dir_var).filter(|d| !d.is_empty()) {
+            Some(dir) => present_file(PathBuf::from(dir).join(file)),
+            None => present_file(ctx.home.join(default_dir).join(file)),
+        },
+        Credential::HomeFileStartingWith { path, prefix } => {
+            let file = ctx.home.join(path);
+            // Read as SkyPilot reads it; an unreadable file is no credential.
+            match std::fs::read_to_string(&file) {
+                Ok(text) if text.trim().starts_with(prefix) => {
+                    Found::Present(file.display().to_string())
+                }
+                _ => Found::Absent,
             }
         }
         Credential::HomeFileChecked {

@@ -286,8 +286,12 @@ impl CloudCatalog {
                 out[idx].zones.push(z.to_string());
             }
         }
-        if matches!(self.cloud, CloudId::Aws | CloudId::Lambda) {
-            // US regions first, each group keeping its order.
+        if matches!(
+            self.cloud,
+            CloudId::Aws | CloudId::Lambda | CloudId::Fluidstack
+        ) {
+            // US regions first, each group keeping its order (Fluidstack:
+            // `fluidstack_catalog.get_region_zones_for_instance_type`).
             let (us, rest): (Vec<_>, Vec<_>) =
                 out.into_iter().partition(|r| r.region.starts_with("us-"));
             out = us.into_iter().chain(rest).collect();
@@ -445,9 +449,10 @@ impl CloudCatalog {
     ) -> Result<(Option<String>, Option<String>), String> {
         // The name each `<cloud>_catalog.validate_region_zone` passes to
         // `validate_region_zone_impl`: the registry name, except Seeweb's
-        // display name.
+        // display name and `DO` for DO.
         let cloud_name = match self.cloud {
             CloudId::Seeweb => "Seeweb",
+            CloudId::Do => "DO",
             other => other.name(),
         };
         let candidates = |loc: &str, all: Vec<String>| -> String {

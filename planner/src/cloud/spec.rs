@@ -231,6 +231,31 @@ fn ini_value(text: &str, section: &str, key: &str) -> Option<String> {
         out.push(c);
     }
     Some(out)
+    /// Several environment variables that only together are a credential
+    /// (Mithril's `MITHRIL_API_KEY` + `MITHRIL_PROJECT`): present when every
+    /// one is set and non-empty.
+    AllEnv(&'static [&'static str]),
+    /// `file` below the folder the variable `dir_var` names, or below the
+    /// home-relative `default_dir` when that variable is unset or empty
+    /// (`$XDG_CONFIG_HOME/doctl/config.yaml`, else
+    /// `~/.config/doctl/config.yaml`).
+    FileInEnvDir {
+        /// The variable naming the folder (`XDG_CONFIG_HOME`).
+        dir_var: &'static str,
+        /// The folder below home used without it (`.config`).
+        default_dir: &'static str,
+        /// The file below the folder (`doctl/config.yaml`).
+        file: &'static str,
+    },
+    /// A file below the home directory whose content, with surrounding
+    /// whitespace stripped, starts with `prefix` (Fluidstack's
+    /// `~/.fluidstack/api_key` must read `api_key…`).
+    HomeFileStartingWith {
+        /// The file, relative to home.
+        path: &'static str,
+        /// What its content must start with.
+        prefix: &'static str,
+    },
 }
 
 /// The parameters of SkyPilot's generic catalog queries for one cloud

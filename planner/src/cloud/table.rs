@@ -326,10 +326,21 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "DO",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `DO._check_compute_credentials` does it.
+        // `DO._check_compute_credentials` lists droplets with the token of
+        // the first doctl config found (`do_utils.get_credentials_path`:
+        // the macOS path, then `$XDG_CONFIG_HOME` or `~/.config/`); offline,
+        // the config file is the credential. The hint follows
+        // `_init_client`'s "No credentials found, please run `doctl auth init`".
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[
+                Credential::HomeFile("Library/Application Support/doctl/config.yaml"),
+                Credential::FileInEnvDir {
+                    dir_var: "XDG_CONFIG_HOME",
+                    default_dir: ".config",
+                    file: "doctl/config.yaml",
+                },
+            ],
+            hint: "DO credentials not found. Run: doctl auth init (writes ~/.config/doctl/config.yaml)",
         },
         // `DO._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -353,8 +364,13 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on DO"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/do_catalog.py` and `DO._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `do_catalog.get_default_instance_type` has no default vCPUs or
+        // memory: the cheapest type of all. `DO._get_feasible_launchable_resources`'
+        // `_make` copies the request's memory onto its candidates.
+        catalog_rules: Some(CatalogRules {
+            candidates_keep_memory: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Fluidstack,
@@ -363,10 +379,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Fluidstack",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Fluidstack._check_compute_credentials` does it.
+        // `Fluidstack._check_compute_credentials`: `~/.fluidstack/api_key`
+        // exists and its content starts with `api_key`.
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileStartingWith {
+                path: ".fluidstack/api_key",
+                prefix: "api_key",
+            }],
+            hint: "Fluidstack credentials not found. Get an API key at https://dashboard.fluidstack.io and save it to ~/.fluidstack/api_key",
         },
         // `Fluidstack._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -408,8 +428,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Fluidstack"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/fluidstack_catalog.py` and `Fluidstack._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `fluidstack_catalog._DEFAULT_NUM_VCPUS` (6, "for gpu_1x_a10") and
+        // `_DEFAULT_MEMORY_CPU_RATIO` (4); its regions list US first
+        // (`get_region_zones_for_instance_type`, see `catalog::query`).
+        catalog_rules: Some(CatalogRules {
+            default_cpus: Some("6+"),
+            default_memory: Some("4x"),
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Hyperbolic,
@@ -418,10 +444,11 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Hyperbolic",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Hyperbolic._check_compute_credentials` does it.
+        // `Hyperbolic._check_credentials`: `~/.hyperbolic/api_key` exists
+        // ("API key not found at <path>" otherwise).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFile(".hyperbolic/api_key")],
+            hint: "Hyperbolic credentials not found. Put your API key in ~/.hyperbolic/api_key",
         },
         // `Hyperbolic._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -449,7 +476,10 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on Hyperbolic"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/hyperbolic_catalog.py` and `Hyperbolic._get_feasible_launchable_resources`.
+        // `hyperbolic_catalog.get_default_instance_type` has no defaults:
+        // the cheapest type of all. An instance type missing from the
+        // catalog never reaches `_get_feasible_launchable_resources`'
+        // `Invalid instance type` (`Resources` validation rejects it first).
         catalog_rules: Some(CatalogRules::PLAIN),
     },
     CloudSpec {
@@ -502,10 +532,20 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "Mithril",
         catalog_pull: CatalogPull::EveryHours(7),
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Mithril._check_compute_credentials` does it.
+        // `Mithril._check_credentials`: `MITHRIL_API_KEY` and
+        // `MITHRIL_PROJECT` both set, else the config file at
+        // `mithril_utils.get_credentials_path()` (`$XDG_CONFIG_HOME/mithril/`
+        // or `~/.config/mithril/`).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[
+                Credential::AllEnv(&["MITHRIL_API_KEY", "MITHRIL_PROJECT"]),
+                Credential::FileInEnvDir {
+                    dir_var: "XDG_CONFIG_HOME",
+                    default_dir: ".config",
+                    file: "mithril/config.yaml",
+                },
+            ],
+            hint: "Mithril credentials not found at ~/.config/mithril/config.yaml. Set MITHRIL_API_KEY and MITHRIL_PROJECT, or write that file",
         },
         // `Mithril._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -540,7 +580,8 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported yet on Mithril."),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/mithril_catalog.py` and `Mithril._get_feasible_launchable_resources`.
+        // `mithril_catalog.get_default_instance_type` has no defaults: the
+        // cheapest type of all. Spot is supported (the catalog has spot prices).
         catalog_rules: Some(CatalogRules::PLAIN),
     },
     CloudSpec {
@@ -643,10 +684,12 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "PrimeIntellect",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `PrimeIntellect._check_compute_credentials` does it.
+        // `PrimeIntellect._check_credentials`: `~/.prime/config.json` is a
+        // file ("~/.prime/config.json does not exist." otherwise); the
+        // `list_instances` call that follows is not made offline.
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFile(".prime/config.json")],
+            hint: "PrimeIntellect credentials not found: ~/.prime/config.json does not exist. Run: prime login",
         },
         // `PrimeIntellect._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -664,8 +707,16 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             (DockerImage, "Custom docker image not supported yet."),
             (LocalDisk, "Local disk is not supported yet."),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/primeintellect_catalog.py` and `PrimeIntellect._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `PrimeIntellect._get_feasible_launchable_resources`: no default
+        // vCPUs or memory; the default type is looked up without the
+        // request's region/zone; the accelerator search is not given the
+        // memory; `_make` copies the memory onto the candidates.
+        catalog_rules: Some(CatalogRules {
+            accelerator_ignores_memory: true,
+            candidates_keep_memory: true,
+            default_ignores_location: true,
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Scp,

@@ -7,6 +7,8 @@
 //! from the [`World`].
 
 mod catalog;
+#[cfg(test)]
+mod do_fluidstack_hyperbolic_mithril_primeintellect_tests;
 mod gcp;
 mod kubernetes;
 mod seeweb;
@@ -76,6 +78,9 @@ fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
         Some(image) if image.starts_with("docker:") => out.push(Feature::DockerImage),
         Some(_) => out.push(Feature::ImageId),
         None => {}
+    }
+    if r.ports.is_some() {
+        out.push(Feature::OpenPorts);
     }
     out
 }

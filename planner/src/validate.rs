@@ -60,6 +60,18 @@ fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
                 "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
             ))
         }
+        // `check_features_are_supported(IMAGE_ID)` fails for any other
+        // cloud that lists the feature as unsupported (SCP, vSphere, ...).
+        c if c
+            .spec()
+            .unsupported
+            .iter()
+            .any(|(f, _)| *f == crate::cloud::Feature::ImageId) =>
+        {
+            Err(RequestError::value(
+                "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.",
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -229,6 +241,7 @@ fn validate_region_zone_for(
                     CloudId::Lambda => Some("Lambda Cloud does not support zones."),
                     CloudId::Paperspace => Some("Paperspace does not support zones."),
                     CloudId::Cudo => Some("Cudo does not support zones."),
+                    CloudId::Scp => Some("SCP Cloud does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {
@@ -298,6 +311,15 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
     let (region, zone) =
         validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref())
             .map_err(RequestError::value)?;
+    if region.as_deref() == Some("") {
+        // The zone's catalog rows have no region (IBM's upstream catalog):
+        // SkyPilot stores pandas' NaN as the region, and validating the
+        // resources again in the optimizer calls `.lower()` on it.
+        return Err(RequestError::new(
+            ErrorKind::AttributeError,
+            "'float' object has no attribute 'lower'",
+        ));
+    }
     r.region = region;
     r.zone = zone;
     Ok(())

@@ -30,11 +30,16 @@ pub(crate) fn resolve_catalog_source(
     if let Some(dir) = env.get("SKY_CATALOG_DIR").filter(|d| !d.is_empty()) {
         return CatalogSource::Dir(PathBuf::from(dir));
     }
-    let default = home.join(".sky/catalogs/v8");
+    let default = skypilot_catalog_dir(home);
     if default.join("aws/vms.csv").is_file() || default.join("gcp/vms.csv").is_file() {
         return CatalogSource::Dir(default);
     }
     CatalogSource::Bundled
+}
+
+/// Where SkyPilot 0.14.1 keeps its catalogs (`CATALOG_DIR/CATALOG_SCHEMA_VERSION`).
+fn skypilot_catalog_dir(home: &Path) -> PathBuf {
+    home.join(".sky/catalogs/v8")
 }
 
 /// A loaded catalog and what was skipped.
@@ -46,6 +51,10 @@ pub struct LoadedCatalog {
     pub warnings: Vec<CatalogWarning>,
     /// Mapping files available for AWS (`az_mappings-<hash>.csv`), newest first.
     pub az_mappings: Vec<(String, AzMapping)>,
+    /// Clouds whose locally built catalog ([`CloudId::local_catalog`]) was
+    /// looked for and is absent, with the path looked at; each has an
+    /// empty catalog instead, as in SkyPilot.
+    pub missing_local: Vec<(CloudId, PathBuf)>,
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> ConfigError {
@@ -76,6 +85,8 @@ pub fn load_catalog(
 
 /// Loads the catalogs of `clouds` plus `common/*`, using pre-indexed images
 /// from `index` where one matches the input, and writing one where none does.
+/// Catalogs SkyPilot builds on the user's machine are not loaded here but
+/// by [`load_local_catalogs`], which knows where that machine keeps them.
 ///
 /// A CSV is matched by the bundled catalogs' build fingerprint, or by its
 /// path, size, modification and change times and inode; any change is a new
@@ -92,6 +103,7 @@ pub fn load_catalog_indexed(
         .copied()
         .filter(|c| {
             c.has_csv_catalog()
+                && c.local_catalog().is_none()
                 && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some())
         })
         .collect();
@@ -190,7 +202,51 @@ pub fn load_catalog_indexed(
         catalog,
         warnings,
         az_mappings,
+        missing_local: Vec::new(),
     })
+}
+
+/// Adds to `loaded` the catalogs of `clouds` that SkyPilot builds on the
+/// user's machine (vSphere's, from the vCenter inventory): read from the
+/// catalog folder (`--catalog-dir`, `SKY_CATALOG_DIR`, else SkyPilot's own
+/// `~/.sky/catalogs/v8`, also when the other catalogs are bundled), never
+/// from the bundle. An absent file gives the cloud an empty catalog (the
+/// header SkyPilot falls back to) and is listed in
+/// [`LoadedCatalog::missing_local`]; any other problem is an error.
+pub(crate) fn load_local_catalogs(
+    source: &CatalogSource,
+    home: &Path,
+    clouds: &[CloudId],
+    index: Option<&CatalogIndex>,
+    loaded: &mut LoadedCatalog,
+) -> Result<(), ConfigError> {
+    let dir = match source {
+        CatalogSource::Dir(dir) => dir.clone(),
+        CatalogSource::Bundled => skypilot_catalog_dir(home),
+    };
+    for &cloud in clouds {
+        let Some(local) = cloud.local_catalog() else {
+            continue;
+        };
+        match load_vms(&CatalogSource::Dir(dir.clone()), cloud, index) {
+            Ok((catalog, warnings)) => {
+                loaded.catalog.insert(catalog);
+                loaded.warnings.extend(warnings);
+            }
+            Err(ConfigError::MissingCatalog { path }) => {
+                let header = format!("{}\n", local.header);
+                let (empty, _) = CloudCatalog::from_bytes(
+                    cloud,
+                    header.as_bytes(),
+                    &path.display().to_string(),
+                )?;
+                loaded.catalog.insert(empty);
+                loaded.missing_local.push((cloud, path));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// One cloud's `vms.csv`, from its image when `index` has a matching one.

@@ -5,6 +5,7 @@
 
 pub mod aws;
 mod catalog_only;
+mod credential_files;
 mod fanout;
 pub mod gcp;
 pub mod kubernetes;

@@ -96,6 +96,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let load_source = source.clone();
     let load_clouds = candidates.clone();
     let state_dir = options.state_dir.clone();
+    let home = options.home.clone();
     let loader = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let _span = tracing::info_span!("catalog_load").entered();
@@ -104,10 +105,18 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             .and_then(|s| crate::state::CatalogIndex::open(&s))
             .inspect_err(|e| tracing::debug!(error = %e, "catalog images disabled"))
             .ok();
-        (
-            catalogs::load_catalog_indexed(&load_source, &load_clouds, index.as_ref()),
-            started.elapsed(),
-        )
+        let loaded = catalogs::load_catalog_indexed(&load_source, &load_clouds, index.as_ref())
+            .and_then(|mut loaded| {
+                catalogs::load_local_catalogs(
+                    &load_source,
+                    &home,
+                    &load_clouds,
+                    index.as_ref(),
+                    &mut loaded,
+                )?;
+                Ok(loaded)
+            });
+        (loaded, started.elapsed())
     });
     let span = tracing::info_span!(
         "fan_out",
@@ -125,7 +134,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     })?;
     let mut loaded = loaded?;
 
-    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    let mut warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
     let mut excluded = Vec::new();
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
@@ -179,6 +188,18 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             "No cloud is enabled. Set up credentials for one of these clouds, or declare the clouds to use offline with SKY_ENABLED_CLOUDS=aws,gcp,...:\n{}",
             hints.join("\n")
         )));
+    }
+    // An enabled cloud whose locally built catalog is absent offers
+    // nothing (as in SkyPilot); say what builds it.
+    for (cloud, path) in &loaded.missing_local {
+        if let (true, Some(local)) = (enabled.contains(cloud), cloud.local_catalog()) {
+            warnings.push(format!(
+                "{} offers nothing: its catalog {} does not exist. {}.",
+                cloud.repr(),
+                path.display(),
+                local.built_by
+            ));
+        }
     }
     let az_mapping = if enabled.contains(&CloudId::Aws) {
         loaded.apply_aws_identity(aws_identity_hash.as_deref())

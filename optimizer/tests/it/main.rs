@@ -12,3 +12,5 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// Catalogs SkyPilot builds on the user's machine (vSphere).
+mod local_catalogs;

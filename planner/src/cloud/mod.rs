@@ -10,7 +10,9 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use feature::Feature;
-pub use spec::{CatalogRules, CloudSpec, Credential, Detection, InstanceFamily};
+pub use spec::{
+    CatalogRules, CloudSpec, Credential, Detection, InstanceFamily, KeySyntax, LocalCatalog,
+};
 
 /// Every cloud this optimizer knows about.
 ///
@@ -126,6 +128,12 @@ impl CloudId {
     /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).
     pub fn has_csv_catalog(self) -> bool {
         self.spec().has_catalog
+    }
+
+    /// The catalog SkyPilot builds for this cloud on the user's machine, if
+    /// it does (then it is read from there and never bundled).
+    pub fn local_catalog(self) -> Option<&'static LocalCatalog> {
+        table::LOCAL_CATALOGS.iter().find(|l| l.cloud == self)
     }
 }
 

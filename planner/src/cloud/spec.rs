@@ -31,6 +31,19 @@ pub struct CloudSpec {
     pub catalog_rules: Option<CatalogRules>,
 }
 
+/// A catalog SkyPilot builds on the user's machine instead of downloading
+/// it (vSphere's, from the vCenter inventory).
+#[derive(Debug)]
+pub struct LocalCatalog {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// What builds the file, as advice to a user who lacks it.
+    pub built_by: &'static str,
+    /// The header SkyPilot reads instead when the file is absent (so the
+    /// cloud has an empty catalog rather than none).
+    pub header: &'static str,
+}
+
 /// How a cloud's credentials are detected.
 #[derive(Debug)]
 pub enum Detection {
@@ -56,6 +69,30 @@ pub enum Credential {
     FileFromEnv(&'static str),
     /// An environment variable holding the credential itself.
     Env(&'static str),
+    /// A file below the home directory that must define `keys`: SkyPilot
+    /// reads it and refuses the cloud when a key is missing (IBM's
+    /// `_check_credentials`, `scp_utils.SCPClient`, vSphere's
+    /// `_check_compute_credentials`). A file lacking keys is reported with
+    /// the keys it lacks, never with any value it holds.
+    HomeFileKeys {
+        /// Path below the home directory (`.ibm/credentials.yaml`).
+        path: &'static str,
+        /// How the file writes its keys.
+        syntax: KeySyntax,
+        /// The keys it must define. In YAML, `list[].key` asks every item
+        /// of the list `list` for `key`.
+        keys: &'static [&'static str],
+    },
+}
+
+/// How a credential file writes its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySyntax {
+    /// A YAML mapping, as `yaml.safe_load` reads it.
+    Yaml,
+    /// `key = value` lines: SCP's client keeps the (stripped) lines that
+    /// contain ` = ` and splits them there.
+    Assignments,
 }
 
 /// The parameters of SkyPilot's generic catalog queries for one cloud

@@ -8,7 +8,10 @@
 
 mod catalog;
 mod gcp;
+mod ibm;
 mod kubernetes;
+mod scp;
+mod vsphere;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
@@ -27,6 +30,9 @@ pub struct FeasibleResources {
     pub fuzzy: Vec<String>,
     /// Why the cloud cannot serve the request (unsupported features).
     pub hint: Option<String>,
+    /// What the cloud's planner logs (`logger.info`) while it answers, in
+    /// order (SCP's disk-size limits).
+    pub logged: Vec<String>,
 }
 
 /// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
@@ -195,6 +201,9 @@ pub fn feasible_resources(
     Ok(match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
         (CloudId::Kubernetes, _) => kubernetes::feasible(world, r),
+        (CloudId::Ibm, Some(rules)) => ibm::feasible(world, rules, r),
+        (CloudId::Scp, Some(rules)) => scp::feasible(world, rules, r),
+        (CloudId::Vsphere, Some(rules)) => vsphere::feasible(world, rules, r),
         (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
         (_, None) => FeasibleResources::default(),
     })
@@ -208,6 +217,9 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
     match cloud {
         CloudId::Kubernetes => kubernetes::regions_with_offering(world, r, it),
         CloudId::Gcp => gcp::regions_with_offering(world, r, it),
+        CloudId::Ibm => ibm::regions_with_offering(world, r, it),
+        CloudId::Scp => scp::regions_with_offering(world, r, it),
+        CloudId::Vsphere => vsphere::regions_with_offering(world, r, it),
         _ => match world.cloud_catalog(cloud) {
             Some(cat) => catalog::regions_with_offering(cat, r, it),
             None => Vec::new(),
@@ -222,6 +234,8 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
     match cloud {
         CloudId::Kubernetes => kubernetes::hourly_cost(world, it),
         CloudId::Gcp => gcp::hourly_cost(world, r, it),
+        CloudId::Ibm => ibm::hourly_cost(world, r, it),
+        CloudId::Vsphere => Ok(vsphere::hourly_cost()),
         _ => world.cloud_catalog(cloud).ok_or("no catalog")?.hourly_cost(
             it,
             r.use_spot,

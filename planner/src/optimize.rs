@@ -112,6 +112,9 @@ pub enum Notice {
     },
     /// Every allowed Kubernetes context is unreachable.
     AllKubeContextsUnreachable,
+    /// A line a cloud's planner logs while it looks for feasible resources
+    /// (SCP's disk-size limits).
+    CloudLog(String),
     /// An `ordered` accelerator list will be tried in order.
     OrderedResources {
         /// 1-based position of the task in a multi-task chain (`None`: one task).
@@ -216,6 +219,7 @@ fn fill_in_launchable(
         let mut hints: Vec<(CloudId, String)> = Vec::new();
         for &cloud in &clouds {
             let feasible = feasibility::feasible_resources(world, cloud, r, task.num_nodes)?;
+            notices.extend(feasible.logged.iter().cloned().map(Notice::CloudLog));
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));
                 out.hints.push((idx, h));

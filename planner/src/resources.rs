@@ -21,6 +21,8 @@ pub enum ErrorKind {
     ValueError,
     /// Python `AssertionError`.
     AssertionError,
+    /// Python `AttributeError` (SkyPilot tripping over a NaN from a catalog).
+    AttributeError,
     /// `sky.exceptions.ResourcesMismatchError`.
     ResourcesMismatch,
     /// `sky.exceptions.ResourcesUnavailableError`.
@@ -44,6 +46,7 @@ impl ErrorKind {
         match self {
             ErrorKind::ValueError => "ValueError",
             ErrorKind::AssertionError => "AssertionError",
+            ErrorKind::AttributeError => "AttributeError",
             ErrorKind::ResourcesMismatch => "sky.exceptions.ResourcesMismatchError",
             ErrorKind::ResourcesUnavailable => "sky.exceptions.ResourcesUnavailableError",
             ErrorKind::NoCloudAccess => "sky.exceptions.NoCloudAccessError",

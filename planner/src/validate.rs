@@ -295,6 +295,7 @@ fn validate_region_zone_for(
                     // `Hyperbolic.validate_region_zone` / `Mithril.validate_region_zone`.
                     CloudId::Hyperbolic => Some("Hyperbolic does not support zones."),
                     CloudId::Mithril => Some("Mithril does not support zones."),
+                    CloudId::Scp => Some("SCP Cloud does not support zones."),
                     _ => None,
                 };
                 if let Some(m) = no_zones {
@@ -364,6 +365,15 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
     let (region, zone) =
         validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref())
             .map_err(RequestError::value)?;
+    if region.as_deref() == Some("") {
+        // The zone's catalog rows have no region (IBM's upstream catalog):
+        // SkyPilot stores pandas' NaN as the region, and validating the
+        // resources again in the optimizer calls `.lower()` on it.
+        return Err(RequestError::new(
+            ErrorKind::AttributeError,
+            "'float' object has no attribute 'lower'",
+        ));
+    }
     r.region = region;
     r.zone = zone;
     Ok(())

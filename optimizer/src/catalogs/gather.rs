@@ -702,6 +702,7 @@ pub async fn gather(
         catalog: planner::catalog::Catalog::new(),
         warnings: Vec::new(),
         az_mappings: Vec::new(),
+        missing_local: Vec::new(),
     };
     let mut origins = Vec::new();
     let mut problems = Vec::new();

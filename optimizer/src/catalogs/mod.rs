@@ -15,6 +15,7 @@ pub use download::{
 };
 pub use gather::CatalogOptions;
 pub(crate) use gather::{Deadlines, Mode, Need, Plan, gather, refresh, signal_need};
+pub(crate) use folder::default_folder;
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,10 @@ pub struct LoadedCatalog {
     pub warnings: Vec<CatalogWarning>,
     /// Mapping files available for AWS (`az_mappings-<hash>.csv`), newest first.
     pub az_mappings: Vec<(String, AzMapping)>,
+    /// Clouds whose locally built catalog ([`CloudId::local_catalog`]) was
+    /// looked for and is absent, with the path looked at; each has an
+    /// empty catalog instead, as in SkyPilot.
+    pub missing_local: Vec<(CloudId, PathBuf)>,
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> ConfigError {
@@ -118,6 +123,7 @@ pub fn load_catalog_indexed(
         .copied()
         .filter(|c| {
             c.has_csv_catalog()
+                && c.local_catalog().is_none()
                 && (*source != CatalogSource::Bundled || bundled::vms_csv(*c).is_some())
         })
         .map(|c| (c, input(&vms_file(c))))
@@ -126,6 +132,7 @@ pub fn load_catalog_indexed(
         catalog: Catalog::new(),
         warnings: Vec::new(),
         az_mappings: Vec::new(),
+        missing_local: Vec::new(),
     };
     for r in load_vms_all(&vms, index) {
         let (c, w) = r?;
@@ -271,6 +278,40 @@ fn fingerprint(meta: &std::fs::Metadata) -> String {
         meta.dev(),
         meta.ino()
     )
+}
+
+/// Adds to `loaded` the catalogs of `clouds` that SkyPilot builds on the
+/// user's machine (vSphere's, from the vCenter inventory), read from `dir`
+/// (the catalog folder in use, else SkyPilot's own `~/.sky/catalogs/v8`,
+/// also when the other catalogs are bundled), never from the bundle. An
+/// absent file gives the cloud an empty catalog (the header SkyPilot falls
+/// back to) and is listed in [`LoadedCatalog::missing_local`]; any other
+/// problem is an error.
+pub(crate) fn load_local_catalogs(
+    dir: &Path,
+    clouds: &[CloudId],
+    index: Option<&CatalogIndex>,
+    loaded: &mut LoadedCatalog,
+) -> Result<(), ConfigError> {
+    for &cloud in clouds {
+        let Some(local) = cloud.local_catalog() else {
+            continue;
+        };
+        let path = dir.join(vms_file(cloud));
+        if path.is_file() {
+            let input = Input::File { path, meta: None };
+            let (catalog, warnings) = load_vms(cloud, &input, index)?;
+            loaded.catalog.insert(catalog);
+            loaded.warnings.extend(warnings);
+        } else {
+            let header = format!("{}\n", local.header);
+            let (empty, _) =
+                CloudCatalog::from_bytes(cloud, header.as_bytes(), &path.display().to_string())?;
+            loaded.catalog.insert(empty);
+            loaded.missing_local.push((cloud, path));
+        }
+    }
+    Ok(())
 }
 
 /// One cloud's `vms.csv`, from its image when `index` has a matching one.

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::{CloudId, Credential, Detection};
 
+use super::credential_files::{self, FileKeys};
 use super::{CheckContext, Cloud, Credentials};
 
 #[cfg(test)]
@@ -37,20 +38,28 @@ impl Cloud for CatalogOnlyCloud {
             // `new` admits only file-detected clouds.
             return Credentials::Missing(format!("{} needs its own adapter", self.id.repr()));
         };
-        // The first credential present wins; a checked file that exists but
-        // fails its check is SkyPilot's specific complaint, if nothing else
-        // is present.
-        let mut invalid: Option<&'static str> = None;
+        // The first credential present wins. A checked file that exists but
+        // fails its check is SkyPilot's specific complaint (instead of the
+        // hint); a file lacking keys is said before the hint.
+        let mut invalid: Option<String> = None;
+        let mut incomplete: Option<String> = None;
         for credential in credentials.iter() {
             match found(ctx, credential) {
                 Found::Present(place) => return Credentials::Present(place),
                 Found::Invalid(reason) => {
                     invalid.get_or_insert(reason);
                 }
+                Found::Incomplete(why) => {
+                    incomplete.get_or_insert(why);
+                }
                 Found::Absent => {}
             }
         }
-        Credentials::Missing(invalid.unwrap_or(hint).to_string())
+        Credentials::Missing(match (invalid, incomplete) {
+            (Some(reason), _) => reason,
+            (None, Some(why)) => format!("{why}\n{hint}"),
+            (None, None) => hint.to_string(),
+        })
     }
 
     fn check<'a>(
@@ -71,7 +80,9 @@ enum Found {
     /// A usable credential; the text says where (a path, or `$NAME`).
     Present(String),
     /// A credential file that exists but fails its content check.
-    Invalid(&'static str),
+    Invalid(String),
+    /// A credential file that lacks keys: which, never a value.
+    Incomplete(String),
     /// Nothing there.
     Absent,
 }
@@ -148,7 +159,22 @@ fn found(ctx: &CheckContext, credential: &Credential) -> Found {
                     Found::Present(file.display().to_string())
                 }
                 // Unreadable counts as invalid: SkyPilot reports the error.
-                _ => Found::Invalid(invalid),
+                _ => Found::Invalid(invalid.to_string()),
+            }
+        }
+        Credential::HomeFileKeys { path, syntax, keys } => {
+            let file = ctx.home.join(path);
+            let shown = file.display();
+            match credential_files::check(&file, *syntax, keys) {
+                FileKeys::Absent => Found::Absent,
+                FileKeys::Complete => Found::Present(shown.to_string()),
+                FileKeys::Lacking(missing) => Found::Incomplete(format!(
+                    "Missing field(s): {} in {shown}.",
+                    missing.join(", ")
+                )),
+                FileKeys::Unreadable(why) => {
+                    Found::Incomplete(format!("Cannot use {shown}: {why}."))
+                }
             }
         }
     }
@@ -317,5 +343,122 @@ mod tests {
                 _ => panic!("case {i} ({:?}): got {got:?}", case.cloud),
             }
         }
+    }
+
+    /// What a case expects: found at this file (below home), or missing
+    /// with a reason starting like this (the setup hint follows).
+    enum Want {
+        At(&'static str),
+        Missing(&'static str),
+    }
+
+    /// One case: the cloud, files below home (path, content), the answer.
+    type KeyCase = (CloudId, &'static [(&'static str, &'static str)], Want);
+
+    #[test]
+    fn credential_files_are_checked_as_skypilot_checks_them() {
+        use Want::*;
+        const VSPHERE_OK: &str = "vcenters:\n  - name: vc1\n    username: u\n    password: p\n    clusters:\n      - name: c1\n";
+        let cases: &[KeyCase] = &[
+            (CloudId::Ibm, &[], Missing("IBM credentials not found.")),
+            (
+                CloudId::Ibm,
+                &[(
+                    ".ibm/credentials.yaml",
+                    "iam_api_key: key\nresource_group_id: group\n",
+                )],
+                At(".ibm/credentials.yaml"),
+            ),
+            (
+                CloudId::Ibm,
+                &[(".ibm/credentials.yaml", "iam_api_key: key\n")],
+                Missing("Missing field(s): resource_group_id in "),
+            ),
+            (CloudId::Scp, &[], Missing("SCP credentials not found.")),
+            (
+                CloudId::Scp,
+                &[(
+                    ".scp/scp_credential",
+                    "access_key = a\nsecret_key = s\nproject_id = p\n",
+                )],
+                At(".scp/scp_credential"),
+            ),
+            (
+                CloudId::Scp,
+                &[(".scp/scp_credential", "access_key=a\nsecret_key = s\n")],
+                Missing("Missing field(s): access_key, project_id in "),
+            ),
+            (
+                CloudId::Vsphere,
+                &[],
+                Missing("vSphere credentials not found."),
+            ),
+            (
+                CloudId::Vsphere,
+                &[(".vsphere/credential.yaml", VSPHERE_OK)],
+                At(".vsphere/credential.yaml"),
+            ),
+            (
+                CloudId::Vsphere,
+                &[(
+                    ".vsphere/credential.yaml",
+                    "vcenters:\n  - name: vc1\n    username: u\n",
+                )],
+                Missing("Missing field(s): vcenters[].password, vcenters[].clusters in "),
+            ),
+            (
+                CloudId::Vsphere,
+                &[(".vsphere/credential.yaml", "vcenters: [\n")],
+                Missing("Cannot use "),
+            ),
+            // The vSphere catalog alone is not a credential.
+            (
+                CloudId::Vsphere,
+                &[(".sky/catalogs/v8/vsphere/vms.csv", "InstanceType\n")],
+                Missing("vSphere credentials not found."),
+            ),
+        ];
+        for (cloud, files, want) in cases {
+            let home = tempfile::tempdir().unwrap();
+            for (path, text) in *files {
+                let path = home.path().join(path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+            let adapter = CatalogOnlyCloud::new(*cloud).expect("file-detected cloud");
+            let got = adapter.credentials(&context(home.path(), &[]));
+            match (want, &got) {
+                (At(rel), Credentials::Present(place)) => {
+                    assert_eq!(*place, home.path().join(rel).display().to_string())
+                }
+                (Missing(start), Credentials::Missing(why)) => {
+                    assert!(why.starts_with(start), "{cloud:?} {files:?}: {why}");
+                    let hint = match &cloud.spec().detection {
+                        Detection::Files { hint, .. } => *hint,
+                        Detection::Adapter => unreachable!(),
+                    };
+                    assert!(
+                        why.ends_with(hint),
+                        "{cloud:?}: the setup hint closes {why}"
+                    );
+                }
+                _ => panic!("{cloud:?} {files:?}: got {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn reasons_name_missing_keys_never_values() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(".ibm/credentials.yaml");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "iam_api_key: Sup3rS3cr3tValue\n").unwrap();
+        let adapter = CatalogOnlyCloud::new(CloudId::Ibm).unwrap();
+        let got = adapter.credentials(&context(home.path(), &[]));
+        let Credentials::Missing(why) = got else {
+            panic!("{got:?}");
+        };
+        assert!(why.contains("resource_group_id"), "{why}");
+        assert!(!why.contains("Sup3rS3cr3tValue"), "{why}");
     }
 }

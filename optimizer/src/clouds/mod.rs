@@ -7,6 +7,7 @@
 pub mod aws;
 mod cached;
 mod catalog_only;
+mod credential_files;
 mod fanout;
 pub mod gcp;
 pub mod http;

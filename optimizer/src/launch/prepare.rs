@@ -98,6 +98,13 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         .filter(|c| !(offline_kube && *c == CloudId::Kubernetes))
         .collect();
 
+    // Catalogs SkyPilot builds locally (vSphere) are read from the folder
+    // in use, else from SkyPilot's own, even when the others are bundled.
+    let local_catalog_dir = match &mode {
+        catalogs::Mode::Explicit(dir) => dir.clone(),
+        catalogs::Mode::Shared(f) => f.root().to_path_buf(),
+        catalogs::Mode::Bundled => catalogs::default_folder(&options.env, &options.home),
+    };
     let declared = options.declared_clouds.is_some();
     // The AWS zone names go where SkyPilot keeps them, and only there.
     let shared_folder = mode.shared().cloned();
@@ -146,9 +153,17 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     );
     let fan = tracing::Instrument::instrument(fan_out(checked, ctx, options.fanout), span);
     let (fanout, gathered) = tokio::join!(fan, gather);
-    let gathered = gathered?;
+    let mut gathered = gathered?;
     let catalog_load = gathered.elapsed;
+    let local: Vec<CloudId> = gathered
+        .unusable
+        .iter()
+        .map(|(c, _)| *c)
+        .filter(|c| c.local_catalog().is_some())
+        .collect();
+    gathered.unusable.retain(|(c, _)| !local.contains(c));
     let mut loaded = gathered.loaded;
+    catalogs::load_local_catalogs(&local_catalog_dir, &local, None, &mut loaded)?;
 
     let mut warnings: Vec<String> = options.warnings.clone();
     warnings.extend(sky_config.ignored_clouds.iter().map(ToString::to_string));
@@ -160,7 +175,6 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let mut gcp_reservations = None;
     // OCI's subscribed regions and Nebius' tenant prices reshape their catalogs.
     let mut catalog_facts: Vec<CloudFacts> = Vec::new();
-    let declared = options.declared_clouds.is_some();
     for cloud in &candidates {
         if offline_kube && *cloud == CloudId::Kubernetes {
             let names = options.kube_contexts.clone().unwrap_or_default();
@@ -264,6 +278,18 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
             "No cloud is enabled. Set up credentials for one of these clouds, or declare the clouds to use offline with SKY_ENABLED_CLOUDS=aws,gcp,...:\n{}",
             hints.join("\n")
         )));
+    }
+    // An enabled cloud whose locally built catalog is absent offers
+    // nothing (as in SkyPilot); say what builds it.
+    for (cloud, path) in &loaded.missing_local {
+        if let (true, Some(local)) = (enabled.contains(cloud), cloud.local_catalog()) {
+            warnings.push(format!(
+                "{} offers nothing: its catalog {} does not exist. {}.",
+                cloud.repr(),
+                path.display(),
+                local.built_by
+            ));
+        }
     }
     let az_mapping = if enabled.contains(&CloudId::Aws) {
         // A mapping the AWS check has just fetched is not among those loaded

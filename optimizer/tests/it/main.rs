@@ -20,3 +20,5 @@ mod oci;
 mod nebius;
 // Hostile input and faulty clouds: generated inputs, signals, secrets, caps (issue 12).
 mod hostile;
+// Catalogs SkyPilot builds on the user's machine (vSphere).
+mod local_catalogs;

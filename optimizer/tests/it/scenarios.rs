@@ -26,6 +26,10 @@ struct Scenario {
     env: BTreeMap<String, String>,
     /// Run without `--dryrun -y` (for prompt tests); stdin gets this text.
     stdin: Option<String>,
+    /// Files put into the fresh home first: path below home → file,
+    /// relative to the scenario folder (a catalog SkyPilot built there).
+    #[serde(default)]
+    home_files: BTreeMap<String, String>,
     /// The case's own catalogs: a copy of `fixtures/catalogs/` changed as
     /// this says, passed as `SKY_CATALOG_DIR` (otherwise `sky` runs on its
     /// bundled catalogs, the same files).
@@ -104,6 +108,12 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     let scenario: Scenario = toml::from_str(&text)
         .unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
     let home = tempfile::tempdir().unwrap();
+    for (dest, src) in &scenario.home_files {
+        let dest = home.path().join(dest);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(dir.join(src), &dest)
+            .unwrap_or_else(|e| panic!("{}: home_files {src}: {e}", dir.display()));
+    }
     if let Some(cfg) = &scenario.config {
         std::fs::create_dir_all(home.path().join(".sky")).unwrap();
         std::fs::copy(dir.join(cfg), home.path().join(".sky/config.yaml")).unwrap();

@@ -181,7 +181,8 @@ pub struct VmRow {
     pub instance_type: Option<Text>,
     /// Accelerator name (as written in the catalog).
     pub accelerator_name: Option<Text>,
-    /// Region.
+    /// Region; empty when the catalog cell is (pandas reads NaN, which
+    /// no region matches).
     pub region: Text,
     /// Availability zone (zone ID for raw AWS catalogs).
     pub zone: Option<Text>,
@@ -699,11 +700,13 @@ struct RowParser {
     disk_size: NumberColumn,
     disk_count: NumberColumn,
     hosting_type: Option<NumberColumn>,
+    empty_region: Text,
 }
 
 impl RowParser {
     fn new(c: RowColumns) -> Self {
         RowParser {
+            empty_region: Text::from(""),
             nvme: c.nvme,
             instance: Interner::new(Some(c.instance)),
             accelerator: Interner::new(c.acc_name),
@@ -724,9 +727,19 @@ impl RowParser {
     }
 
     fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
-        let region = self.region.parse(record)?.ok_or("Region is empty")?;
+        let instance_type = self.instance.parse(record)?;
+        // pandas keeps a row whose Region is empty (NaN): no region query
+        // ever matches it and `get_region_zones` drops it, but queries
+        // without a region still see it (IBM's upstream catalog has such
+        // rows). It is kept as an empty region; a row with neither an
+        // instance type nor a region is of use to no query.
+        let region = match self.region.parse(record)? {
+            Some(region) => region,
+            None if instance_type.is_some() => self.empty_region.clone(),
+            None => return Err("Region is empty".into()),
+        };
         Ok(VmRow {
-            instance_type: self.instance.parse(record)?,
+            instance_type,
             accelerator_name: self.accelerator.parse(record)?,
             accelerator_count: self.acc_count.parse(record)?.into(),
             vcpus: self.vcpus.parse(record)?.into(),

@@ -84,8 +84,9 @@ pub struct LocalDisk {
 }
 
 fn region_zone_ok(row: &VmRow, region: Option<&str>, zone: Option<&str>) -> bool {
+    // An empty region is pandas' NaN, which equals nothing.
     if let Some(r) = region
-        && !row.region.eq_ignore_ascii_case(r)
+        && (row.region.is_empty() || !row.region.eq_ignore_ascii_case(r))
     {
         return false;
     }
@@ -262,8 +263,13 @@ impl CloudCatalog {
         rows: impl Iterator<Item = &'a VmRow>,
         spot: bool,
     ) -> Vec<RegionZones> {
+        // `dropna(subset=[price, 'Region', 'AvailabilityZone'])`.
         let mut sorted: Vec<&VmRow> = rows
-            .filter(|r| r.price_for(spot).is_some() && (!self.has_zones || r.zone.is_some()))
+            .filter(|r| {
+                r.price_for(spot).is_some()
+                    && !r.region.is_empty()
+                    && (!self.has_zones || r.zone.is_some())
+            })
             .collect();
         sorted.sort_by(|a, b| {
             cmp_price(a.price_for(spot), b.price_for(spot))
@@ -434,14 +440,21 @@ impl CloudCatalog {
 
     /// Distinct regions (lower-cased, sorted) for error messages.
     pub fn all_regions_lower(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.rows.iter().map(|r| r.region.to_lowercase()).collect();
+        let mut v: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| !r.region.is_empty())
+            .map(|r| r.region.to_lowercase())
+            .collect();
         v.sort();
         v.dedup();
         v
     }
 
     /// Validates a region/zone pair as SkyPilot's `validate_region_zone_impl`;
-    /// returns the catalog's spelling of the region and the zone.
+    /// returns the catalog's spelling of the region and the zone. A zone
+    /// whose rows have no region resolves to the empty region (SkyPilot's
+    /// NaN; see `validate::validate_region_zone`).
     pub fn validate_region_zone(
         &self,
         region: Option<&str>,
@@ -449,10 +462,11 @@ impl CloudCatalog {
     ) -> Result<(Option<String>, Option<String>), String> {
         // The name each `<cloud>_catalog.validate_region_zone` passes to
         // `validate_region_zone_impl`: the registry name, except Seeweb's
-        // display name and `DO` for DO.
+        // display name, `DO` for DO and `IBM` for IBM.
         let cloud_name = match self.cloud {
             CloudId::Seeweb => "Seeweb",
             CloudId::Do => "DO",
+            CloudId::Ibm => "IBM",
             other => other.name(),
         };
         let candidates = |loc: &str, all: Vec<String>| -> String {
@@ -475,7 +489,7 @@ impl CloudCatalog {
             if filtered.is_empty() {
                 let mut msg = format!("Invalid region {}", py_str_repr(r));
                 let mut all: Vec<String> = Vec::new();
-                for row in &self.rows {
+                for row in self.rows.iter().filter(|r| !r.region.is_empty()) {
                     let l = row.region.to_lowercase();
                     if !all.contains(&l) {
                         all.push(l);

@@ -12,6 +12,7 @@ use std::str::FromStr;
 pub use feature::Feature;
 pub use spec::{
     CatalogPull, CatalogRules, CloudSpec, Credential, Detection, FileCheck, InstanceFamily,
+    KeySyntax, LocalCatalog,
 };
 
 /// Every cloud this optimizer knows about.
@@ -138,6 +139,12 @@ impl CloudId {
     /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).
     pub fn has_csv_catalog(self) -> bool {
         self.spec().has_catalog
+    }
+
+    /// The catalog SkyPilot builds for this cloud on the user's machine, if
+    /// it does (then it is read from there and never bundled).
+    pub fn local_catalog(self) -> Option<&'static LocalCatalog> {
+        table::LOCAL_CATALOGS.iter().find(|l| l.cloud == self)
     }
 }
 

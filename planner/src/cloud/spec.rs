@@ -65,6 +65,19 @@ impl CatalogPull {
     }
 }
 
+/// A catalog SkyPilot builds on the user's machine instead of downloading
+/// it (vSphere's, from the vCenter inventory).
+#[derive(Debug)]
+pub struct LocalCatalog {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// What builds the file, as advice to a user who lacks it.
+    pub built_by: &'static str,
+    /// The header SkyPilot reads instead when the file is absent (so the
+    /// cloud has an empty catalog rather than none).
+    pub header: &'static str,
+}
+
 /// How a cloud's credentials are detected.
 #[derive(Debug)]
 pub enum Detection {
@@ -105,6 +118,55 @@ pub enum Credential {
         /// The one-line reason shown when the file exists but fails `check`.
         invalid: &'static str,
     },
+    /// Several environment variables that only together are a credential
+    /// (Mithril's `MITHRIL_API_KEY` + `MITHRIL_PROJECT`): present when every
+    /// one is set and non-empty.
+    AllEnv(&'static [&'static str]),
+    /// `file` below the folder the variable `dir_var` names, or below the
+    /// home-relative `default_dir` when that variable is unset or empty
+    /// (`$XDG_CONFIG_HOME/doctl/config.yaml`, else
+    /// `~/.config/doctl/config.yaml`).
+    FileInEnvDir {
+        /// The variable naming the folder (`XDG_CONFIG_HOME`).
+        dir_var: &'static str,
+        /// The folder below home used without it (`.config`).
+        default_dir: &'static str,
+        /// The file below the folder (`doctl/config.yaml`).
+        file: &'static str,
+    },
+    /// A file below the home directory whose content, with surrounding
+    /// whitespace stripped, starts with `prefix` (Fluidstack's
+    /// `~/.fluidstack/api_key` must read `api_key…`).
+    HomeFileStartingWith {
+        /// The file, relative to home.
+        path: &'static str,
+        /// What its content must start with.
+        prefix: &'static str,
+    },
+    /// A file below the home directory that must define `keys`: SkyPilot
+    /// reads it and refuses the cloud when a key is missing (IBM's
+    /// `_check_credentials`, `scp_utils.SCPClient`, vSphere's
+    /// `_check_compute_credentials`). A file lacking keys is reported with
+    /// the keys it lacks, never with any value it holds.
+    HomeFileKeys {
+        /// Path below the home directory (`.ibm/credentials.yaml`).
+        path: &'static str,
+        /// How the file writes its keys.
+        syntax: KeySyntax,
+        /// The keys it must define. In YAML, `list[].key` asks every item
+        /// of the list `list` for `key`.
+        keys: &'static [&'static str],
+    },
+}
+
+/// How a credential file writes its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySyntax {
+    /// A YAML mapping, as `yaml.safe_load` reads it.
+    Yaml,
+    /// `key = value` lines: SCP's client keeps the (stripped) lines that
+    /// contain ` = ` and splits them there.
+    Assignments,
 }
 
 /// A check of a credential file's content, as a cloud's
@@ -231,31 +293,6 @@ fn ini_value(text: &str, section: &str, key: &str) -> Option<String> {
         out.push(c);
     }
     Some(out)
-    /// Several environment variables that only together are a credential
-    /// (Mithril's `MITHRIL_API_KEY` + `MITHRIL_PROJECT`): present when every
-    /// one is set and non-empty.
-    AllEnv(&'static [&'static str]),
-    /// `file` below the folder the variable `dir_var` names, or below the
-    /// home-relative `default_dir` when that variable is unset or empty
-    /// (`$XDG_CONFIG_HOME/doctl/config.yaml`, else
-    /// `~/.config/doctl/config.yaml`).
-    FileInEnvDir {
-        /// The variable naming the folder (`XDG_CONFIG_HOME`).
-        dir_var: &'static str,
-        /// The folder below home used without it (`.config`).
-        default_dir: &'static str,
-        /// The file below the folder (`doctl/config.yaml`).
-        file: &'static str,
-    },
-    /// A file below the home directory whose content, with surrounding
-    /// whitespace stripped, starts with `prefix` (Fluidstack's
-    /// `~/.fluidstack/api_key` must read `api_key…`).
-    HomeFileStartingWith {
-        /// The file, relative to home.
-        path: &'static str,
-        /// What its content must start with.
-        prefix: &'static str,
-    },
 }
 
 /// The parameters of SkyPilot's generic catalog queries for one cloud

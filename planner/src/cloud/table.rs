@@ -5,6 +5,7 @@
 
 use super::spec::{
     CatalogPull, CatalogRules, CloudSpec, Credential, Detection, FileCheck, InstanceFamily,
+    KeySyntax, LocalCatalog,
 };
 use super::{CloudId, Feature};
 
@@ -489,10 +490,16 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "IBM",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `IBM._check_compute_credentials` does it.
+        // `IBM._check_credentials`: `~/.ibm/credentials.yaml` must hold
+        // `iam_api_key` and `resource_group_id` (the client it then builds
+        // makes no request; the COS keys are only logged about).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileKeys {
+                path: ".ibm/credentials.yaml",
+                syntax: KeySyntax::Yaml,
+                keys: &["iam_api_key", "resource_group_id"],
+            }],
+            hint: "IBM credentials not found. Store your API key and resource group id in ~/.ibm/credentials.yaml as: iam_api_key: <IAM_API_KEY> and resource_group_id: <RESOURCE_GROUP_ID>",
         },
         // `IBM._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -522,8 +529,15 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on IBM"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/ibm_catalog.py` and `IBM._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `ibm_catalog.get_default_instance_type`: `bx2-*` with 8+ vCPUs and
+        // 32+ GB (the 32+ applies whenever memory is not asked for, even
+        // with cpus). Spot and accelerator quirks: `feasibility::ibm`.
+        catalog_rules: Some(CatalogRules {
+            default_cpus: Some("8+"),
+            default_memory: Some("32+"),
+            default_family: InstanceFamily::Prefixes(&["bx2-"]),
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Mithril,
@@ -725,10 +739,17 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "SCP",
         catalog_pull: CatalogPull::IfMissing,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `SCP._check_compute_credentials` does it.
+        // `SCP._check_compute_credentials` builds `scp_utils.SCPClient`,
+        // which needs `access_key`, `secret_key` and `project_id` lines in
+        // `~/.scp/scp_credential`, then lists instances over the network
+        // (not done offline).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileKeys {
+                path: ".scp/scp_credential",
+                syntax: KeySyntax::Assignments,
+                keys: &["access_key", "secret_key", "project_id"],
+            }],
+            hint: "SCP credentials not found. Generate an API key (https://cloud.samsungsds.com/openapiguide) and add these lines to ~/.scp/scp_credential: access_key = <API access key>, secret_key = <API secret key>, project_id = <project id>",
         },
         // `SCP._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -763,8 +784,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on SCP"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/scp_catalog.py` and `SCP._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `scp_catalog.get_default_instance_type`: exactly 8 vCPUs (`'8'`,
+        // not `8+`) with memory at least twice that. Disk-size limits and
+        // region order: `feasibility::scp`.
+        catalog_rules: Some(CatalogRules {
+            default_cpus: Some("8"),
+            default_memory: Some("2x"),
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Seeweb,
@@ -1109,10 +1136,22 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         repr: "vSphere",
         catalog_pull: CatalogPull::NotHosted,
         has_catalog: true,
-        // TODO(issue-10): credential detection as `Vsphere._check_compute_credentials` does it.
+        // `Vsphere._check_compute_credentials`: `~/.vsphere/credential.yaml`
+        // lists `vcenters`, each with `name`, `username`, `password` and
+        // `clusters`; SkyPilot then logs in to each vCenter and builds the
+        // catalog (network, not done offline; see `LOCAL_CATALOGS`).
         detection: Detection::Files {
-            credentials: &[],
-            hint: "",
+            credentials: &[Credential::HomeFileKeys {
+                path: ".vsphere/credential.yaml",
+                syntax: KeySyntax::Yaml,
+                keys: &[
+                    "vcenters[].name",
+                    "vcenters[].username",
+                    "vcenters[].password",
+                    "vcenters[].clusters",
+                ],
+            }],
+            hint: "vSphere credentials not found. List your vCenters in ~/.vsphere/credential.yaml (vcenters: each with name, username, password and clusters), see https://docs.skypilot.co/en/latest/getting-started/installation.html#vmware-vsphere",
         },
         // `Vsphere._unsupported_features_for_resources` for a plain request.
         unsupported: &[
@@ -1155,8 +1194,13 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             ),
             (LocalDisk, "Local disk is not supported on vSphere"),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/vsphere_catalog.py` and `Vsphere._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `vsphere_catalog.get_default_instance_type`: 2+ vCPUs, memory at
+        // least 4x. Zone and price quirks: `feasibility::vsphere`.
+        catalog_rules: Some(CatalogRules {
+            default_cpus: Some("2+"),
+            default_memory: Some("4x"),
+            ..CatalogRules::PLAIN
+        }),
     },
     CloudSpec {
         id: CloudId::Yotta,
@@ -1235,3 +1279,15 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
 /// `<Cloud>`, which SkyPilot uses where it formats the class rather than an
 /// object: `Cloud.check_features_are_supported`'s "not supported by" text.
 pub(super) static CLASS_REPRS: &[(CloudId, &str)] = &[(CloudId::Shadeform, "<Cloud>")];
+/// Clouds whose `vms.csv` SkyPilot builds on the user's machine rather than
+/// downloading it: `sky` reads the file SkyPilot wrote under the catalog
+/// folder and never bundles one.
+pub(super) static LOCAL_CATALOGS: &[LocalCatalog] = &[LocalCatalog {
+    cloud: CloudId::Vsphere,
+    // `Vsphere._check_compute_credentials` calls
+    // `vsphere_utils.initialize_vsphere_data`, which writes the file from
+    // the vCenter inventory (`fetch_vsphere.initialize_vms_csv`).
+    // `vsphere_catalog.VSPHERE_CATALOG_HEADER`, what `_get_df` reads then.
+    header: "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone",
+    built_by: "SkyPilot builds it from your vCenter inventory when it checks vSphere: run `sky check vsphere` with SkyPilot (pip install \"skypilot[vsphere]\"), then launch again",
+}];

@@ -21,6 +21,7 @@ fn world(cloud: CloudId, csv: &str) -> World {
     let mut catalog = Catalog::new();
     catalog.insert(cat);
     World {
+        sky_config: Default::default(),
         catalog,
         enabled: vec![cloud],
         kube_contexts: Vec::new(),

@@ -10,10 +10,13 @@ mod catalog;
 #[cfg(test)]
 mod do_fluidstack_hyperbolic_mithril_primeintellect_tests;
 mod gcp;
+mod ibm;
 mod kubernetes;
 mod seeweb;
 mod shadeform;
 mod vast;
+mod scp;
+mod vsphere;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
@@ -32,6 +35,9 @@ pub struct FeasibleResources {
     pub fuzzy: Vec<String>,
     /// Why the cloud cannot serve the request (unsupported features).
     pub hint: Option<String>,
+    /// What the cloud's planner logs (`logger.info`) while it answers, in
+    /// order (SCP's disk-size limits).
+    pub logged: Vec<String>,
 }
 
 /// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
@@ -215,6 +221,9 @@ pub fn feasible_resources(
         (CloudId::Seeweb, _) => seeweb::feasible(world, r),
         (CloudId::Shadeform, _) => shadeform::feasible(world, r),
         (CloudId::Vast, Some(rules)) => vast::feasible(world, rules, r),
+        (CloudId::Ibm, Some(rules)) => ibm::feasible(world, rules, r),
+        (CloudId::Scp, Some(rules)) => scp::feasible(world, rules, r),
+        (CloudId::Vsphere, Some(rules)) => vsphere::feasible(world, rules, r),
         (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
         (_, None) => FeasibleResources::default(),
     })
@@ -232,6 +241,9 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
             Some(cat) => seeweb::regions_with_offering(cat, r, it),
             None => Vec::new(),
         },
+        CloudId::Ibm => ibm::regions_with_offering(world, r, it),
+        CloudId::Scp => scp::regions_with_offering(world, r, it),
+        CloudId::Vsphere => vsphere::regions_with_offering(world, r, it),
         _ => match world.cloud_catalog(cloud) {
             Some(cat) => catalog::regions_with_offering(cat, r, it),
             None => Vec::new(),
@@ -246,6 +258,8 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
     match cloud {
         CloudId::Kubernetes => kubernetes::hourly_cost(world, it),
         CloudId::Gcp => gcp::hourly_cost(world, r, it),
+        CloudId::Ibm => ibm::hourly_cost(world, r, it),
+        CloudId::Vsphere => Ok(vsphere::hourly_cost()),
         _ => world.cloud_catalog(cloud).ok_or("no catalog")?.hourly_cost(
             it,
             r.use_spot,

@@ -39,6 +39,7 @@ pub fn notice(notice: &Notice) -> Vec<String> {
             clouds_not_enabled(task.as_deref(), clouds),
             ansi::RESET
         )],
+        Notice::CloudLog(line) => vec![line.clone()],
         Notice::KubeContextExcluded { context, reason } => {
             vec![format!("Excluding Kubernetes context {context}: {reason}")]
         }

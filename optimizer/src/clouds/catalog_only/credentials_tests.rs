@@ -233,6 +233,7 @@ fn credentials_are_found_where_skypilot_looks_and_described_without_secrets() {
             kubernetes_allowed_contexts: None,
             reservation_clouds: Vec::new(),
             gcp_project_id: None,
+            sky_config: Default::default(),
         };
         let adapter = CatalogOnlyCloud::new(case.cloud).expect("a file-detected cloud");
         let got = adapter.credentials(&ctx);

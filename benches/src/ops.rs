@@ -149,6 +149,8 @@ impl Inputs {
             kube_contexts: contexts_from_fixture_dir(&fixtures_dir().join("kube-nodes"), &contexts),
             kube_pricing: KubePricing::default(),
             reservation_clouds: Vec::new(),
+            ssh: Default::default(),
+            slurm: Default::default(),
         };
         let mut dags = Vec::new();
         for r in REQUESTS {

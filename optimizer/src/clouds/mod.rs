@@ -1,13 +1,17 @@
 //! The cloud adapters — the only code that talks to a cloud — and the one
-//! function that runs them concurrently ([`fan_out`]). AWS, GCP and
-//! Kubernetes do network I/O, one file each; every other cloud is a
-//! [`CatalogOnlyCloud`] driven by its entry in the planner's cloud table.
+//! function that runs them concurrently ([`fan_out`]). AWS, GCP, Kubernetes,
+//! SSH Node Pools (through the Kubernetes listing) and Slurm (SSH to the
+//! login nodes) do I/O of their own, one file or folder each; every other
+//! cloud is a [`CatalogOnlyCloud`] driven by its entry in the planner's
+//! cloud table.
 
 pub mod aws;
 mod catalog_only;
 mod fanout;
 pub mod gcp;
 pub mod kubernetes;
+pub mod slurm;
+pub mod ssh;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;
 

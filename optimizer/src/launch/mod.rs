@@ -21,6 +21,8 @@ use planner::task::Overrides;
 use crate::clouds::aws::AwsOptions;
 use crate::clouds::gcp::GcpOptions;
 use crate::clouds::kubernetes::KubernetesOptions;
+use crate::clouds::slurm::SlurmOptions;
+use crate::clouds::ssh::SshOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
@@ -63,6 +65,13 @@ pub struct LaunchOptions {
     pub kubernetes: KubernetesOptions,
     /// GCP adapter options (reservation lookup: endpoint, timeouts, cache TTL).
     pub gcp: GcpOptions,
+    /// SSH Node Pools adapter options. Offline mode: `SKY_SSH_NODES_DIR`
+    /// (`<dir>/<ssh-pool>.json` NodeLists) with `SKY_SSH_CONTEXTS` (the
+    /// `ssh-<pool>` contexts the kubeconfig would have).
+    pub ssh: SshOptions,
+    /// Slurm adapter options. `SKY_SLURM_SSH` names the program run as `ssh`
+    /// to the login nodes (tests use `fixtures/slurm/fake-ssh`).
+    pub slurm: SlurmOptions,
 }
 
 impl LaunchOptions {
@@ -88,6 +97,27 @@ impl LaunchOptions {
                 .map(str::to_string)
                 .collect()
         });
+        let list = |var: &str| {
+            env.get(var).map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+        };
+        let ssh = SshOptions {
+            nodes_dir: env
+                .get("SKY_SSH_NODES_DIR")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+            contexts: list("SKY_SSH_CONTEXTS"),
+            ..SshOptions::default()
+        };
+        let mut slurm = SlurmOptions::default();
+        if let Some(program) = env.get("SKY_SLURM_SSH").filter(|s| !s.is_empty()) {
+            slurm.ssh_program = program.clone();
+        }
         let fanout = FanOutOptions {
             serial: env
                 .get("SKY_FANOUT")
@@ -108,6 +138,8 @@ impl LaunchOptions {
             aws: AwsOptions::default(),
             kubernetes: KubernetesOptions::default(),
             gcp: GcpOptions::default(),
+            ssh,
+            slurm,
         })
     }
 

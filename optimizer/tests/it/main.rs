@@ -12,3 +12,7 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// The Slurm adapter against fake login nodes: deadlines, bounds, failures, cache.
+mod slurm;
+// The SSH Node Pools adapter: pools, contexts kept apart from Kubernetes, offline mode.
+mod ssh;

@@ -9,6 +9,8 @@ pub mod gcp;
 pub mod image;
 pub mod kubernetes;
 pub mod query;
+pub mod slurm;
+pub mod ssh;
 
 use std::borrow::Cow;
 use std::collections::HashMap;

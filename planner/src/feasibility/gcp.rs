@@ -120,7 +120,7 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
         Some(h) => FeasibleResources {
             resources: vec![candidate(r, CloudId::Gcp, h, Some(acc.clone()))],
             fuzzy,
-            hint: None,
+            ..Default::default()
         },
         None => FeasibleResources {
             fuzzy,

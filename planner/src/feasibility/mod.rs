@@ -3,12 +3,13 @@
 //! `Cloud.get_feasible_launchable_resources`, `regions_with_offering` and
 //! `instance_type_to_hourly_cost` (`sky/clouds/cloud.py` and each
 //! `sky/clouds/<cloud>.py`). Catalog clouds share one table-driven planner
-//! ([`catalog`]); GCP and Kubernetes have their own. Pure: everything comes
-//! from the [`World`].
+//! ([`catalog`]); GCP, Kubernetes (with SSH Node Pools) and Slurm have their
+//! own. Pure: everything comes from the [`World`].
 
 mod catalog;
 mod gcp;
 mod kubernetes;
+mod slurm;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
@@ -27,6 +28,37 @@ pub struct FeasibleResources {
     pub fuzzy: Vec<String>,
     /// Why the cloud cannot serve the request (unsupported features).
     pub hint: Option<String>,
+    /// What the cloud logged while it was asked, in order.
+    pub logs: Vec<CloudLog>,
+}
+
+/// A message a cloud logs while it is queried (SkyPilot's `logger.info` /
+/// `logger.warning` on the optimizer path: a cluster that cannot be asked, a
+/// setting that does not apply), shown verbatim before the tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudLog {
+    /// The text, with its colours.
+    pub message: String,
+    /// SkyPilot logs it once per process (an `lru_cache`d logger).
+    pub once: bool,
+}
+
+impl CloudLog {
+    /// A message logged every time.
+    pub fn every_time(message: impl Into<String>) -> CloudLog {
+        CloudLog {
+            message: message.into(),
+            once: false,
+        }
+    }
+
+    /// A message logged at most once.
+    pub fn once(message: impl Into<String>) -> CloudLog {
+        CloudLog {
+            message: message.into(),
+            once: true,
+        }
+    }
 }
 
 /// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
@@ -186,33 +218,61 @@ pub fn feasible_resources(
         check_instance_accelerator(world, r)?;
     }
     let unsupported = unsupported_features(cloud, r, num_nodes);
+    // What SSH and Slurm log while their features are checked (their
+    // contexts and clusters are listed first), and before their offering.
+    let mut logs = match cloud {
+        CloudId::Ssh => kubernetes::ssh_logs(world, r, !unsupported.is_empty()),
+        CloudId::Slurm => slurm::pre_logs(world, r),
+        _ => Vec::new(),
+    };
     if !unsupported.is_empty() {
         return Ok(FeasibleResources {
             hint: Some(not_supported_hint(cloud, &unsupported)),
+            logs,
             ..Default::default()
         });
     }
-    Ok(match (cloud, &cloud.spec().catalog_rules) {
+    let mut feasible = match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
-        (CloudId::Kubernetes, _) => kubernetes::feasible(world, r),
+        (CloudId::Kubernetes | CloudId::Ssh, _) => kubernetes::feasible(world, cloud, r),
+        (CloudId::Slurm, _) => slurm::feasible(world, r),
         (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
         (_, None) => FeasibleResources::default(),
-    })
+    };
+    logs.append(&mut feasible.logs);
+    feasible.logs = logs;
+    Ok(feasible)
 }
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
 pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
+    regions_with_offering_logged(world, cloud, r).0
+}
+
+/// [`regions_with_offering`] with what the cloud logs while answering (Slurm
+/// asks its clusters for their partitions again, and says when it cannot).
+pub fn regions_with_offering_logged(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+) -> (Vec<RegionZones>, Vec<CloudLog>) {
     let Some(it) = r.instance_type.as_deref() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    match cloud {
-        CloudId::Kubernetes => kubernetes::regions_with_offering(world, r, it),
+    if cloud == CloudId::Slurm {
+        return slurm::regions_with_offering(world, r, it);
+    }
+    let regions = match cloud {
+        CloudId::Kubernetes | CloudId::Ssh => {
+            kubernetes::regions_with_offering(world, cloud, r, it)
+        }
         CloudId::Gcp => gcp::regions_with_offering(world, r, it),
         _ => match world.cloud_catalog(cloud) {
             Some(cat) => catalog::regions_with_offering(cat, r, it),
             None => Vec::new(),
         },
-    }
+    };
+    (regions, Vec::new())
 }
 
 /// Hourly cost of a located launchable (instance + GCP accelerator price).
@@ -220,7 +280,8 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
     let cloud = r.cloud.ok_or("no cloud")?;
     let it = r.instance_type.as_deref().ok_or("no instance type")?;
     match cloud {
-        CloudId::Kubernetes => kubernetes::hourly_cost(world, it),
+        CloudId::Kubernetes | CloudId::Ssh => kubernetes::hourly_cost(world, cloud, r, it),
+        CloudId::Slurm => slurm::hourly_cost(world, r, it),
         CloudId::Gcp => gcp::hourly_cost(world, r, it),
         _ => world.cloud_catalog(cloud).ok_or("no catalog")?.hourly_cost(
             it,

@@ -127,8 +127,23 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     }
     let output = child.wait_with_output().unwrap();
     let code = output.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The temporary HOME as `~/` (compare.py and oracle.py do the same):
+    // some messages name a file under it, e.g. a Slurm cluster's key file.
+    let scrub = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let mut homes = vec![home.path().to_path_buf()];
+        if let Ok(real) = home.path().canonicalize() {
+            homes.push(real);
+        }
+        homes.iter().fold(text, |t, h| {
+            t.replace(
+                &format!("{}/", h.display().to_string().trim_end_matches('/')),
+                "~/",
+            )
+        })
+    };
+    let stdout = scrub(&output.stdout);
+    let stderr = scrub(&output.stderr);
     let mut failure = None;
     if code != scenario.exit_code {
         failure = Some(format!(

@@ -323,7 +323,7 @@ async fn answers_are_cached_and_failures_are_not() {
     let program = home.program(
         "counting-ssh",
         &format!(
-            "echo \"$*\" >> {calls:?}\ncase \"$*\" in *slurm.campus.edu*) echo refused >&2; exit 255;; esac\nexec {:?} \"$@\"",
+            "# one line per invocation (the command itself spans many)\necho call >> {calls:?}\ncase \"$*\" in *slurm.campus.edu*) echo refused >&2; exit 255;; esac\nexec {:?} \"$@\"",
             fake_ssh()
         ),
     );

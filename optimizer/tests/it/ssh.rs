@@ -151,7 +151,9 @@ async fn pools_are_ssh_contexts_and_kubernetes_keeps_the_others() {
     assert_eq!(names, ["ssh-gpu-box", "ssh-lab"]);
     assert_eq!(facts.skipped, ["ssh-spare"]);
     let gpu_nodes = facts.contexts[0].nodes.as_ref().expect("listed");
-    assert_eq!(gpu_nodes[0].accelerator.as_deref(), Some("H100"));
+    // GFD's `NVIDIA-H100-80GB-HBM3` is the canonical `H100-80GB`, as
+    // `GFDLabelFormatter.get_accelerator_from_label_value` names it.
+    assert_eq!(gpu_nodes[0].accelerator.as_deref(), Some("H100-80GB"));
 
     // The same kubeconfig, as Kubernetes sees it: no ssh- context at all.
     let kube = KubernetesCloud::new(fast());

@@ -749,13 +749,14 @@ mod ssh_round_trip_tests {
 
     #[test]
     fn ssh_resources_survive_the_yaml_round_trip_as_skypilot_s_do() {
-        let cases: [(
+        type Case = (
             Option<CloudId>,
-            Option<&str>,
-            Option<&str>,
-            Option<&str>,
-            Option<&str>,
-        ); 6] = [
+            Option<&'static str>,
+            Option<&'static str>,
+            Option<&'static str>,
+            Option<&'static str>,
+        );
+        let cases: [Case; 6] = [
             (Some(CloudId::Ssh), Some("lab"), None, Some("ssh-lab"), None),
             (
                 Some(CloudId::Ssh),

@@ -363,7 +363,13 @@ async fn answers_are_cached_and_failures_are_not() {
 async fn credentials_are_files_only() {
     let hosts = scenario_hosts();
     let cloud = SlurmCloud::new(options(fake_ssh()), None);
-    let cases: [(Option<&str>, Option<Vec<String>>, Result<(), &str>); 5] = [
+    // (clusters file, slurm.allowed_clusters, credentials or their message)
+    type Case = (
+        Option<&'static str>,
+        Option<Vec<String>>,
+        Result<(), &'static str>,
+    );
+    let cases: [Case; 5] = [
         (
             None,
             None,

@@ -69,7 +69,7 @@ pub(super) fn parse(stdout: &str, n: usize) -> Result<Vec<CommandOutput>, String
     let start = stdout
         .find(&header)
         .ok_or_else(|| unexpected("missing header"))?;
-    let bytes = stdout[start..].as_bytes();
+    let bytes = &stdout.as_bytes()[start..];
     if !bytes.is_ascii() {
         return Err(unexpected("non-ASCII transport output"));
     }

@@ -241,7 +241,9 @@ mod tests {
             "slurm:\n  pricing: {cpu: 0.02, memory: 0.004, accelerators: {H100: 2.0}}\n  cluster_configs:\n    campus:\n      pricing: {cpu: 0.01, accelerators: {A100: 1.0}}\n      partition_configs:\n        a100:\n          pricing: {accelerators: {A100: 1.5}}\n",
         )
         .expect("settings");
-        let cases: [(Option<&str>, Option<&str>, f64, f64, usize); 4] = [
+        // (cluster, partition, cpu price, memory price, accelerator prices)
+        type Case = (Option<&'static str>, Option<&'static str>, f64, f64, usize);
+        let cases: [Case; 4] = [
             (None, None, 0.02, 0.004, 1),
             (Some("campus"), None, 0.01, 0.004, 2),
             (Some("campus"), Some("a100"), 0.01, 0.004, 2),

@@ -150,6 +150,8 @@ impl Inputs {
             kube_pricing: KubePricing::default(),
             reservation_clouds: Vec::new(),
             sky_config: Default::default(),
+            ssh: Default::default(),
+            slurm: Default::default(),
         };
         let mut dags = Vec::new();
         for r in REQUESTS {

@@ -106,6 +106,13 @@ def extract_ours(stdout: str, stderr: str) -> str:
     return ''.join(block) + strip_ansi(stderr.replace('\r\n', '\n'))
 
 
+def scrub_home(text: str, home: str) -> str:
+    """Our temporary HOME as `~` (oracle.py does the same with SkyPilot's)."""
+    for h in {os.path.realpath(home), os.path.abspath(home)}:
+        text = text.replace(h.rstrip('/') + '/', '~/')
+    return text
+
+
 def load_scenario(folder: str) -> Dict[str, Any]:
     with open(os.path.join(folder, 'scenario.toml'), 'rb') as f:
         sc = tomllib.load(f)
@@ -172,6 +179,28 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
             answers = os.path.join(sc['folder'], cloud)
             if cloud in sc['clouds'] and os.path.isdir(answers):
                 env[var] = answers
+        if 'ssh' in sc['clouds']:
+            # SSH Node Pools offline: the pools file where SkyPilot reads it,
+            # the `ssh-<pool>` contexts instead of a kubeconfig, NodeLists.
+            pools = os.path.join(sc['folder'], 'ssh_node_pools.yaml')
+            if os.path.exists(pools):
+                os.makedirs(os.path.join(home, '.sky'), exist_ok=True)
+                shutil.copy(pools,
+                            os.path.join(home, '.sky', 'ssh_node_pools.yaml'))
+            env['SKY_SSH_NODES_DIR'] = os.path.join(sc['folder'], 'kube')
+            env['SKY_SSH_CONTEXTS'] = ','.join(
+                sc.get('ssh', {}).get('contexts', []))
+        if 'slurm' in sc['clouds']:
+            # Slurm offline: the clusters file where SkyPilot reads it, and
+            # the fake `ssh` answering from the scenario's login nodes.
+            clusters = os.path.join(sc['folder'], 'slurm', 'config')
+            if os.path.exists(clusters):
+                os.makedirs(os.path.join(home, '.slurm'), exist_ok=True)
+                shutil.copy(clusters, os.path.join(home, '.slurm', 'config'))
+            env['SKY_SLURM_SSH'] = os.path.join(REPO, 'fixtures', 'slurm',
+                                                'fake-ssh')
+            env['SKY_SLURM_FIXTURE_DIR'] = os.path.join(
+                sc['folder'], 'slurm', 'hosts')
         cmd = [sky, 'launch', '--dryrun', '-y'] + list(sc['args'])
         if sc.get('task'):
             cmd.append(os.path.join(sc['folder'], sc['task']))
@@ -186,8 +215,9 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
             return 124, '', f'<timed out after {timeout}s>\n'
         except OSError as e:
             return 127, '', f'<cannot run {sky}: {e}>\n'
-        return (p.returncode, p.stdout.decode('utf-8', 'replace'),
-                p.stderr.decode('utf-8', 'replace'))
+        return (p.returncode,
+                scrub_home(p.stdout.decode('utf-8', 'replace'), home),
+                scrub_home(p.stderr.decode('utf-8', 'replace'), home))
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

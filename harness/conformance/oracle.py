@@ -541,7 +541,7 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     result['error'] = strip_ansi(error) if error is not None else None
     result['error_raw'] = error
     result['exit_code'] = exit_code
-    result['expected'] = expected_text(result, sc['folder'])
+    result['expected'] = scrub_home(expected_text(result, sc['folder']), home)
     result['network_attempts'] = guard.attempts
     result['kube_calls'] = state['kube_calls']
     result['sky_check_calls'] = state['sky_check_calls']
@@ -567,6 +567,15 @@ def expected_text(result: Dict[str, Any], folder: str) -> str:
     if result.get('error'):
         text += result['error']
     return scrub_paths(text, folder)
+
+
+def scrub_home(text: str, home: str) -> str:
+    """The temporary HOME as `~`: SkyPilot prints some paths under it
+    expanded (e.g. `~/.sky/ssh_node_pools.yaml`); compare.py does the same
+    with our side's HOME."""
+    for h in {os.path.realpath(home), os.path.abspath(home)}:
+        text = text.replace(h.rstrip('/') + '/', '~/')
+    return text
 
 
 def scrub_paths(text: str, folder: str) -> str:

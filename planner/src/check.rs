@@ -22,6 +22,19 @@ pub enum CloudFacts {
     Oci(OciFacts),
     /// Nebius: the tenant's own (contract) prices, when they could be had.
     Nebius(NebiusFacts),
+    /// SSH Node Pools: the usable `ssh-<pool>` contexts and their nodes.
+    Ssh(SshFacts),
+    /// Slurm: every cluster of `~/.slurm/config` and its login node's answers.
+    Slurm(Vec<crate::catalog::slurm::SlurmCluster>),
+}
+
+/// The SSH part of [`CloudFacts`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SshFacts {
+    /// The usable contexts with their nodes (or why they could not be listed).
+    pub contexts: Vec<crate::catalog::kubernetes::KubeContext>,
+    /// Contexts of pools in `~/.sky/ssh_node_pools.yaml` that are not set up.
+    pub skipped: Vec<String>,
 }
 
 /// One capacity reservation, as the pure core needs it (SkyPilot's

@@ -123,6 +123,24 @@ impl SkyConfig {
             .unwrap_or(false)
     }
 
+    /// `ssh.allowed_node_pools`: the pools SSH may use (`None` = all).
+    pub fn ssh_allowed_node_pools(&self) -> Option<Vec<String>> {
+        let list = self
+            .raw
+            .get("ssh")?
+            .get("allowed_node_pools")?
+            .as_sequence()?;
+        Some(
+            list.iter()
+                .filter_map(|v| match v {
+                    serde_yaml_ng::Value::String(s) => Some(s.clone()),
+                    serde_yaml_ng::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
     /// Kubernetes pricing (global `kubernetes.pricing`).
     pub fn kube_pricing(&self) -> KubePricing {
         KubePricing::from_config(&self.raw, None).unwrap_or_default()

@@ -289,7 +289,7 @@ fn dag_of(source: &TaskSource, metadata: &[GpuMetadata]) -> Result<Dag, RequestE
 /// The pure half of a launch: the task from `source`, `overrides` applied,
 /// validated against the world, optimised — as `sky launch` orders them
 /// (SkyPilot's CLI validates before it names the cluster, and optimises last).
-pub fn plan(prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
+pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
     let failed = |prepared, source, stage, error| LaunchResult {
         prepared,
         source,
@@ -306,6 +306,8 @@ pub fn plan(prepared: Prepared, source: TaskSource, overrides: &Overrides) -> La
     if let Err(e) = task::apply_overrides(&mut dag, overrides, metadata) {
         return failed(prepared, source, Stage::Overrides, e);
     }
+    task::ssh_infra_round_trip(&mut dag);
+    prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
     if let Err(e) = crate::validate::validate_dag(&prepared.world, &mut dag) {
         return failed(prepared, source, Stage::Validation, e);
     }

@@ -112,9 +112,14 @@ pub enum Notice {
     },
     /// Every allowed Kubernetes context is unreachable.
     AllKubeContextsUnreachable,
-    /// A line a cloud's planner logs while it looks for feasible resources
-    /// (SCP's disk-size limits).
-    CloudLog(String),
+    /// Something a cloud logged while it was asked (SSH's pools that are not
+    /// up, a Slurm cluster that cannot be asked, ...), verbatim.
+    CloudLog {
+        /// The cloud that logged it.
+        cloud: CloudId,
+        /// The text, with its colours.
+        message: String,
+    },
     /// An `ordered` accelerator list will be tried in order.
     OrderedResources {
         /// 1-based position of the task in a multi-task chain (`None`: one task).
@@ -219,13 +224,13 @@ fn fill_in_launchable(
         let mut hints: Vec<(CloudId, String)> = Vec::new();
         for &cloud in &clouds {
             let feasible = feasibility::feasible_resources(world, cloud, r, task.num_nodes)?;
-            notices.extend(feasible.logged.iter().cloned().map(Notice::CloudLog));
+            push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));
                 out.hints.push((idx, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                list.extend(make_launchables(world, cloud, cheapest));
+                list.extend(make_launchables(world, cloud, cheapest, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources.iter().cloned()),
                     None => out
@@ -286,9 +291,32 @@ pub fn resources_repr(world: &World, r: &Resources) -> String {
     r.repr_with(mem.as_deref(), acc.as_ref())
 }
 
+/// Appends what a cloud logged; a message SkyPilot logs once per process
+/// is skipped when this cloud already logged it.
+fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[feasibility::CloudLog]) {
+    for log in logs {
+        let seen = log.once
+            && notices.iter().any(|n| {
+                matches!(n, Notice::CloudLog { cloud: c, message } if *c == cloud && *message == log.message)
+            });
+        if !seen {
+            notices.push(Notice::CloudLog {
+                cloud,
+                message: log.message.clone(),
+            });
+        }
+    }
+}
+
 /// `make_launchables_for_valid_region_zones`.
-fn make_launchables(world: &World, cloud: CloudId, cheapest: &Resources) -> Vec<Resources> {
-    let regions = feasibility::regions_with_offering(world, cloud, cheapest);
+fn make_launchables(
+    world: &World,
+    cloud: CloudId,
+    cheapest: &Resources,
+    notices: &mut Vec<Notice>,
+) -> Vec<Resources> {
+    let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
+    push_logs(notices, cloud, &logs);
     let mut out = Vec::new();
     for rz in regions {
         if !rz.zones.is_empty() && (cheapest.use_spot || world.optimizes_by_zone(cloud)) {
@@ -313,7 +341,8 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
     let it = r.instance_type.clone().unwrap_or_default();
     let (vcpus, mem) = world.vcpus_mem(cloud, &it);
     let acc: Option<Accelerator> = feasibility::effective_accelerator(world, r);
-    let instance_cell = if cloud == CloudId::Kubernetes {
+    // Virtual instance types are not shown (`_instance_type_str`).
+    let instance_cell = if matches!(cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm) {
         if r.use_spot {
             String::new()
         } else {
@@ -380,13 +409,15 @@ fn unavailable_error(
     en: &Enumeration,
 ) -> RequestError {
     let mut source = "catalog";
-    if world.enabled.contains(&CloudId::Kubernetes) {
+    // `cloud_in_iterable(Kubernetes(), enabled)` is an isinstance test: SSH
+    // (a Kubernetes subclass) counts.
+    let kube_family = |c: Option<CloudId>| matches!(c, Some(CloudId::Kubernetes | CloudId::Ssh));
+    if world.enabled.iter().any(|&c| kube_family(Some(c))) {
         if resources.iter().any(|r| r.cloud.is_none()) {
             source = "catalog and kubernetes cluster";
-        } else if resources
-            .iter()
-            .all(|r| r.cloud == Some(CloudId::Kubernetes))
-        {
+        } else if resources.iter().all(|r| r.cloud == Some(CloudId::Ssh)) {
+            source = "node pool";
+        } else if resources.iter().all(|r| kube_family(r.cloud)) {
             source = "kubernetes cluster";
         }
     }
@@ -490,11 +521,11 @@ pub fn optimize(world: &World, dag: &Dag) -> Optimized {
     Optimized { notices, result }
 }
 
-/// Table group: (cloud, accelerators, spot, Kubernetes context).
+/// Table group: (cloud, accelerators, spot, Kubernetes/SSH context or Slurm cluster).
 type GroupKey = (CloudId, Option<String>, bool, Option<String>);
 
 fn group_key(c: &Considered) -> GroupKey {
-    let region = if c.cloud == CloudId::Kubernetes {
+    let region = if matches!(c.cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm) {
         c.region.clone()
     } else {
         None
@@ -696,21 +727,27 @@ fn simplified_format(world: &World, r: &Resources, acc: &Accelerator) -> String 
     let cloud = r.cloud.unwrap_or(CloudId::Aws);
     let it = r.instance_type.clone().unwrap_or_default();
     let mut parts = vec![format!("gpus={}:{}", acc.name, acc.count)];
-    if cloud == CloudId::Kubernetes {
-        let (c, m) = world.vcpus_mem(cloud, &it);
-        if let Some(c) = c {
-            parts.push(format!("cpus={}", crate::pytext::format_float(c)));
+    // `format_resource` tests the canonical name: SSH is not `kubernetes`,
+    // and Slurm shows no instance type.
+    match cloud {
+        CloudId::Kubernetes => {
+            let (c, m) = world.vcpus_mem(cloud, &it);
+            if let Some(c) = c {
+                parts.push(format!("cpus={}", crate::pytext::format_float(c)));
+            }
+            if let Some(m) = m {
+                parts.push(format!("mem={}", crate::pytext::format_float(m)));
+            }
         }
-        if let Some(m) = m {
-            parts.push(format!("mem={}", crate::pytext::format_float(m)));
+        CloudId::Slurm => {}
+        _ => {
+            let short: String = if it.chars().count() > 15 {
+                it.chars().take(15).collect::<String>() + "..."
+            } else {
+                it
+            };
+            parts.push(short);
         }
-    } else {
-        let short: String = if it.chars().count() > 15 {
-            it.chars().take(15).collect::<String>() + "..."
-        } else {
-            it
-        };
-        parts.push(short);
     }
     parts.push("...".into());
     let spot = if r.use_spot { "[spot]" } else { "" };

@@ -584,6 +584,16 @@ pub fn parse_infra(text: &str) -> Result<Infra, RequestError> {
             zone: None,
         });
     }
+    if cloud == Some(CloudId::Ssh) {
+        // The rest is the pool, whose context is `ssh-<pool>`; SkyPilot adds
+        // the prefix before it looks for `*`, so `ssh/*` names pool `*`.
+        let pool = parts[1..].join("/");
+        return Ok(Infra {
+            cloud,
+            region: (!pool.is_empty()).then(|| format!("ssh-{pool}")),
+            zone: None,
+        });
+    }
     if parts.len() > 3 {
         return Err(RequestError::value(format!(
             "Invalid infra format: {text}. Expected format is \"cloud\", \"cloud/region\", or \"cloud/region/zone\"."
@@ -602,9 +612,10 @@ pub fn infra_display(cloud: Option<CloudId>, region: Option<&str>, zone: Option<
         return "-".into();
     };
     let loc = match (zone, region) {
-        (Some(z), _) => Some(z.to_string()),
-        (None, Some(r)) => Some(r.strip_prefix("ssh-").unwrap_or(r).to_string()),
-        (None, None) => None,
+        // A Slurm zone is a partition: the cluster is shown instead.
+        (Some(z), _) if cloud != CloudId::Slurm => Some(z.to_string()),
+        (_, None) => None,
+        (_, Some(r)) => Some(r.strip_prefix("ssh-").unwrap_or(r).to_string()),
     };
     match loc {
         None => cloud.repr().to_string(),
@@ -705,6 +716,30 @@ mod tests {
         );
         let k = parse_infra("k8s/my/ctx").unwrap();
         assert_eq!(k.region.as_deref(), Some("my/ctx"));
+        // SSH: the rest is the pool, as the context `ssh-<pool>`.
+        for (text, want) in [
+            ("ssh", None),
+            ("ssh/lab", Some("ssh-lab")),
+            ("SSH/a/b", Some("ssh-a/b")),
+            ("ssh/*", Some("ssh-*")),
+        ] {
+            let s = parse_infra(text).unwrap();
+            assert_eq!(
+                (s.cloud, s.region.as_deref(), s.zone),
+                (Some(CloudId::Ssh), want, None),
+                "{text}"
+            );
+        }
+        // Slurm shows the cluster, never the partition; SSH the pool.
+        assert_eq!(
+            infra_display(Some(CloudId::Slurm), Some("campus"), Some("a100")),
+            "Slurm (campus)"
+        );
+        assert_eq!(infra_display(Some(CloudId::Slurm), None, None), "Slurm");
+        assert_eq!(
+            infra_display(Some(CloudId::Ssh), Some("ssh-lab"), None),
+            "SSH (lab)"
+        );
         assert!(parse_infra("aws//x").is_err());
         assert!(parse_infra("aws/a/b/c").is_err());
         assert!(parse_infra("awz").unwrap_err().message.contains("aws"));

@@ -26,6 +26,22 @@ pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
     Ok(())
 }
 
+/// Whether validating `dag` lists the SSH Node Pools: some resource names a
+/// region or zone and its cloud is SSH, or unset while SSH is enabled
+/// (`SSH.validate_region_zone` then calls `existing_allowed_contexts`,
+/// which logs the skipped-pools warning where nobody sees it).
+pub fn lists_ssh_pools(world: &World, dag: &Dag) -> bool {
+    dag.tasks.iter().any(|t| {
+        t.resources.all().iter().any(|r| {
+            (r.region.is_some() || r.zone.is_some())
+                && match r.cloud {
+                    Some(c) => c == CloudId::Ssh,
+                    None => world.enabled.contains(&CloudId::Ssh),
+                }
+        })
+    })
+}
+
 /// Validates one resource in SkyPilot's order.
 pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     tpu_cloud(r)?;
@@ -276,6 +292,62 @@ fn validate_region_zone_for(
             "Cannot find module \"sky.catalog.{0}_catalog\" for cloud \"{0}\".",
             cloud.class_repr().to_lowercase()
         )),
+        // `SSH.validate_region_zone`.
+        CloudId::Ssh => {
+            if let Some(reg) = region
+                && !world.ssh.contexts.iter().any(|c| c.name == reg)
+            {
+                let pools = world.ssh.pool_names();
+                let mut message = format!(
+                    "SSH Node Pool {} is not set up. Run `sky check` for more details. ",
+                    py_str_repr(crate::catalog::ssh::pool_name(reg))
+                );
+                if !pools.is_empty() {
+                    message.push_str(&format!(
+                        "Available node pools: {}",
+                        crate::pytext::py_list(&pools)
+                    ));
+                }
+                return Err(message);
+            }
+            if zone.is_some() {
+                return Err("SSH Node Pools do not support setting zone.".into());
+            }
+            Ok((region.map(str::to_string), None))
+        }
+        // `Slurm.validate_region_zone`: clusters are regions, partitions zones.
+        CloudId::Slurm => {
+            let names = world.slurm.cluster_names();
+            if let Some(reg) = region.filter(|r| !r.is_empty())
+                && !names.iter().any(|n| n == reg)
+            {
+                return Err(format!(
+                    "Cluster {reg} not found in Slurm config. Slurm only supports cluster names as regions. Available clusters: {}",
+                    crate::pytext::py_list(&names)
+                ));
+            }
+            if let Some(z) = zone {
+                let Some(reg) = region else {
+                    return Err(
+                        "Cannot specify partition (zone) without specifying cluster (region) for Slurm."
+                            .into(),
+                    );
+                };
+                let partitions = match world.slurm.cluster(reg) {
+                    Some(c) => c.partition_names()?,
+                    None => Vec::new(),
+                };
+                if !partitions.iter().any(|p| p == z) {
+                    return Err(format!(
+                        "Partition {} not found in cluster {}. Available partitions: {}",
+                        py_str_repr(z),
+                        py_str_repr(reg),
+                        crate::pytext::py_list(&partitions)
+                    ));
+                }
+            }
+            Ok((region.map(str::to_string), zone.map(str::to_string)))
+        }
         _ => {
             if zone.is_some() {
                 let no_zones = match cloud {

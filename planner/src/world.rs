@@ -6,6 +6,8 @@
 use crate::catalog::CatalogError;
 use crate::catalog::gcp;
 use crate::catalog::kubernetes::{KubeContext, KubeInstanceType, KubePricing};
+use crate::catalog::slurm::SlurmWorld;
+use crate::catalog::ssh::SshWorld;
 use crate::catalog::{Catalog, CloudCatalog};
 use crate::check::{CloudFacts, Reservation};
 use crate::cloud::CloudId;
@@ -30,6 +32,10 @@ pub struct World {
     /// `~/.sky/config.yaml`, for the settings a cloud's feasibility reads
     /// (`vast.datacenter_only`); `SkyConfig::default()` when there is none.
     pub sky_config: SkyConfig,
+    /// SSH Node Pools: the `ssh-<pool>` contexts (never in `kube_contexts`).
+    pub ssh: SshWorld,
+    /// Slurm: the clusters of `~/.slurm/config` and the `slurm:` config.
+    pub slurm: SlurmWorld,
 }
 
 /// A cloud with reservations configured, and the reservations its adapter found.
@@ -64,7 +70,9 @@ impl World {
     /// Whether `cloud` has the instance type.
     pub fn instance_type_exists(&self, cloud: CloudId, instance_type: &str) -> bool {
         match cloud {
-            CloudId::Kubernetes => instance_type.parse::<KubeInstanceType>().is_ok(),
+            CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm => {
+                instance_type.parse::<KubeInstanceType>().is_ok()
+            }
             CloudId::Gcp if instance_type == "TPU-VM" => true,
             _ => self
                 .cloud_catalog(cloud)
@@ -75,10 +83,12 @@ impl World {
     /// vCPUs and memory of an instance type on `cloud`.
     pub fn vcpus_mem(&self, cloud: CloudId, instance_type: &str) -> (Option<f64>, Option<f64>) {
         match cloud {
-            CloudId::Kubernetes => match instance_type.parse::<KubeInstanceType>() {
-                Ok(t) => (Some(t.cpus), Some(t.memory_gib)),
-                Err(_) => (None, None),
-            },
+            CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm => {
+                match instance_type.parse::<KubeInstanceType>() {
+                    Ok(t) => (Some(t.cpus), Some(t.memory_gib)),
+                    Err(_) => (None, None),
+                }
+            }
             CloudId::Gcp if instance_type == "TPU-VM" => (None, None),
             _ => self
                 .cloud_catalog(cloud)
@@ -98,7 +108,7 @@ impl World {
                 name: n.to_string(),
                 count: AccCount(c as f64),
             }),
-            CloudId::Kubernetes => instance_type
+            CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm => instance_type
                 .parse::<KubeInstanceType>()
                 .ok()
                 .and_then(|t| {
@@ -117,10 +127,11 @@ impl World {
         }
     }
 
-    /// Whether launchables of `cloud` are per zone even on demand (GCP always;
-    /// AWS when reservations are configured).
+    /// Whether launchables of `cloud` are per zone even on demand (GCP and
+    /// Slurm, whose zones are partitions, always; AWS when reservations are
+    /// configured).
     pub fn optimizes_by_zone(&self, cloud: CloudId) -> bool {
-        cloud == CloudId::Gcp
+        matches!(cloud, CloudId::Gcp | CloudId::Slurm)
             || (cloud == CloudId::Aws && self.has_reservations_configured(CloudId::Aws))
     }
 
@@ -183,6 +194,14 @@ impl World {
         }
         Ok(())
     }
+
+    /// The contexts of a Kubernetes-family cloud: Kubernetes' or SSH's.
+    pub fn contexts_of(&self, cloud: CloudId) -> &[KubeContext] {
+        match cloud {
+            CloudId::Ssh => &self.ssh.contexts,
+            _ => &self.kube_contexts,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +236,8 @@ mod reservation_tests {
             kube_pricing: KubePricing::default(),
             reservation_clouds: vec![gcp],
             sky_config: SkyConfig::default(),
+            ssh: SshWorld::default(),
+            slurm: SlurmWorld::default(),
         }
     }
 

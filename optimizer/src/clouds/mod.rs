@@ -1,6 +1,8 @@
 //! The cloud adapters — the only code that talks to a cloud — and the one
 //! function that runs them concurrently ([`fan_out`]). AWS, GCP, Kubernetes,
-//! OCI and Nebius do network I/O, one file (or folder) each; every other
+//! OCI and Nebius do network I/O, SSH Node Pools (through the Kubernetes
+//! listing) and Slurm (SSH to the login nodes) do I/O of their own, one file
+//! or folder each; every other
 //! cloud is a [`CatalogOnlyCloud`] driven by its entry in the planner's
 //! cloud table.
 
@@ -15,6 +17,8 @@ mod http_client;
 pub mod kubernetes;
 pub mod nebius;
 pub mod oci;
+pub mod slurm;
+pub mod ssh;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;
 

@@ -25,6 +25,8 @@ use crate::clouds::gcp::GcpOptions;
 use crate::clouds::kubernetes::KubernetesOptions;
 use crate::clouds::nebius::NebiusOptions;
 use crate::clouds::oci::OciOptions;
+use crate::clouds::slurm::SlurmOptions;
+use crate::clouds::ssh::SshOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
@@ -79,6 +81,13 @@ pub struct LaunchOptions {
     /// Nebius adapter options (tenant prices: endpoint, offline answers,
     /// timeouts, cache TTL).
     pub nebius: NebiusOptions,
+    /// SSH Node Pools adapter options. Offline mode: `SKY_SSH_NODES_DIR`
+    /// (`<dir>/<ssh-pool>.json` NodeLists) with `SKY_SSH_CONTEXTS` (the
+    /// `ssh-<pool>` contexts the kubeconfig would have).
+    pub ssh: SshOptions,
+    /// Slurm adapter options. `SKY_SLURM_SSH` names the program run as `ssh`
+    /// to the login nodes (tests use `fixtures/slurm/fake-ssh`).
+    pub slurm: SlurmOptions,
 }
 
 impl LaunchOptions {
@@ -107,6 +116,27 @@ impl LaunchOptions {
                 .map(str::to_string)
                 .collect()
         });
+        let list = |var: &str| {
+            env.get(var).map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+        };
+        let ssh = SshOptions {
+            nodes_dir: env
+                .get("SKY_SSH_NODES_DIR")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+            contexts: list("SKY_SSH_CONTEXTS"),
+            ..SshOptions::default()
+        };
+        let mut slurm = SlurmOptions::default();
+        if let Some(program) = env.get("SKY_SLURM_SSH").filter(|s| !s.is_empty()) {
+            slurm.ssh_program = program.clone();
+        }
         let fanout = FanOutOptions {
             serial: env
                 .get("SKY_FANOUT")
@@ -131,6 +161,8 @@ impl LaunchOptions {
             warnings,
             oci: OciOptions::default(),
             nebius: NebiusOptions::default(),
+            ssh,
+            slurm,
         })
     }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use planner::catalog::kubernetes::KubeContext;
-use planner::check::{CloudFacts, GcpReservations, Outcome};
+use planner::check::{CloudFacts, GcpReservations, Outcome, SshFacts};
 use planner::cloud::CloudId;
 use planner::config::SkyConfig;
 use planner::launch::{Excluded, Prepared};
@@ -19,12 +19,27 @@ use crate::clouds::gcp::GcpCloud;
 use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir};
 use crate::clouds::nebius::NebiusCloud;
 use crate::clouds::oci::OciCloud;
+use crate::clouds::slurm::{LazyStateInventoryCache, SlurmCloud};
+use crate::clouds::ssh::SshCloud;
 use crate::clouds::{CatalogOnlyCloud, CheckContext, Cloud, fan_out};
-use crate::config;
+use crate::config::{self, ConfigError};
+use planner::catalog::slurm::{SlurmSettings, SlurmWorld};
+use planner::catalog::ssh::SshWorld;
 
-/// The adapters of `clouds`, in that order: AWS, GCP, Kubernetes, OCI and
-/// Nebius have their own; every other cloud is checked from its table entry.
-pub(super) fn adapters(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<dyn Cloud>> {
+/// The adapters of `clouds`, in that order: AWS, GCP, Kubernetes, SSH and
+/// Slurm have their own; every other cloud is checked from its table entry.
+pub(super) fn adapters(
+    clouds: &[CloudId],
+    options: &LaunchOptions,
+    sky_config: &SkyConfig,
+) -> Vec<Arc<dyn Cloud>> {
+    let kube_options = || {
+        let mut kube = options.kubernetes.clone();
+        if kube.node_cache.is_none() {
+            kube.node_cache = Some(Arc::new(LazyStateNodeCache::new(&options.state_dir)));
+        }
+        kube
+    };
     clouds
         .iter()
         .filter_map(|&c| -> Option<Arc<dyn Cloud>> {
@@ -33,13 +48,22 @@ pub(super) fn adapters(clouds: &[CloudId], options: &LaunchOptions) -> Vec<Arc<d
                 CloudId::Gcp => Arc::new(GcpCloud::new(options.gcp.clone())),
                 CloudId::Oci => Arc::new(OciCloud::new(options.oci.clone())),
                 CloudId::Nebius => Arc::new(NebiusCloud::new(options.nebius.clone())),
-                CloudId::Kubernetes => {
-                    let mut kube = options.kubernetes.clone();
-                    if kube.node_cache.is_none() {
-                        kube.node_cache =
-                            Some(Arc::new(LazyStateNodeCache::new(&options.state_dir)));
+                CloudId::Kubernetes => Arc::new(KubernetesCloud::new(kube_options())),
+                CloudId::Ssh => {
+                    let mut ssh = options.ssh.clone();
+                    ssh.kubernetes = kube_options();
+                    Arc::new(SshCloud::new(ssh, sky_config.ssh_allowed_node_pools()))
+                }
+                CloudId::Slurm => {
+                    let mut slurm = options.slurm.clone();
+                    if slurm.cache.is_none() {
+                        slurm.cache =
+                            Some(Arc::new(LazyStateInventoryCache::new(&options.state_dir)));
                     }
-                    Arc::new(KubernetesCloud::new(kube))
+                    let allowed = SlurmSettings::from_config(&sky_config.raw)
+                        .ok()
+                        .and_then(|s| s.allowed_clusters);
+                    Arc::new(SlurmCloud::new(slurm, allowed))
                 }
                 other => Arc::new(CatalogOnlyCloud::new(other)?),
             })
@@ -122,7 +146,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let fetching = plan.fetching();
     let mut needs = std::collections::HashMap::new();
     let mut checked = Vec::new();
-    for adapter in adapters(&to_check, &adapter_options) {
+    for adapter in adapters(&to_check, &adapter_options, &sky_config) {
         let cloud = adapter.id();
         if fetching.contains(&cloud) && !declared {
             let (wrapped, need) = catalogs::signal_need(adapter);
@@ -171,6 +195,8 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let mut excluded = Vec::new();
     let mut enabled = Vec::new();
     let mut kube_contexts: Vec<KubeContext> = Vec::new();
+    let mut ssh_facts: Option<SshFacts> = None;
+    let mut slurm_clusters = Vec::new();
     let mut aws_identity_hash = None;
     let mut gcp_reservations = None;
     // OCI's subscribed regions and Nebius' tenant prices reshape their catalogs.
@@ -223,6 +249,8 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
                         catalog_facts.push(o.facts.clone());
                     }
                     CloudFacts::Nebius(_) => catalog_facts.push(o.facts.clone()),
+                    CloudFacts::Ssh(f) => ssh_facts = Some(f.clone()),
+                    CloudFacts::Slurm(c) => slurm_clusters = c.clone(),
                     CloudFacts::Catalog => {}
                 }
                 enabled.push(*cloud);
@@ -313,12 +341,23 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     } else {
         None
     };
+    let slurm_settings = SlurmSettings::from_config(&sky_config.raw).map_err(|e| {
+        ConfigError::Planner(planner::config::ConfigError::SkyConfig {
+            source_name: "~/.sky/config.yaml".into(),
+            message: e.to_string(),
+        })
+    })?;
     let mut world = World {
         catalog: loaded.catalog,
         enabled,
         kube_contexts,
         kube_pricing: sky_config.kube_pricing(),
         reservation_clouds: reservation_clouds(&sky_config, gcp_reservations),
+        ssh: ssh_world(options, &sky_config, ssh_facts),
+        slurm: SlurmWorld {
+            clusters: slurm_clusters,
+            settings: slurm_settings,
+        },
         sky_config,
     };
     for facts in &catalog_facts {
@@ -455,6 +494,38 @@ fn all_contexts_unreachable(contexts: &[KubeContext]) -> Option<String> {
             contexts[0].name
         ),
     })
+}
+
+/// SSH Node Pools as the planner sees them: the adapter's contexts, the
+/// pools file's path (for the skipped-pools warning) and each context's
+/// `kubernetes.pricing` with its `context_configs` level over it.
+fn ssh_world(options: &LaunchOptions, sky_config: &SkyConfig, facts: Option<SshFacts>) -> SshWorld {
+    let facts = facts.unwrap_or(SshFacts {
+        contexts: Vec::new(),
+        skipped: Vec::new(),
+    });
+    let pools_file = options.ssh.node_pools_file.clone().unwrap_or_else(|| {
+        config::expand_home(planner::catalog::ssh::SSH_NODE_POOLS_PATH, &options.home)
+    });
+    let pricing = facts
+        .contexts
+        .iter()
+        .map(|c| {
+            let p = planner::catalog::kubernetes::KubePricing::from_config(
+                &sky_config.raw,
+                Some(&c.name),
+            )
+            .unwrap_or_default();
+            (c.name.clone(), p)
+        })
+        .collect();
+    SshWorld {
+        contexts: facts.contexts,
+        skipped: facts.skipped,
+        pools_file: pools_file.display().to_string(),
+        pricing,
+        skipped_logged: false,
+    }
 }
 
 /// The clouds with reservations configured, with what the adapters fetched.

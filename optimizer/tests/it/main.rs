@@ -22,3 +22,7 @@ mod nebius;
 mod hostile;
 // Catalogs SkyPilot builds on the user's machine (vSphere).
 mod local_catalogs;
+// The Slurm adapter against fake login nodes: deadlines, bounds, failures, cache.
+mod slurm;
+// The SSH Node Pools adapter: pools, contexts kept apart from Kubernetes, offline mode.
+mod ssh;

@@ -21,6 +21,8 @@ struct Scenario {
     #[serde(default)]
     exit_code: i32,
     kubernetes: Option<Kube>,
+    /// SSH Node Pools: the `ssh-<pool>` contexts that are up.
+    ssh: Option<Kube>,
     /// Extra environment for this case.
     #[serde(default)]
     env: BTreeMap<String, String>,
@@ -141,6 +143,30 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     if let Some(spec) = &scenario.catalogs {
         cmd.env("SKY_CATALOG_DIR", scenario_catalogs(dir, spec, home.path()));
     }
+    let clouds = |name: &str| scenario.clouds.iter().any(|c| c == name);
+    if clouds("ssh") {
+        // Offline SSH Node Pools: the pools file where SkyPilot reads it, the
+        // contexts that are up, their NodeLists.
+        let pools = dir.join("ssh_node_pools.yaml");
+        if pools.is_file() {
+            std::fs::create_dir_all(home.path().join(".sky")).unwrap();
+            std::fs::copy(&pools, home.path().join(".sky/ssh_node_pools.yaml")).unwrap();
+        }
+        let contexts = scenario.ssh.as_ref().map(|s| s.contexts.join(","));
+        cmd.env("SKY_SSH_NODES_DIR", dir.join("kube"))
+            .env("SKY_SSH_CONTEXTS", contexts.unwrap_or_default());
+    }
+    if clouds("slurm") {
+        // Offline Slurm: the clusters file where SkyPilot reads it, and the
+        // fake `ssh` answering from the scenario's login nodes.
+        let clusters = dir.join("slurm/config");
+        if clusters.is_file() {
+            std::fs::create_dir_all(home.path().join(".slurm")).unwrap();
+            std::fs::copy(&clusters, home.path().join(".slurm/config")).unwrap();
+        }
+        cmd.env("SKY_SLURM_SSH", fixtures().join("slurm/fake-ssh"))
+            .env("SKY_SLURM_FIXTURE_DIR", dir.join("slurm/hosts"));
+    }
     for (k, v) in &scenario.env {
         cmd.env(k, v);
     }
@@ -166,8 +192,23 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     }
     let output = child.wait_with_output().unwrap();
     let code = output.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The temporary HOME as `~/` (compare.py and oracle.py do the same):
+    // some messages name a file under it, e.g. a Slurm cluster's key file.
+    let scrub = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let mut homes = vec![home.path().to_path_buf()];
+        if let Ok(real) = home.path().canonicalize() {
+            homes.push(real);
+        }
+        homes.iter().fold(text, |t, h| {
+            t.replace(
+                &format!("{}/", h.display().to_string().trim_end_matches('/')),
+                "~/",
+            )
+        })
+    };
+    let stdout = scrub(&output.stdout);
+    let stderr = scrub(&output.stderr);
     let mut failure = None;
     if code != scenario.exit_code {
         failure = Some(format!(

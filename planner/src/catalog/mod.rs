@@ -11,6 +11,8 @@ pub mod kubernetes;
 pub mod nebius;
 pub mod oci;
 pub mod query;
+pub mod slurm;
+pub mod ssh;
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -930,13 +930,15 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         aliases: &[],
         repr: "Slurm",
         catalog_pull: CatalogPull::NotHosted,
-        has_catalog: true,
-        // TODO(issue-10): credential detection as `Slurm._check_compute_credentials` does it.
-        detection: Detection::Files {
-            credentials: &[],
-            hint: "",
-        },
-        // `Slurm._unsupported_features_for_resources` for a plain request.
+        // A virtual catalog from the clusters' nodes (`planner::catalog::slurm`).
+        has_catalog: false,
+        // `Slurm._check_compute_credentials`: `~/.slurm/config` must exist,
+        // parse and name a cluster; the adapter then asks each login node
+        // for its nodes and partitions (`optimizer::clouds::slurm`).
+        detection: Detection::Adapter,
+        // `Slurm._unsupported_features_for_resources` for a plain request
+        // (Docker images need Pyxis and storage mounts FUSE on some cluster;
+        // the optimizer never asks for either, so they are not probed).
         unsupported: &[
             (
                 Autostop,
@@ -966,8 +968,10 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
                 "Storage mounting is not supported on this Slurm cluster because FUSE is not enabled (/dev/fuse not found). Please ask your cluster administrator to enable FUSE.",
             ),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/slurm_catalog.py` and `Slurm._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `slurm_catalog.get_default_instance_type` (2 vCPUs, 1× memory, 0
+        // when no cluster tracks memory) and `Slurm._get_feasible_launchable_resources`
+        // are Slurm's own (`feasibility::slurm`).
+        catalog_rules: None,
     },
     CloudSpec {
         id: CloudId::Ssh,
@@ -975,13 +979,14 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
         aliases: &[],
         repr: "SSH",
         catalog_pull: CatalogPull::NotHosted,
-        has_catalog: true,
-        // TODO(issue-10): credential detection as `SSH._check_compute_credentials` does it.
-        detection: Detection::Files {
-            credentials: &[],
-            hint: "",
-        },
-        // `SSH._unsupported_features_for_resources` for a plain request.
+        // The Kubernetes virtual catalog over the `ssh-<pool>` contexts.
+        has_catalog: false,
+        // `SSH._check_compute_credentials`: a pool of
+        // `~/.sky/ssh_node_pools.yaml` set up as an `ssh-<pool>` kubeconfig
+        // context; the adapter lists their nodes (`optimizer::clouds::ssh`).
+        detection: Detection::Adapter,
+        // `SSH._unsupported_features_for_resources` for a plain request
+        // (Kubernetes' reasons: SSH inherits them).
         unsupported: &[
             (Stop, "Stopping clusters is not supported on Kubernetes."),
             (
@@ -1003,8 +1008,9 @@ pub(super) static CLOUDS: [CloudSpec; CloudId::ALL.len()] = [
             (LocalDisk, "Local disk is not supported on Kubernetes"),
             (Autostop, "Auto-stop is not supported on Kubernetes."),
         ],
-        // TODO(issue-10): the rules of `sky/catalog/ssh_catalog.py` and `SSH._get_feasible_launchable_resources`.
-        catalog_rules: Some(CatalogRules::PLAIN),
+        // `Kubernetes.get_default_instance_type` (2 vCPUs, 1× memory) and
+        // its feasibility, over SSH's contexts (`feasibility::kubernetes`).
+        catalog_rules: None,
     },
     CloudSpec {
         id: CloudId::Vast,

@@ -22,6 +22,8 @@ fn world(cloud: CloudId, csv: &str) -> World {
     catalog.insert(cat);
     World {
         sky_config: Default::default(),
+        ssh: Default::default(),
+        slurm: Default::default(),
         catalog,
         enabled: vec![cloud],
         kube_contexts: Vec::new(),

@@ -78,6 +78,8 @@ mod tests {
         catalog.insert(cat);
         World {
             sky_config: Default::default(),
+            ssh: Default::default(),
+            slurm: Default::default(),
             catalog,
             enabled: vec![CloudId::Ibm],
             kube_contexts: Vec::new(),

@@ -1,6 +1,8 @@
-//! Kubernetes: a virtual catalog. The instance type is built from the
-//! request (`4CPU--16GB--H100:1`), each allowed context is a region, and a
-//! context offers the type when its nodes fit it (`sky/clouds/kubernetes.py`).
+//! Kubernetes and SSH Node Pools: a virtual catalog. The instance type is
+//! built from the request (`4CPU--16GB--H100:1`), each allowed context is a
+//! region, and a context offers the type when its nodes fit it
+//! (`sky/clouds/kubernetes.py`; `sky/clouds/ssh.py::SSH` inherits all of
+//! it and only brings its own contexts, `ssh-<pool>`).
 
 use crate::catalog::kubernetes::{self, KubeInstanceType};
 use crate::catalog::query::RegionZones;
@@ -8,22 +10,63 @@ use crate::cloud::CloudId;
 use crate::resources::Resources;
 use crate::world::World;
 
-use super::{FeasibleResources, candidate};
+use super::{CloudLog, FeasibleResources, candidate};
 
-/// `Kubernetes._get_feasible_launchable_resources`: the virtual instance
-/// type for the request, if some reachable context fits it.
-pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
+/// What SSH logs when it is asked (`Kubernetes._unsupported_features_for_resources`
+/// and `regions_with_offering` under `SSH`): the pools of
+/// `~/.sky/ssh_node_pools.yaml` that are not set up (once, unless
+/// validation already listed the pools), then each unreachable context in
+/// scope (once each) and, when every context is, that they all are. A
+/// refused request with a pinned pool never gets to list the pools.
+pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<CloudLog> {
+    let mut logs = Vec::new();
+    let pools_warning = || {
+        world
+            .ssh
+            .skipped_warning()
+            .filter(|_| !world.ssh.skipped_logged)
+            .map(CloudLog::once)
+    };
+    if r.region.is_none() {
+        logs.extend(pools_warning());
+    }
+    let contexts = &world.ssh.contexts;
+    for ctx in contexts {
+        if r.region.as_deref().is_some_and(|reg| reg != ctx.name) {
+            continue;
+        }
+        if let Err(reason) = &ctx.nodes {
+            logs.push(CloudLog::once(
+                crate::render::optimizer::kube_context_excluded(&ctx.name, reason),
+            ));
+        }
+    }
+    // SkyPilot says so once every allowed context has been logged: all of
+    // them when none is pinned, else only if the pinned one is the only one.
+    if !contexts.is_empty()
+        && contexts.iter().all(|c| c.nodes.is_err())
+        && (r.region.is_none() || contexts.len() == 1)
+    {
+        logs.push(CloudLog::once(
+            crate::render::optimizer::all_kube_contexts_unreachable(),
+        ));
+    }
+    if r.region.is_some() && !refused {
+        logs.extend(pools_warning());
+    }
+    logs
+}
+
+/// `Kubernetes._get_feasible_launchable_resources` for `cloud` (Kubernetes
+/// or SSH): the virtual instance type for the request, if some reachable
+/// context of that cloud fits it.
+pub(super) fn feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
     if let Some(it) = &r.instance_type {
-        if regions_with_offering(world, r, it).is_empty() {
+        if regions_with_offering(world, cloud, r, it).is_empty() {
             return FeasibleResources::default();
         }
         return FeasibleResources {
-            resources: vec![candidate(
-                r,
-                CloudId::Kubernetes,
-                it.clone(),
-                r.accelerator.clone(),
-            )],
+            resources: vec![candidate(r, cloud, it.clone(), r.accelerator.clone())],
             ..Default::default()
         };
     }
@@ -32,14 +75,9 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
     else {
         return FeasibleResources::default();
     };
-    let mut c = candidate(
-        r,
-        CloudId::Kubernetes,
-        kit.to_string(),
-        r.accelerator.clone(),
-    );
+    let mut c = candidate(r, cloud, kit.to_string(), r.accelerator.clone());
     c.region = r.region.clone();
-    if regions_with_offering(world, &c, &kit.to_string()).is_empty() {
+    if regions_with_offering(world, cloud, &c, &kit.to_string()).is_empty() {
         return FeasibleResources::default();
     }
     FeasibleResources {
@@ -48,9 +86,14 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
     }
 }
 
-/// `Kubernetes.regions_with_offering`: the reachable contexts whose nodes
-/// fit the virtual instance type.
-pub(super) fn regions_with_offering(world: &World, r: &Resources, it: &str) -> Vec<RegionZones> {
+/// `Kubernetes.regions_with_offering`: the reachable contexts of `cloud`
+/// whose nodes fit the virtual instance type.
+pub(super) fn regions_with_offering(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    it: &str,
+) -> Vec<RegionZones> {
     let region = r.region.as_deref();
     let Ok(kit) = it.parse::<KubeInstanceType>() else {
         return Vec::new();
@@ -58,7 +101,8 @@ pub(super) fn regions_with_offering(world: &World, r: &Resources, it: &str) -> V
     let disk =
         (r.disk_size != crate::resources::DEFAULT_DISK_SIZE_GB).then_some(r.disk_size as f64);
     world
-        .reachable_contexts()
+        .contexts_of(cloud)
+        .iter()
         .filter(|ctx| region.is_none_or(|reg| reg == ctx.name))
         .filter(|ctx| match &ctx.nodes {
             Ok(nodes) => kubernetes::fits(&kit, nodes, disk).is_ok(),
@@ -71,10 +115,20 @@ pub(super) fn regions_with_offering(world: &World, r: &Resources, it: &str) -> V
         .collect()
 }
 
-/// The configured `kubernetes.pricing` of the virtual instance type.
-pub(super) fn hourly_cost(world: &World, it: &str) -> Result<f64, String> {
+/// The configured pricing of the virtual instance type in the launchable's
+/// context: `kubernetes.pricing` (for SSH, with the context's
+/// `kubernetes.context_configs.<ssh-pool>.pricing` over it).
+pub(super) fn hourly_cost(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    it: &str,
+) -> Result<f64, String> {
     let kit: KubeInstanceType = it
         .parse()
         .map_err(|_| format!("invalid instance type {it}"))?;
-    Ok(kubernetes::hourly_cost(&kit, &world.kube_pricing))
+    Ok(match cloud {
+        CloudId::Ssh => kubernetes::hourly_cost(&kit, &world.ssh.pricing_for(r.region.as_deref())),
+        _ => kubernetes::hourly_cost(&kit, &world.kube_pricing),
+    })
 }

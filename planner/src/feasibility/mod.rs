@@ -3,8 +3,8 @@
 //! `Cloud.get_feasible_launchable_resources`, `regions_with_offering` and
 //! `instance_type_to_hourly_cost` (`sky/clouds/cloud.py` and each
 //! `sky/clouds/<cloud>.py`). Catalog clouds share one table-driven planner
-//! ([`catalog`]); GCP and Kubernetes have their own. Pure: everything comes
-//! from the [`World`].
+//! ([`catalog`]); GCP, Kubernetes (with SSH Node Pools) and Slurm have their
+//! own. Pure: everything comes from the [`World`].
 
 mod catalog;
 #[cfg(test)]
@@ -17,6 +17,7 @@ mod shadeform;
 mod vast;
 mod scp;
 mod vsphere;
+mod slurm;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
@@ -35,9 +36,37 @@ pub struct FeasibleResources {
     pub fuzzy: Vec<String>,
     /// Why the cloud cannot serve the request (unsupported features).
     pub hint: Option<String>,
-    /// What the cloud's planner logs (`logger.info`) while it answers, in
-    /// order (SCP's disk-size limits).
-    pub logged: Vec<String>,
+    /// What the cloud logged while it was asked, in order.
+    pub logs: Vec<CloudLog>,
+}
+
+/// A message a cloud logs while it is queried (SkyPilot's `logger.info` /
+/// `logger.warning` on the optimizer path: a cluster that cannot be asked, a
+/// setting that does not apply), shown verbatim before the tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloudLog {
+    /// The text, with its colours.
+    pub message: String,
+    /// SkyPilot logs it once per process (an `lru_cache`d logger).
+    pub once: bool,
+}
+
+impl CloudLog {
+    /// A message logged every time.
+    pub fn every_time(message: impl Into<String>) -> CloudLog {
+        CloudLog {
+            message: message.into(),
+            once: false,
+        }
+    }
+
+    /// A message logged at most once.
+    pub fn once(message: impl Into<String>) -> CloudLog {
+        CloudLog {
+            message: message.into(),
+            once: true,
+        }
+    }
 }
 
 /// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
@@ -209,15 +238,24 @@ pub fn feasible_resources(
         check_instance_accelerator(world, r)?;
     }
     let unsupported = unsupported_features(cloud, r, num_nodes);
+    // What SSH and Slurm log while their features are checked (their
+    // contexts and clusters are listed first), and before their offering.
+    let mut logs = match cloud {
+        CloudId::Ssh => kubernetes::ssh_logs(world, r, !unsupported.is_empty()),
+        CloudId::Slurm => slurm::pre_logs(world, r),
+        _ => Vec::new(),
+    };
     if !unsupported.is_empty() {
         return Ok(FeasibleResources {
             hint: Some(not_supported_hint(cloud, &unsupported)),
+            logs,
             ..Default::default()
         });
     }
-    Ok(match (cloud, &cloud.spec().catalog_rules) {
+    let mut feasible = match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
-        (CloudId::Kubernetes, _) => kubernetes::feasible(world, r),
+        (CloudId::Kubernetes | CloudId::Ssh, _) => kubernetes::feasible(world, cloud, r),
+        (CloudId::Slurm, _) => slurm::feasible(world, r),
         (CloudId::Seeweb, _) => seeweb::feasible(world, r),
         (CloudId::Shadeform, _) => shadeform::feasible(world, r),
         (CloudId::Vast, Some(rules)) => vast::feasible(world, rules, r),
@@ -226,16 +264,34 @@ pub fn feasible_resources(
         (CloudId::Vsphere, Some(rules)) => vsphere::feasible(world, rules, r),
         (_, Some(rules)) => catalog::feasible(world, cloud, rules, r),
         (_, None) => FeasibleResources::default(),
-    })
+    };
+    logs.append(&mut feasible.logs);
+    feasible.logs = logs;
+    Ok(feasible)
 }
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
 pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
+    regions_with_offering_logged(world, cloud, r).0
+}
+
+/// [`regions_with_offering`] with what the cloud logs while answering (Slurm
+/// asks its clusters for their partitions again, and says when it cannot).
+pub fn regions_with_offering_logged(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+) -> (Vec<RegionZones>, Vec<CloudLog>) {
     let Some(it) = r.instance_type.as_deref() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    match cloud {
-        CloudId::Kubernetes => kubernetes::regions_with_offering(world, r, it),
+    if cloud == CloudId::Slurm {
+        return slurm::regions_with_offering(world, r, it);
+    }
+    let regions = match cloud {
+        CloudId::Kubernetes | CloudId::Ssh => {
+            kubernetes::regions_with_offering(world, cloud, r, it)
+        }
         CloudId::Gcp => gcp::regions_with_offering(world, r, it),
         CloudId::Seeweb => match world.cloud_catalog(cloud) {
             Some(cat) => seeweb::regions_with_offering(cat, r, it),
@@ -248,7 +304,8 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
             Some(cat) => catalog::regions_with_offering(cat, r, it),
             None => Vec::new(),
         },
-    }
+    };
+    (regions, Vec::new())
 }
 
 /// Hourly cost of a located launchable (instance + GCP accelerator price).
@@ -256,7 +313,8 @@ pub fn hourly_cost(world: &World, r: &Resources) -> Result<f64, String> {
     let cloud = r.cloud.ok_or("no cloud")?;
     let it = r.instance_type.as_deref().ok_or("no instance type")?;
     match cloud {
-        CloudId::Kubernetes => kubernetes::hourly_cost(world, it),
+        CloudId::Kubernetes | CloudId::Ssh => kubernetes::hourly_cost(world, cloud, r, it),
+        CloudId::Slurm => slurm::hourly_cost(world, r, it),
         CloudId::Gcp => gcp::hourly_cost(world, r, it),
         CloudId::Ibm => ibm::hourly_cost(world, r, it),
         CloudId::Vsphere => Ok(vsphere::hourly_cost()),
@@ -284,6 +342,8 @@ pub(crate) fn test_world(cloud: CloudId, csv: &str, config: &str) -> World {
         kube_pricing: Default::default(),
         reservation_clouds: Vec::new(),
         sky_config: crate::config::parse_sky_config(config, "config.yaml").unwrap(),
+        ssh: Default::default(),
+        slurm: Default::default(),
     }
 }
 

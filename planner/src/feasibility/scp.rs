@@ -22,10 +22,10 @@ pub(super) fn feasible(world: &World, rules: &CatalogRules, r: &Resources) -> Fe
     // `SCP._is_disk_size_allowed` (a disk size of 0 is not checked).
     if r.disk_size != 0 && !(MIN_DISK_SIZE_GB..=MAX_DISK_SIZE_GB).contains(&r.disk_size) {
         return FeasibleResources {
-            logged: vec![format!(
+            logs: vec![super::CloudLog::every_time(format!(
                 "In SCP, the disk size must range between {MIN_DISK_SIZE_GB} GB and {MAX_DISK_SIZE_GB} GB. Input: {}",
                 r.disk_size
-            )],
+            ))],
             ..Default::default()
         };
     }
@@ -69,6 +69,8 @@ mod tests {
         catalog.insert(cat);
         World {
             sky_config: Default::default(),
+            ssh: Default::default(),
+            slurm: Default::default(),
             catalog,
             enabled: vec![CloudId::Scp],
             kube_contexts: Vec::new(),
@@ -106,7 +108,7 @@ mod tests {
             .map(|c| c.instance_type.clone())
             .collect();
         assert_eq!(types, vec![Some("s1v8m16".to_string())]);
-        assert!(f.logged.is_empty());
+        assert!(f.logs.is_empty());
     }
 
     #[test]
@@ -124,7 +126,7 @@ mod tests {
             let want = refused.then(|| {
                 format!("In SCP, the disk size must range between 100 GB and 300 GB. Input: {size}")
             });
-            assert_eq!(f.logged.first().cloned(), want, "disk {size}");
+            assert_eq!(f.logs.first().map(|l| l.message.clone()), want, "disk {size}");
         }
     }
 

@@ -113,7 +113,7 @@ pub(super) fn default_instance_type(cat: &CloudCatalog, r: &Resources) -> Option
 
 fn hint_only(hint: String, fuzzy: Vec<String>) -> FeasibleResources {
     FeasibleResources {
-        logged: Vec::new(),
+        logs: Vec::new(),
         resources: Vec::new(),
         fuzzy,
         hint: Some(hint),

@@ -35,7 +35,7 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
         let mut c = r.clone();
         c.cloud = Some(CloudId::Shadeform);
         return FeasibleResources {
-            logged: Vec::new(),
+            logs: Vec::new(),
             resources: vec![c],
             fuzzy: vec![it.clone()],
             hint: None,
@@ -94,7 +94,7 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
         };
     }
     FeasibleResources {
-        logged: Vec::new(),
+        logs: Vec::new(),
         resources: types.iter().cloned().map(candidate).collect(),
         fuzzy: types,
         hint: None,

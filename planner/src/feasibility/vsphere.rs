@@ -62,6 +62,8 @@ mod tests {
         catalog.insert(cat);
         World {
             sky_config: Default::default(),
+            ssh: Default::default(),
+            slurm: Default::default(),
             catalog,
             enabled: vec![CloudId::Vsphere],
             kube_contexts: Vec::new(),

@@ -1,7 +1,24 @@
 //! The `sky check` report.
 
 use super::ansi;
+use crate::catalog::kubernetes::KubeContext;
 use crate::check::{CacheUse, CheckReport, CloudFacts, Outcome};
+
+/// `name (N nodes)` per context, or why it is unreachable.
+fn context_list(ctxs: &[KubeContext]) -> String {
+    ctxs.iter()
+        .map(|c| match &c.nodes {
+            Ok(n) => format!("{} ({} nodes)", c.name, n.len()),
+            Err(e) => format!("{} (unreachable: {e})", c.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The first line of a multi-line error (SkyPilot's command errors span several).
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
 
 /// The report: a header, one entry per cloud (enabled, or disabled with
 /// the reason), then the enabled set.
@@ -26,14 +43,28 @@ pub fn report(report: &CheckReport) -> Vec<String> {
                         }
                     }
                     CloudFacts::Kubernetes(ctxs) => {
-                        let names: Vec<String> = ctxs
+                        line.push_str(&format!(" [contexts: {}]", context_list(ctxs)));
+                    }
+                    CloudFacts::Ssh(f) => {
+                        line.push_str(&format!(" [node pools: {}]", context_list(&f.contexts)));
+                    }
+                    CloudFacts::Slurm(clusters) => {
+                        let names: Vec<String> = clusters
                             .iter()
-                            .map(|c| match &c.nodes {
-                                Ok(n) => format!("{} ({} nodes)", c.name, n.len()),
-                                Err(e) => format!("{} (unreachable: {e})", c.name),
+                            .map(|c| match c.nodes() {
+                                // `sinfo -N` prints a node once per partition.
+                                Ok(n) => format!(
+                                    "{} ({} nodes)",
+                                    c.name,
+                                    n.iter()
+                                        .map(|x| x.node.as_str())
+                                        .collect::<std::collections::BTreeSet<_>>()
+                                        .len()
+                                ),
+                                Err(e) => format!("{} (unreachable: {})", c.name, first_line(&e)),
                             })
                             .collect();
-                        line.push_str(&format!(" [contexts: {}]", names.join(", ")));
+                        line.push_str(&format!(" [clusters: {}]", names.join(", ")));
                     }
                     CloudFacts::Oci(f) => match &f.unavailable {
                         Some(why) => line.push_str(&format!(" [regions: all; {why}]")),

@@ -29,6 +29,20 @@ pub fn plan_log(plan: &Plan) -> Vec<String> {
     out
 }
 
+/// `Kubernetes._log_unreachable_context` (for SSH Node Pools too).
+pub fn kube_context_excluded(context: &str, reason: &str) -> String {
+    format!("Excluding Kubernetes context {context}: {reason}")
+}
+
+/// What `_log_unreachable_context` adds once every context is unreachable.
+pub fn all_kube_contexts_unreachable() -> String {
+    format!(
+        "All Kubernetes contexts are unreachable. Retry if it is a transient error, or run {}sky check{} to refresh Kubernetes availability if permanent.",
+        ansi::BRIGHT,
+        ansi::RESET
+    )
+}
+
 /// The entries one notice logs.
 pub fn notice(notice: &Notice) -> Vec<String> {
     match notice {
@@ -39,15 +53,11 @@ pub fn notice(notice: &Notice) -> Vec<String> {
             clouds_not_enabled(task.as_deref(), clouds),
             ansi::RESET
         )],
-        Notice::CloudLog(line) => vec![line.clone()],
         Notice::KubeContextExcluded { context, reason } => {
-            vec![format!("Excluding Kubernetes context {context}: {reason}")]
+            vec![kube_context_excluded(context, reason)]
         }
-        Notice::AllKubeContextsUnreachable => vec![format!(
-            "All Kubernetes contexts are unreachable. Retry if it is a transient error, or run {}sky check{} to refresh Kubernetes availability if permanent.",
-            ansi::BRIGHT,
-            ansi::RESET
-        )],
+        Notice::AllKubeContextsUnreachable => vec![all_kube_contexts_unreachable()],
+        Notice::CloudLog { message, .. } => vec![message.clone()],
         Notice::OrderedResources {
             task_ordinal,
             resources,

@@ -140,17 +140,31 @@ impl KubernetesCloud {
             });
         }
 
+        let (out, cache) = self
+            .list_with_cache(ctx, &resolved.kubeconfig, contexts)
+            .await;
+        Ok(CheckOutcome {
+            facts: CloudFacts::Kubernetes(out),
+            cache,
+        })
+    }
+
+    /// The nodes of `contexts`, from the node cache when fresh, else listed
+    /// concurrently (and cached when successful), with what the cache did.
+    /// SSH Node Pools list their `ssh-<pool>` contexts through this too.
+    pub(crate) async fn list_with_cache(
+        &self,
+        ctx: &CheckContext,
+        kubeconfig: &kube::config::Kubeconfig,
+        contexts: &[String],
+    ) -> (Vec<KubeContext>, CacheUse) {
         // Cache first (no network for fresh entries), then list the rest concurrently.
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
         let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = contexts
             .iter()
             .map(|c| {
                 cache.and_then(|cache| {
-                    cache.get(
-                        c,
-                        &server_of(&resolved.kubeconfig, c),
-                        self.options.node_cache_ttl,
-                    )
+                    cache.get(c, &server_of(kubeconfig, c), self.options.node_cache_ttl)
                 })
             })
             .collect();
@@ -162,7 +176,7 @@ impl KubernetesCloud {
             .collect();
         let deadline = (!ctx.cloud_timeout.is_zero()).then(|| ctx.cloud_timeout.mul_f64(0.9));
         let mut listed = self
-            .list_contexts(&resolved.kubeconfig, &to_list, deadline)
+            .list_contexts(kubeconfig, &to_list, deadline)
             .await
             .into_iter();
 
@@ -183,7 +197,7 @@ impl KubernetesCloud {
                 {
                     cache.put(
                         name,
-                        &server_of(&resolved.kubeconfig, name),
+                        &server_of(kubeconfig, name),
                         nodes,
                         self.options.node_cache_ttl,
                     );
@@ -196,10 +210,7 @@ impl KubernetesCloud {
             (Some(_), true, Some(age)) => CacheUse::Hit { age },
             _ => CacheUse::Miss,
         };
-        Ok(CheckOutcome {
-            facts: CloudFacts::Kubernetes(out),
-            cache: cache_use,
-        })
+        (out, cache_use)
     }
 }
 

@@ -35,7 +35,7 @@ mocks SCENARIO:
 
 # Everything CI runs: formatting, lints, fixture reproducibility, tests.
 [group('test')]
-ci: fmt-check clippy core-purity fixtures-check test
+ci: fmt-check clippy core-purity lint-workflows fixtures-check test
 
 # The test suite (what the README's test command runs).
 [group('test')]
@@ -91,6 +91,12 @@ report BASE_REV="HEAD":
     cargo build --release -p benches --bin bench-gate -p optimizer -p harness
     target/release/bench-gate report {{BASE_REV}}
 
+# The pull-request report end to end at a small scale: two benchmarks, a 1 s profile, 2 harness runs, against HEAD~1.
+[group('bench')]
+report-smoke BASE_REV="HEAD~1":
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate report {{BASE_REV}} --filter '^(render/framed-table|launch/warm-concurrent/latency-0)$' --profile '^render/framed-table$' --profile-seconds 1 --harness-runs 2
+
 # --- check -------------------------------------------------------------------
 
 # Check formatting (CI).
@@ -112,6 +118,11 @@ core-purity:
     bad=$(grep -E '^(tokio|hyper|hyper-util|reqwest|tower|rustls|mio|futures|aws-.*|kube.*|k8s-openapi)$' <<<"$deps" || true)
     if [ -n "$bad" ]; then echo "planner links I/O crates: $bad"; exit 1; fi
     echo "planner: $(wc -l <<<"$deps") crates, none of them I/O"
+
+# Lint the GitHub workflows with actionlint (CI).
+[group('check')]
+lint-workflows:
+    bash .ci/lint-workflows
 
 # Format the workspace.
 [group('check')]

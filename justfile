@@ -31,6 +31,19 @@ harness-run SCENARIO *ARGS:
 mocks SCENARIO:
     cargo run -p harness -- mocks --scenario {{SCENARIO}}
 
+# Man pages (DIR/man/man1) and shell completions (DIR/completions) for `sky`, from its CLI definition.
+[group('run')]
+man-completions DIR="target/dist":
+    cargo build --release -p optimizer --bin sky
+    target/release/sky --generate man {{DIR}}/man/man1
+    mkdir -p {{DIR}}/completions
+    target/release/sky --generate complete-bash > {{DIR}}/completions/sky.bash
+    target/release/sky --generate complete-zsh > {{DIR}}/completions/_sky
+    target/release/sky --generate complete-fish > {{DIR}}/completions/sky.fish
+    target/release/sky --generate complete-powershell > {{DIR}}/completions/_sky.ps1
+    target/release/sky --generate complete-elvish > {{DIR}}/completions/sky.elv
+    @echo "man: MANPATH={{DIR}}/man man sky-launch   bash: source {{DIR}}/completions/sky.bash"
+
 # --- test --------------------------------------------------------------------
 
 # Everything CI runs: formatting, lints, fixture reproducibility, tests.

@@ -35,7 +35,12 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
     let mut ctx = check_context(options, &sky_config);
     // `sky check` checks credentials; like SkyPilot's, it lists no reservations.
     ctx.reservation_clouds.clear();
-    let fanout = fan_out(adapters(&allowed, options), Arc::new(ctx), options.fanout).await;
+    let fanout = fan_out(
+        adapters(&allowed, options),
+        Arc::new(ctx),
+        options.fanout.clone(),
+    )
+    .await;
     let report = CheckReport {
         fanout,
         not_allowed,

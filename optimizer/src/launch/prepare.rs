@@ -115,7 +115,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         serial = options.fanout.serial
     );
     let fanout = tracing::Instrument::instrument(
-        fan_out(adapters(&to_check, options), ctx, options.fanout),
+        fan_out(adapters(&to_check, options), ctx, options.fanout.clone()),
         span,
     )
     .await;

@@ -12,3 +12,7 @@ mod fanout;
 mod gcp_reservations;
 // Pre-indexed catalog images in the state folder.
 mod catalog_index;
+// What sky draws on a terminal (a pseudo-terminal) and never in a pipe.
+mod terminal;
+// Man pages and completions generated from the CLI definition.
+mod cli_docs;

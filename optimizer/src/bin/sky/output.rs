@@ -16,6 +16,7 @@ use planner::render::{self, strip_ansi};
 use planner::task::Overrides;
 
 use crate::cli::{CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
+use crate::status::PendingStatus;
 
 /// Prints rendered lines, each stream coloured only where it should be.
 struct Printer {
@@ -80,6 +81,7 @@ fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
         );
     }
     opts.set_cloud_timeout(Duration::from_secs_f64(common.cloud_timeout));
+    opts.fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
     Ok(opts)
 }
 

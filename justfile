@@ -86,6 +86,12 @@ bench NAME="":
     cargo build --release -p benches --bin bench-gate
     target/release/bench-gate run {{ if NAME == "" { "" } else { "--baseline " + NAME } }}
 
+# SkyPilot 0.14.1 (import + optimize, offline) and `sky launch` on the same catalogs and request, in one run: both medians and the ratio.
+[group('bench')]
+bench-vs-skypilot *ARGS:
+    cargo build --release -p optimizer --bin sky
+    python3 harness/conformance/bench_vs_skypilot.py --sky target/release/sky {{ARGS}}
+
 # Run the suite and store it as the portable baseline benches/baselines/NAME.json.
 [group('bench')]
 bench-save NAME:

@@ -31,11 +31,24 @@ harness-run SCENARIO *ARGS:
 mocks SCENARIO:
     cargo run -p harness -- mocks --scenario {{SCENARIO}}
 
+# Man pages (DIR/man/man1) and shell completions (DIR/completions) for `sky`, from its CLI definition.
+[group('run')]
+man-completions DIR="target/dist":
+    cargo build --release -p optimizer --bin sky
+    target/release/sky --generate man {{DIR}}/man/man1
+    mkdir -p {{DIR}}/completions
+    target/release/sky --generate complete-bash > {{DIR}}/completions/sky.bash
+    target/release/sky --generate complete-zsh > {{DIR}}/completions/_sky
+    target/release/sky --generate complete-fish > {{DIR}}/completions/sky.fish
+    target/release/sky --generate complete-powershell > {{DIR}}/completions/_sky.ps1
+    target/release/sky --generate complete-elvish > {{DIR}}/completions/sky.elv
+    @echo "man: MANPATH={{DIR}}/man man sky-launch   bash: source {{DIR}}/completions/sky.bash"
+
 # --- test --------------------------------------------------------------------
 
 # Everything CI runs: formatting, lints, fixture reproducibility, tests.
 [group('test')]
-ci: fmt-check clippy core-purity fixtures-check test
+ci: fmt-check clippy core-purity lint-workflows fixtures-check test
 
 # The test suite (what the README's test command runs).
 [group('test')]
@@ -81,6 +94,12 @@ bench NAME="":
     cargo build --release -p benches --bin bench-gate
     target/release/bench-gate run {{ if NAME == "" { "" } else { "--baseline " + NAME } }}
 
+# SkyPilot 0.14.1 (import + optimize, offline) and `sky launch` on the same catalogs and request, in one run: both medians and the ratio.
+[group('bench')]
+bench-vs-skypilot *ARGS:
+    cargo build --release -p optimizer --bin sky
+    python3 harness/conformance/bench_vs_skypilot.py --sky target/release/sky {{ARGS}}
+
 # Run the suite and store it as the portable baseline benches/baselines/NAME.json.
 [group('bench')]
 bench-save NAME:
@@ -98,6 +117,12 @@ bench-instructions NAME:
 report BASE_REV="HEAD":
     cargo build --release -p benches --bin bench-gate -p optimizer -p harness
     target/release/bench-gate report {{BASE_REV}}
+
+# The pull-request report end to end at a small scale: two benchmarks, a 1 s profile, 2 harness runs, against HEAD~1.
+[group('bench')]
+report-smoke BASE_REV="HEAD~1":
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate report {{BASE_REV}} --filter '^(render/framed-table|launch/warm-concurrent/latency-0)$' --profile '^render/framed-table$' --profile-seconds 1 --harness-runs 2
 
 # --- check -------------------------------------------------------------------
 
@@ -120,6 +145,11 @@ core-purity:
     bad=$(grep -E '^(tokio|hyper|hyper-util|reqwest|tower|rustls|mio|futures|aws-.*|kube.*|k8s-openapi)$' <<<"$deps" || true)
     if [ -n "$bad" ]; then echo "planner links I/O crates: $bad"; exit 1; fi
     echo "planner: $(wc -l <<<"$deps") crates, none of them I/O"
+
+# Lint the GitHub workflows with actionlint (CI).
+[group('check')]
+lint-workflows:
+    bash .ci/lint-workflows
 
 # Format the workspace.
 [group('check')]

@@ -23,6 +23,7 @@ pub mod launch;
 pub mod meta;
 pub mod ops;
 pub mod profiler;
+pub mod progress;
 pub mod report;
 pub mod runner;
 

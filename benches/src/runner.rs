@@ -13,6 +13,7 @@ use harness::timing::{passes, timed};
 
 use crate::gate::{Environment, Results, SCHEMA, collect_criterion, subdirs};
 use crate::meta::{BenchMeta, FLOORS_ENV, RUN_KEY};
+use crate::progress;
 
 /// The cargo target directory of `workspace` (`CARGO_TARGET_DIR` if set).
 pub fn target_dir(workspace: &Path) -> PathBuf {
@@ -69,26 +70,35 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
     let _ = std::fs::remove_file(&floors_path);
     // criterion's mtimes are compared with this: allow for coarse file-system clocks.
     let since = SystemTime::now() - Duration::from_secs(1);
-    let mut cmd = match &opts.prebuilt {
-        Some((exe, _)) => {
-            let mut c = Command::new(exe);
-            c.arg("--bench").current_dir(opts.workspace.join("benches"));
-            c
+    let suite = |extra: &[&str]| {
+        let mut c = match &opts.prebuilt {
+            Some((exe, _)) => {
+                let mut c = Command::new(exe);
+                c.arg("--bench").current_dir(opts.workspace.join("benches"));
+                c
+            }
+            None => {
+                let mut c = Command::new("cargo");
+                c.args(["bench", "-p", "benches", "--bench", "main", "--"])
+                    .current_dir(&opts.workspace);
+                c
+            }
+        };
+        c.env("CARGO_TARGET_DIR", &target)
+            .env(FLOORS_ENV, &floors_path)
+            .args(extra);
+        if let Some(f) = &opts.filter {
+            c.arg(f);
         }
-        None => {
-            let mut c = Command::new("cargo");
-            c.args(["bench", "-p", "benches", "--bench", "main", "--"])
-                .current_dir(&opts.workspace);
-            c
-        }
+        c
     };
-    cmd.env("CARGO_TARGET_DIR", &target)
-        .env(FLOORS_ENV, &floors_path);
-    if let Some(f) = &opts.filter {
-        cmd.arg(f);
-    }
     let started = Instant::now();
-    let status = cmd.status().context("running cargo bench")?;
+    let status = if progress::on_terminal() {
+        let total = progress::count_benchmarks(suite(&["--list"]))?;
+        progress::run_with_progress(suite(&[]), total)?
+    } else {
+        suite(&[]).status().context("running cargo bench")?
+    };
     if !status.success() {
         bail!("`cargo bench -p benches --bench main` failed ({status}); see its output above");
     }

@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import tempfile
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -265,6 +266,31 @@ def expected_for(
     return text, code, unordered
 
 
+class Progress:
+    """`[k/n] what` on one line of a terminal; nothing in pipes or CI logs."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total, self.done = what, total, 0
+        self.live = sys.stderr.isatty() and total > 0
+        self._lock = threading.Lock()
+        self._show()
+
+    def _show(self) -> None:
+        if self.live:
+            sys.stderr.write(f'\r\x1b[K[{self.done}/{self.total}] {self.what}')
+            sys.stderr.flush()
+
+    def step(self) -> None:
+        with self._lock:
+            self.done += 1
+            self._show()
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write('\r\x1b[K')
+            sys.stderr.flush()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('names',
@@ -305,10 +331,16 @@ def main() -> int:
     ]
     live = run_oracle(need_live, catalog_dir, ns.jobs)
 
+    progress = Progress('running sky on the scenarios', len(scenarios))
+
+    def run_one(sc):
+        result = run_ours(sky, sc, catalog_dir, ns.timeout)
+        progress.step()
+        return result
+
     with ThreadPoolExecutor(max_workers=max(1, ns.jobs)) as pool:
-        ours = list(
-            pool.map(lambda sc: run_ours(sky, sc, catalog_dir, ns.timeout),
-                     scenarios))
+        ours = list(pool.map(run_one, scenarios))
+    progress.close()
 
     identical = 0
     for sc, (rc, out, err) in zip(scenarios, ours):

@@ -93,6 +93,26 @@ fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))
 }
 
+/// A new folder `<parent>/<name>`, or `<name>-2`, `<name>-3`, … when an
+/// earlier report has the name: a report is never written over another.
+fn fresh_dir(parent: &Path, name: &str) -> Result<PathBuf> {
+    for n in 1.. {
+        let dir = if n == 1 {
+            parent.join(name)
+        } else {
+            parent.join(format!("{name}-{n}"))
+        };
+        // `create_dir`, not `create_dir_all`: two runs racing for a name
+        // cannot both get it.
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(HarnessError::io(&dir, e)),
+        }
+    }
+    unreachable!("an unbounded range ends only by returning")
+}
+
 /// Runs the scenario and writes the report.
 pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     let started = Instant::now();
@@ -102,7 +122,6 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         .folder_name
         .clone()
         .unwrap_or_else(|| format!("{}-{}-{}", sys.date, sys.host, scenario.name));
-    let report_dir = cfg.out_dir.join(folder);
     // Locate `sky` before starting anything, so a missing build fails fast.
     let mut launcher: Box<dyn Launcher> = match cfg.engine {
         Engine::Process => Box::new(ProcessLauncher::locate()?),
@@ -117,7 +136,8 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         ),
         Engine::InProcess => "in-process: `optimizer::launch::run`".to_string(),
     };
-    create_dir(&report_dir)?;
+    create_dir(&cfg.out_dir)?;
+    let report_dir = fresh_dir(&cfg.out_dir, &folder)?;
 
     // The mocks get their own runtime and threads (named, so the CPU profile can leave them out).
     let mocks_rt = tokio::runtime::Builder::new_multi_thread()
@@ -295,4 +315,25 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         moved,
         elapsed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_folder_is_never_reused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = fresh_dir(tmp.path(), "2026-12-01-host-seed").unwrap();
+        std::fs::write(a.join("report.md"), "first").unwrap();
+        let b = fresh_dir(tmp.path(), "2026-12-01-host-seed").unwrap();
+        let c = fresh_dir(tmp.path(), "2026-12-01-host-seed").unwrap();
+        assert_eq!(a.file_name().unwrap(), "2026-12-01-host-seed");
+        assert_eq!(b.file_name().unwrap(), "2026-12-01-host-seed-2");
+        assert_eq!(c.file_name().unwrap(), "2026-12-01-host-seed-3");
+        assert_eq!(
+            std::fs::read_to_string(a.join("report.md")).unwrap(),
+            "first"
+        );
+    }
 }

@@ -105,9 +105,15 @@ enum Cmd {
         /// Skip the callgrind instruction counts.
         #[arg(long)]
         no_instructions: bool,
-        /// Skip `harness run seed-7-clouds`.
+        /// Skip the harness run.
         #[arg(long)]
         no_harness: bool,
+        /// The harness scenario run on both sides.
+        #[arg(long, default_value = "seed-7-clouds")]
+        harness_scenario: String,
+        /// Timed runs per harness mode (default: the scenario's own).
+        #[arg(long)]
+        harness_runs: Option<usize>,
     },
     /// Whole-process `sky launch --dryrun -y --gpus H100:8` (7 catalog clouds): median time and peak RSS.
     Process {
@@ -280,6 +286,8 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
             profile_seconds,
             no_instructions,
             no_harness,
+            harness_scenario,
+            harness_runs,
         } => {
             let outcome = report::run(&ReportOptions {
                 workspace: ws.clone(),
@@ -289,6 +297,8 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
                 profile_seconds,
                 instructions: !no_instructions,
                 harness: !no_harness,
+                harness_scenario,
+                harness_runs,
                 thresholds: thresholds_path,
             })?;
             println!("report: {}", outcome.path.display());

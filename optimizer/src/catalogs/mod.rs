@@ -13,9 +13,9 @@ mod gather;
 pub use download::{
     DownloadOptions, HOSTED_CATALOG_DIR_URL, HOSTED_CATALOG_DIR_URL_S3_MIRROR, MAX_CATALOG_BYTES,
 };
+pub(crate) use folder::default_folder;
 pub use gather::CatalogOptions;
 pub(crate) use gather::{Deadlines, Mode, Need, Plan, gather, refresh, signal_need};
-pub(crate) use folder::default_folder;
 
 use std::path::{Path, PathBuf};
 
@@ -194,10 +194,9 @@ pub(crate) fn load_common(
     let read = |input: Option<&Input>, bundled: &'static [u8], file: &str| match input {
         None => (std::borrow::Cow::Borrowed(&[][..]), String::new()),
         Some(Input::Bundled) => (bundled.into(), format!("<bundled>/{file}")),
-        Some(Input::File { path, .. }) => (
-            read_optional_file(path).into(),
-            path.display().to_string(),
-        ),
+        Some(Input::File { path, .. }) => {
+            (read_optional_file(path).into(), path.display().to_string())
+        }
     };
     let (acc_bytes, acc_name) = read(accelerators, bundled::ACCELERATORS_CSV, ACCELERATORS_FILE);
     let (meta_bytes, meta_name) = read(metadata, bundled::METADATA_CSV, METADATA_FILE);

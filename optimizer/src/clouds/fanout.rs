@@ -13,15 +13,29 @@ use planner::cloud::CloudId;
 
 /// A deadline that never comes (30 years), for deadlines past `Instant`'s range.
 const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 86_400);
+/// Told how the fan-out progresses, e.g. to show the clouds still pending
+/// while a slow one is checked (SkyPilot's "Checking infra choices..."
+/// status in `sky.check.check_capabilities`). Calls come from the task that
+/// drives the fan-out; implementations must not block.
+pub trait FanOutObserver: Send + Sync + std::fmt::Debug {
+    /// The checks of `clouds` are about to start.
+    fn started(&self, clouds: &[CloudId]);
+    /// `cloud`'s check has finished (whatever its outcome).
+    fn finished(&self, cloud: CloudId);
+    /// Every check has finished or been abandoned at the global deadline.
+    fn done(&self);
+}
 
 /// How to run the checks.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct FanOutOptions {
     /// Check one cloud after another (SkyPilot's behaviour before its thread pool,
     /// kept so the harness can measure the difference). Default: concurrent.
     pub serial: bool,
     /// Deadline for all checks together; clouds still running are reported as timed out.
     pub global_deadline: Duration,
+    /// Told as each check finishes; `None` = nobody is watching.
+    pub observer: Option<Arc<dyn FanOutObserver>>,
 }
 
 impl FanOutOptions {
@@ -37,6 +51,7 @@ impl Default for FanOutOptions {
         FanOutOptions {
             serial: false,
             global_deadline: Duration::from_secs(10),
+            observer: None,
         }
     }
 }
@@ -99,6 +114,10 @@ pub async fn fan_out(
     let deadline = now
         .checked_add(options.global_deadline)
         .unwrap_or_else(|| now + FAR_FUTURE);
+    let observer = options.observer.as_deref();
+    if let Some(o) = observer {
+        o.started(&ids);
+    }
     if options.serial {
         for (i, cloud) in clouds.into_iter().enumerate() {
             let started = start.elapsed();
@@ -114,6 +133,9 @@ pub async fn fan_out(
                 started,
                 elapsed: start.elapsed() - started,
             });
+            if let Some(o) = observer {
+                o.finished(id);
+            }
         }
     } else {
         let mut set = JoinSet::new();
@@ -139,7 +161,12 @@ pub async fn fan_out(
         }
         loop {
             match tokio::time::timeout_at(deadline, set.join_next()).await {
-                Ok(Some(Ok((i, report)))) => reports[i] = Some(report),
+                Ok(Some(Ok((i, report)))) => {
+                    if let Some(o) = observer {
+                        o.finished(report.cloud);
+                    }
+                    reports[i] = Some(report);
+                }
                 Ok(Some(Err(join_error))) => {
                     tracing::warn!(error = %join_error, "cloud check task failed");
                 }
@@ -150,6 +177,9 @@ pub async fn fan_out(
                 }
             }
         }
+    }
+    if let Some(o) = observer {
+        o.done();
     }
     let reports = reports
         .into_iter()

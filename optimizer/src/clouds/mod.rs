@@ -22,7 +22,7 @@ pub mod ssh;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;
 
-pub use fanout::{FanOutOptions, fan_out};
+pub use fanout::{FanOutObserver, FanOutOptions, fan_out};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -38,7 +38,7 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
     let fanout = fan_out(
         adapters(&allowed, options, &sky_config),
         Arc::new(ctx),
-        options.fanout,
+        options.fanout.clone(),
     )
     .await;
     let mut warnings = options.warnings.clone();

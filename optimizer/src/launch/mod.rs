@@ -142,6 +142,7 @@ impl LaunchOptions {
                 .get("SKY_FANOUT")
                 .is_some_and(|v| v.eq_ignore_ascii_case("serial")),
             global_deadline: FanOutOptions::global_deadline_for(DEFAULT_CLOUD_TIMEOUT),
+            observer: None,
         };
         Ok(LaunchOptions {
             env,

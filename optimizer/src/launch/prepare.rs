@@ -175,7 +175,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
         clouds = to_check.len(),
         serial = options.fanout.serial
     );
-    let fan = tracing::Instrument::instrument(fan_out(checked, ctx, options.fanout), span);
+    let fan = tracing::Instrument::instrument(fan_out(checked, ctx, options.fanout.clone()), span);
     let (fanout, gathered) = tokio::join!(fan, gather);
     let mut gathered = gathered?;
     let catalog_load = gathered.elapsed;

@@ -26,3 +26,7 @@ mod local_catalogs;
 mod slurm;
 // The SSH Node Pools adapter: pools, contexts kept apart from Kubernetes, offline mode.
 mod ssh;
+// What sky draws on a terminal (a pseudo-terminal) and never in a pipe.
+mod terminal;
+// Man pages and completions generated from the CLI definition.
+mod cli_docs;

@@ -12,12 +12,12 @@ mod do_fluidstack_hyperbolic_mithril_primeintellect_tests;
 mod gcp;
 mod ibm;
 mod kubernetes;
+mod scp;
 mod seeweb;
 mod shadeform;
-mod vast;
-mod scp;
-mod vsphere;
 mod slurm;
+mod vast;
+mod vsphere;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};

@@ -126,7 +126,11 @@ mod tests {
             let want = refused.then(|| {
                 format!("In SCP, the disk size must range between 100 GB and 300 GB. Input: {size}")
             });
-            assert_eq!(f.logs.first().map(|l| l.message.clone()), want, "disk {size}");
+            assert_eq!(
+                f.logs.first().map(|l| l.message.clone()),
+                want,
+                "disk {size}"
+            );
         }
     }
 

@@ -8,7 +8,9 @@
 //! 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
 mod cli;
+mod generate;
 mod output;
+mod status;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -19,7 +21,11 @@ use cli::{Command, Opts};
 use planner::launch::Exit;
 
 fn main() -> ExitCode {
-    let opts = Opts::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = generate::handle(&args) {
+        return ExitCode::from(code);
+    }
+    let opts = Opts::parse_from(args);
     let common = match &opts.command {
         Command::Launch(a) => &a.common,
         Command::Check(a) => &a.common,

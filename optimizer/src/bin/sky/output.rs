@@ -16,6 +16,7 @@ use planner::render::{self, strip_ansi};
 use planner::task::Overrides;
 
 use crate::cli::{CatalogArgs, CatalogCommand, CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
+use crate::status::PendingStatus;
 
 /// Prints rendered lines, each stream coloured only where it should be.
 struct Printer {
@@ -88,6 +89,7 @@ fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
         .unwrap_or(MAX_CLOUD_TIMEOUT)
         .min(MAX_CLOUD_TIMEOUT);
     opts.set_cloud_timeout(timeout);
+    opts.fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
     Ok(opts)
 }
 

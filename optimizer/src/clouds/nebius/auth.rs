@@ -167,8 +167,9 @@ impl Credential {
                         None,
                     )
                     .await;
-                let redact =
-                    |e: &CallError| crate::clouds::http_client::sanitize(&e.to_string(), &[jwt.expose()]);
+                let redact = |e: &CallError| {
+                    crate::clouds::http_client::sanitize(&e.to_string(), &[jwt.expose()])
+                };
                 match answer {
                     Ok(body) => proto::exchange_token_response(&body)
                         .map(Secret)

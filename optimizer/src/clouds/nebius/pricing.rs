@@ -164,9 +164,9 @@ impl LiveApi {
                 code,
                 message: crate::clouds::http_client::sanitize(&message, &[self.token.expose()]),
             },
-            CallError::Transport(why) => {
-                CallError::Transport(crate::clouds::http_client::sanitize(&why, &[self.token.expose()]))
-            }
+            CallError::Transport(why) => CallError::Transport(
+                crate::clouds::http_client::sanitize(&why, &[self.token.expose()]),
+            ),
             CallError::Timeout => CallError::Timeout,
         }
     }

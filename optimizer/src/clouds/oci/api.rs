@@ -190,9 +190,10 @@ mod tests {
 
     #[test]
     fn requests_are_signed_over_date_target_and_host() {
-        let key =
-            crate::clouds::http_client::rsa_key(include_str!("../../../../fixtures/oci/api_key.pem"))
-                .unwrap();
+        let key = crate::clouds::http_client::rsa_key(include_str!(
+            "../../../../fixtures/oci/api_key.pem"
+        ))
+        .unwrap();
         let public = key.public().as_ref().to_vec();
         let signer = Signer::new(key, "ocid1.tenancy.oc1..t", "ocid1.user.oc1..u", "aa:bb");
         let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);

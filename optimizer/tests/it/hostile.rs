@@ -253,6 +253,7 @@ fn world() -> Prepared {
     let home = tempfile::tempdir().expect("tempdir");
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), home.path().display().to_string());
+    env.insert("SKY_BUNDLED_CATALOGS".to_string(), "1".to_string());
     let mut opts = LaunchOptions::from_env(env, home.path().to_path_buf()).expect("options");
     opts.declared_clouds = Some(vec![CloudId::Gcp]);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -487,7 +488,9 @@ fn sky(home: &Path, env: &[(&str, String)], args: &[&str]) -> Command {
         .current_dir(home)
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
-        .env("SKY_STATE_DIR", home.join("state"));
+        .env("SKY_STATE_DIR", home.join("state"))
+        // The example catalogs: no catalog downloads in these tests.
+        .env("SKY_BUNDLED_CATALOGS", "1");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -164,7 +164,13 @@ async fn hung_context_is_an_error_within_the_timeout() {
     // 2 attempts × 300 ms + one ~20 ms backoff.
     assert!(elapsed < Duration::from_millis(1200), "took {elapsed:?}");
     assert_eq!(contexts[0].nodes.as_ref().map(Vec::len), Ok(2));
-    assert_eq!(contexts[1].nodes, Err(unreachable_timeout_message("hung")));
+    // The message names the deadline that fired (the per-attempt 300 ms).
+    let want = unreachable_timeout_message("hung").replacen(
+        "Timed out when",
+        "Timed out after 300ms when",
+        1,
+    );
+    assert_eq!(contexts[1].nodes, Err(want));
     assert_eq!(hung.received_requests().await.map(|r| r.len()), Some(2));
 }
 

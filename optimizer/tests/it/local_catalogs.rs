@@ -17,6 +17,7 @@ fn launch(home: &Path, catalog_dir: Option<&Path>, args: &[&str]) -> (i32, Strin
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("NO_COLOR", "1")
+        .env("SKY_BUNDLED_CATALOGS", "1")
         .env("SKY_ENABLED_CLOUDS", "vsphere")
         .args(["launch", "-c", "sky-test", "--dryrun", "-y"])
         .args(args);

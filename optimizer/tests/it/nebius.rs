@@ -60,6 +60,8 @@ impl Machine {
         let mut env: BTreeMap<String, String> = [
             ("HOME", self.home().display().to_string()),
             ("SKY_STATE_DIR", self.state().display().to_string()),
+            // The example catalogs: no catalog downloads in these tests.
+            ("SKY_BUNDLED_CATALOGS", "1".to_string()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

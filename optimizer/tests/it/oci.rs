@@ -51,6 +51,8 @@ impl Machine {
         let mut env: BTreeMap<String, String> = [
             ("HOME", self.home().display().to_string()),
             ("SKY_STATE_DIR", self.state().display().to_string()),
+            // The example catalogs: no catalog downloads in these tests.
+            ("SKY_BUNDLED_CATALOGS", "1".to_string()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -328,6 +330,7 @@ async fn offline_answers_need_no_credentials_and_no_server() {
     std::fs::create_dir_all(&home).unwrap();
     let env: BTreeMap<String, String> = [
         ("HOME", home.display().to_string()),
+        ("SKY_BUNDLED_CATALOGS", "1".to_string()),
         (
             "SKY_STATE_DIR",
             dir.path().join("state").display().to_string(),

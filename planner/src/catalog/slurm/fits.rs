@@ -285,8 +285,13 @@ mod tests {
             resolve_gres_gpu_type("c", &n, Some("gpu"), acc, count, p)
         };
         assert_eq!(r("H100", 1, None).as_deref(), Ok("H100"));
+        // Both types match fuzzily on one node each: the alphabetical
+        // tie-break puts `H100` first (SkyPilot 0.14.1's
+        // `resolve_gres_gpu_type` answers the same).
+        assert_eq!(r("H100-80GB", 1, Some("gpu")).as_deref(), Ok("H100"));
+        // An exact (case-insensitive) name wins over fuzzy matches.
         assert_eq!(
-            r("H100-80GB", 1, Some("gpu")).as_deref(),
+            r("NVIDIA_H100_80GB_HBM3", 1, Some("gpu")).as_deref(),
             Ok("nvidia_h100_80gb_hbm3")
         );
         assert_eq!(r("H100", 8, Some("gpu")).as_deref(), Ok("H100"));

@@ -40,6 +40,19 @@ fn sky(sts: &StsMock, home: &std::path::Path) -> Command {
     cmd
 }
 
+/// An STS mock answering after [`SLOW_STS_MS`], with the runtime serving it.
+fn slow_sts() -> (tokio::runtime::Runtime, StsMock) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let sts = runtime
+        .block_on(
+            StsMock::builder()
+                .latency(Latency::fixed_ms(SLOW_STS_MS))
+                .start(),
+        )
+        .unwrap();
+    (runtime, sts)
+}
+
 /// Runs `cmd` with stderr on a pseudo-terminal; returns (exit code, stdout, what the terminal showed).
 fn run_on_terminal(mut cmd: Command) -> (Option<i32>, String, String) {
     let (master, slave) = pty();
@@ -75,14 +88,7 @@ fn run_on_terminal(mut cmd: Command) -> (Option<i32>, String, String) {
 
 #[test]
 fn slow_checks_show_the_pending_clouds_on_a_terminal_and_erase_them() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let sts = runtime
-        .block_on(
-            StsMock::builder()
-                .latency(Latency::fixed_ms(SLOW_STS_MS))
-                .start(),
-        )
-        .unwrap();
+    let (_runtime, sts) = slow_sts();
     let home = tempfile::tempdir().unwrap();
     let (code, stdout, terminal) = run_on_terminal(sky(&sts, home.path()));
     assert_eq!(code, Some(0), "stdout:\n{stdout}\nterminal:\n{terminal}");
@@ -105,14 +111,7 @@ fn slow_checks_show_the_pending_clouds_on_a_terminal_and_erase_them() {
 
 #[test]
 fn a_pipe_never_gets_the_status_line() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let sts = runtime
-        .block_on(
-            StsMock::builder()
-                .latency(Latency::fixed_ms(SLOW_STS_MS))
-                .start(),
-        )
-        .unwrap();
+    let (_runtime, sts) = slow_sts();
     let home = tempfile::tempdir().unwrap();
     let out = sky(&sts, home.path()).output().expect("run sky");
     let stderr = String::from_utf8_lossy(&out.stderr);

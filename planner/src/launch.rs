@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::catalog::GpuMetadata;
+use crate::catalog::selection::CatalogNeeds;
 use crate::check::FanOut;
 use crate::cloud::CloudId;
 use crate::optimize::{self, Optimized};
@@ -284,6 +285,27 @@ fn dag_of(source: &TaskSource, metadata: &[GpuMetadata]) -> Result<Dag, RequestE
             format!("cannot read task YAML {path}; check the path: {message}"),
         )),
     }
+}
+
+/// Which catalog rows [`plan`] can read for this request, per cloud in
+/// `clouds`, read ahead of the catalogs: the task as [`plan`] will parse it
+/// (`metadata` expands memory-based GPU requests), with the overrides. A
+/// request that does not parse reads every row (its error may quote any).
+pub fn catalog_needs(
+    source: &TaskSource,
+    overrides: &Overrides,
+    metadata: &[GpuMetadata],
+    clouds: &[CloudId],
+) -> CatalogNeeds {
+    let Ok(mut dag) = dag_of(source, metadata) else {
+        return CatalogNeeds::all();
+    };
+    if task::apply_overrides(&mut dag, overrides, metadata).is_err()
+        || dag.tasks.iter().any(|t| t.resources.all().is_empty())
+    {
+        return CatalogNeeds::all();
+    }
+    CatalogNeeds::of_dag(&dag, clouds)
 }
 
 /// The pure half of a launch: the task from `source`, `overrides` applied,

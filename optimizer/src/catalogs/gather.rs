@@ -22,7 +22,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use futures::future::BoxFuture;
-use planner::catalog::{AcceleratorTable, CatalogWarning, CloudCatalog, parse_gpu_metadata};
+use planner::catalog::selection::CatalogNeeds;
+use planner::catalog::{
+    AcceleratorTable, AzMapping, CatalogWarning, CloudCatalog, GpuMetadata, parse_gpu_metadata,
+};
 use planner::check::{CheckOutcome, CloudError};
 use planner::cloud::{CatalogPull, CloudId};
 use planner::launch::{CatalogKind, CatalogOrigin, CatalogSource};
@@ -326,6 +329,31 @@ pub struct Gathered {
     pub elapsed: Duration,
 }
 
+/// Which rows of each catalog a launch decodes, given the GPU metadata of
+/// `common/metadata.csv` (see [`gather`]).
+pub type RowsOf = Box<dyn FnOnce(&[GpuMetadata]) -> CatalogNeeds + Send>;
+
+/// The zone mapping files beside an AWS catalog, newest first.
+type AzMappings = Result<Vec<(String, AzMapping)>, ConfigError>;
+
+/// What the loader thread read.
+struct Loaded {
+    settled: Vec<Settled>,
+    /// The `common/` tables, when both were at hand.
+    common: Option<Result<planner::catalog::Catalog, ConfigError>>,
+    /// The AWS zone mappings beside the AWS input it loaded.
+    az_mappings: Option<(Input, AzMappings)>,
+}
+
+/// Whether two inputs name the same file (or both the bundled copy).
+fn same_input(a: &Input, b: &Input) -> bool {
+    match (a, b) {
+        (Input::Bundled, Input::Bundled) => true,
+        (Input::File { path: a, .. }, Input::File { path: b, .. }) => a == b,
+        _ => false,
+    }
+}
+
 /// One vms.csv, settled.
 struct Settled {
     cloud: CloudId,
@@ -464,9 +492,16 @@ type CommonFile = (
 
 /// Loads what `plan` says, downloading where it says so and `needs` wants.
 /// Runs beside the fan-out; every download is bounded by `deadlines`.
+///
+/// The files at hand load on one blocking thread: the `common/` tables
+/// first, then `rows_of` (given the GPU metadata, which memory-based GPU
+/// requests expand through) says which rows of each `vms.csv` to decode,
+/// then the `vms.csv` images and the AWS zone mappings. Files that must be
+/// downloaded first are read whole.
 pub async fn gather(
     plan: Plan,
     mut needs: HashMap<CloudId, Need>,
+    rows_of: RowsOf,
     state_dir: PathBuf,
     options: CatalogOptions,
     deadlines: Deadlines,
@@ -521,16 +556,41 @@ pub async fn gather(
         }
     }
 
+    // The `common/` tables, when both are at hand, load with the rest.
+    let common_at_hand =
+        !matches!(accelerators, Slot::Fetch(_)) && !matches!(metadata, Slot::Fetch(_));
+    let common_inputs = common_at_hand.then(|| {
+        let input = |slot: &Slot| match slot {
+            Slot::Ready(input, _) => Some(input.clone()),
+            _ => None,
+        };
+        (input(&accelerators), input(&metadata))
+    });
+
     // The files at hand load now, on a blocking thread (scoped threads inside).
     let loader = {
         let index = index.clone();
         let open_index = open_index.clone();
         tokio::task::spawn_blocking(move || {
             let _span = tracing::info_span!("catalog_load").entered();
+            let mut common = None;
+            let needs = match common_inputs {
+                Some((acc, meta)) => {
+                    let mut tables = planner::catalog::Catalog::new();
+                    let loaded = load_common(&mut tables, acc.as_ref(), meta.as_ref());
+                    let needs = match &loaded {
+                        Ok(()) => rows_of(&tables.gpu_metadata),
+                        Err(_) => CatalogNeeds::all(),
+                    };
+                    common = Some(loaded.map(|()| tables));
+                    needs
+                }
+                None => CatalogNeeds::all(),
+            };
             let index = open_index(&index);
             let inputs: Vec<(CloudId, Input)> =
                 ready.iter().map(|(c, i, _)| (*c, i.clone())).collect();
-            load_vms_all(&inputs, index.as_ref())
+            let settled = load_vms_all(&inputs, index.as_ref(), &needs)
                 .into_iter()
                 .zip(ready)
                 .map(|(result, (cloud, input, kind))| Settled {
@@ -541,7 +601,17 @@ pub async fn gather(
                     problem: None,
                     unusable: None,
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            let az_mappings = settled
+                .iter()
+                .find(|s| s.cloud == CloudId::Aws && matches!(s.result, Some(Ok(_))))
+                .and_then(|s| s.input.as_ref())
+                .map(|aws| (aws.clone(), load_az_mappings(aws)));
+            Loaded {
+                settled,
+                common,
+                az_mappings,
+            }
         })
     };
 
@@ -683,7 +753,11 @@ pub async fn gather(
     }
     common.extend(futures::future::join_all(common_fetches).await);
 
-    let mut all = loader.await.map_err(|e| ConfigError::Io {
+    let Loaded {
+        settled: mut all,
+        common: common_tables,
+        az_mappings: loader_az_mappings,
+    } = loader.await.map_err(|e| ConfigError::Io {
         path: PathBuf::from("<catalog loader>"),
         source: std::io::Error::other(e.to_string()),
     })?;
@@ -725,13 +799,22 @@ pub async fn gather(
         }
         origins.extend(s.origin);
     }
-    let acc = common.iter().find(|c| c.0 == ACCELERATORS_FILE);
-    let meta = common.iter().find(|c| c.0 == METADATA_FILE);
-    load_common(
-        &mut loaded.catalog,
-        acc.and_then(|c| c.1.as_ref()),
-        meta.and_then(|c| c.1.as_ref()),
-    )?;
+    match common_tables {
+        Some(tables) => {
+            let tables = tables?;
+            loaded.catalog.accelerators = tables.accelerators;
+            loaded.catalog.gpu_metadata = tables.gpu_metadata;
+        }
+        None => {
+            let acc = common.iter().find(|c| c.0 == ACCELERATORS_FILE);
+            let meta = common.iter().find(|c| c.0 == METADATA_FILE);
+            load_common(
+                &mut loaded.catalog,
+                acc.and_then(|c| c.1.as_ref()),
+                meta.and_then(|c| c.1.as_ref()),
+            )?;
+        }
+    }
     for (file, _, o, problem) in common {
         origins.extend(o);
         if let Some(p) = problem {
@@ -739,7 +822,12 @@ pub async fn gather(
         }
     }
     if let Some(aws) = &aws_input {
-        loaded.az_mappings = load_az_mappings(aws)?;
+        // The loader read the mappings beside the AWS file it loaded; an
+        // AWS catalog that came from a download has them read now.
+        loaded.az_mappings = match loader_az_mappings {
+            Some((input, mappings)) if same_input(&input, aws) => mappings?,
+            _ => load_az_mappings(aws)?,
+        };
     }
     Ok(Gathered {
         loaded,

@@ -15,10 +15,11 @@ pub use download::{
 };
 pub(crate) use folder::default_folder;
 pub use gather::CatalogOptions;
-pub(crate) use gather::{Deadlines, Mode, Need, Plan, gather, refresh, signal_need};
+pub(crate) use gather::{Deadlines, Mode, Need, Plan, RowsOf, gather, refresh, signal_need};
 
 use std::path::{Path, PathBuf};
 
+use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
     AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog,
     parse_gpu_metadata,
@@ -134,7 +135,7 @@ pub fn load_catalog_indexed(
         az_mappings: Vec::new(),
         missing_local: Vec::new(),
     };
-    for r in load_vms_all(&vms, index) {
+    for r in load_vms_all(&vms, index, &CatalogNeeds::all()) {
         let (c, w) = r?;
         loaded.catalog.insert(c);
         loaded.warnings.extend(w);
@@ -160,28 +161,79 @@ pub(crate) fn vms_file(cloud: CloudId) -> String {
     format!("{}/vms.csv", cloud.name())
 }
 
-/// The `vms.csv` of several clouds, each on its own scoped thread.
+/// A loaded `vms.csv` and its skipped rows, or why it could not be loaded.
+pub(crate) type VmsResult = Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>;
+
+/// The `vms.csv` of several clouds, each with the rows `needs` selects.
+/// Images decode in well under a millisecond, so they load on this thread
+/// (no thread is started when every image is current); the CSVs without a
+/// current image parse on scoped threads (tens of milliseconds each,
+/// independent).
 pub(crate) fn load_vms_all(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
+    needs: &CatalogNeeds,
 ) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = vms
-            .iter()
-            .map(|(cloud, input)| s.spawn(move || load_vms(*cloud, input, index)))
+    let mut done: Vec<Option<VmsLoad>> = vms
+        .iter()
+        .map(|(cloud, input)| {
+            Some(load_vms_image(
+                *cloud,
+                input,
+                index,
+                &needs.for_cloud(*cloud),
+            ))
+        })
+        .collect();
+    let parse = |i: usize, key: String, fingerprint: String| {
+        let (cloud, input) = &vms[i];
+        parse_vms(*cloud, input, index, &key, &fingerprint)
+    };
+    let misses: Vec<(usize, String, String)> = done
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, d)| match d.take() {
+            Some(VmsLoad::Parse { key, fingerprint }) => Some((i, key, fingerprint)),
+            other => {
+                *d = other;
+                None
+            }
+        })
+        .collect();
+    // Each parse on its own short-lived thread, which lowers its priority.
+    let parsed: Vec<(usize, VmsResult)> = std::thread::scope(|s| {
+        let handles: Vec<_> = misses
+            .into_iter()
+            .map(|(i, key, fp)| (i, s.spawn(move || parse(i, key, fp))))
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(ConfigError::Catalog(CatalogError::Read {
-                        source_name: "catalog".into(),
-                        message: "parser thread panicked".into(),
-                    }))
-                })
+            .map(|(i, h)| {
+                (
+                    i,
+                    h.join().unwrap_or_else(|_| {
+                        Err(ConfigError::Catalog(CatalogError::Read {
+                            source_name: "catalog".into(),
+                            message: "parser thread panicked".into(),
+                        }))
+                    }),
+                )
             })
             .collect()
-    })
+    });
+    for (i, result) in parsed {
+        done[i] = Some(VmsLoad::Loaded(result));
+    }
+    done.into_iter()
+        .map(|d| match d {
+            Some(VmsLoad::Loaded(result)) => result,
+            // Every miss was parsed above.
+            _ => Err(ConfigError::Catalog(CatalogError::Read {
+                source_name: "catalog".into(),
+                message: "catalog was neither decoded nor parsed".into(),
+            })),
+        })
+        .collect()
 }
 
 /// Reads the `common/` tables into `catalog`. A missing file is skipped
@@ -313,12 +365,35 @@ pub(crate) fn load_local_catalogs(
     Ok(())
 }
 
-/// One cloud's `vms.csv`, from its image when `index` has a matching one.
+/// One cloud's `vms.csv` with every row, from its image when `index` has a
+/// matching one.
 pub(crate) fn load_vms(
     cloud: CloudId,
     input: &Input,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+    match load_vms_image(cloud, input, index, &RowSelection::All) {
+        VmsLoad::Loaded(result) => result,
+        VmsLoad::Parse { key, fingerprint } => parse_vms(cloud, input, index, &key, &fingerprint),
+    }
+}
+
+/// The first half of loading a `vms.csv`: its image, if current.
+enum VmsLoad {
+    /// Decoded from the image (or the input could not even be `stat`ed).
+    Loaded(Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>),
+    /// No usable image: parse the CSV and store one under this key.
+    Parse { key: String, fingerprint: String },
+}
+
+/// Decodes `selection`'s rows of the current image of `input`, if `index`
+/// has one.
+fn load_vms_image(
+    cloud: CloudId,
+    input: &Input,
+    index: Option<&CatalogIndex>,
+    selection: &RowSelection,
+) -> VmsLoad {
     let name = vms_name(cloud, input);
     let (key, fingerprint) = match input {
         Input::Bundled => (
@@ -328,20 +403,35 @@ pub(crate) fn load_vms(
         Input::File { path, meta } => {
             let meta = match meta {
                 Some(m) => m.clone(),
-                None => std::fs::metadata(path).map_err(|e| io_error(path, e))?,
+                None => match std::fs::metadata(path) {
+                    Ok(m) => m,
+                    Err(e) => return VmsLoad::Loaded(Err(io_error(path, e))),
+                },
             };
             (image_key(path), fingerprint(&meta))
         }
     };
     if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
-        match CloudCatalog::from_image(cloud, &image, &name) {
+        match CloudCatalog::from_image_selected(cloud, &image, &name, selection) {
             Ok(loaded) => {
-                tracing::debug!(catalog = %name, "catalog loaded from its image");
-                return Ok(loaded);
+                tracing::debug!(catalog = %name, rows = loaded.0.rows.len(), "catalog loaded from its image");
+                return VmsLoad::Loaded(Ok(loaded));
             }
             Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
         }
     }
+    VmsLoad::Parse { key, fingerprint }
+}
+
+/// Parses `input` (every row) and stores its image under `key`.
+fn parse_vms(
+    cloud: CloudId,
+    input: &Input,
+    index: Option<&CatalogIndex>,
+    key: &str,
+    fingerprint: &str,
+) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+    let name = vms_name(cloud, input);
     lower_this_threads_priority();
     let csv: std::borrow::Cow<'static, [u8]> = match input {
         Input::Bundled => bundled::vms_csv(cloud).unwrap_or_default().into(),
@@ -349,7 +439,7 @@ pub(crate) fn load_vms(
     };
     let (catalog, warnings) = CloudCatalog::from_bytes(cloud, &csv, &name)?;
     if let Some(index) = index {
-        store_image(index, &key, &fingerprint, &catalog, &warnings, &name);
+        store_image(index, key, fingerprint, &catalog, &warnings, &name);
     }
     Ok((catalog, warnings))
 }

@@ -237,10 +237,20 @@ fn read_entrypoint(words: &[String]) -> TaskSource {
     }
 }
 
-/// One whole launch: [`prepare`] the world, read the entrypoint, and
+/// One whole launch: read the entrypoint, [`prepare`] the world, and
 /// [`planner::launch::plan`] it.
+///
+/// The entrypoint is read first: the catalogs then decode only the rows the
+/// request can match ([`planner::launch::catalog_needs`]).
 pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchResult, LaunchError> {
-    let prepared = prepare(options).await?;
     let source = read_entrypoint(&request.entrypoint);
+    let rows_of: crate::catalogs::RowsOf = {
+        let source = source.clone();
+        let overrides = request.overrides.clone();
+        Box::new(move |metadata| {
+            planner::launch::catalog_needs(&source, &overrides, metadata, &CloudId::ALL)
+        })
+    };
+    let prepared = prepare(options, rows_of).await?;
     Ok(planner::launch::plan(prepared, source, &request.overrides))
 }

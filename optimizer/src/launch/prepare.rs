@@ -101,7 +101,12 @@ pub fn candidate_clouds(options: &LaunchOptions, sky_config: &SkyConfig) -> Vec<
 
 /// Checks the clouds (concurrently, per the options) while the catalogs load
 /// and, where SkyPilot would, download — and builds the [`World`].
-pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
+/// `rows_of` says which catalog rows the request can read (see
+/// [`catalogs::gather`]).
+pub async fn prepare(
+    options: &LaunchOptions,
+    rows_of: catalogs::RowsOf,
+) -> Result<Prepared, LaunchError> {
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
     let mode = catalogs::Mode::resolve(
@@ -166,6 +171,7 @@ pub async fn prepare(options: &LaunchOptions) -> Result<Prepared, LaunchError> {
     let gather = catalogs::gather(
         plan,
         needs,
+        rows_of,
         options.state_dir.clone(),
         options.catalogs.clone(),
         deadlines,

@@ -120,96 +120,123 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         std::fs::create_dir_all(home.path().join(".sky")).unwrap();
         std::fs::copy(dir.join(cfg), home.path().join(".sky/config.yaml")).unwrap();
     }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sky"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.path())
-        .env("USER", "tester")
-        .env("NO_COLOR", "1")
-        .env("RUST_BACKTRACE", "0")
-        // The example catalogs built into `sky`: no folder, no network.
-        .env("SKY_BUNDLED_CATALOGS", "1")
-        .env("SKY_ENABLED_CLOUDS", scenario.clouds.join(","));
-    if let Some(k) = &scenario.kubernetes {
-        cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube"))
-            .env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
-    }
-    // Offline API answers, as `harness/conformance/compare.py` passes them.
-    for (cloud, var) in [("oci", "SKY_OCI_API_DIR"), ("nebius", "SKY_NEBIUS_API_DIR")] {
-        if scenario.clouds.iter().any(|c| c == cloud) && dir.join(cloud).is_dir() {
-            cmd.env(var, dir.join(cloud));
+    // Each case runs twice in one HOME: the first launch parses the CSVs and
+    // stores their images, the second decodes only the rows its request can
+    // match (`planner::catalog::selection`). Both must print the same.
+    let run_once = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sky"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("USER", "tester")
+            .env("NO_COLOR", "1")
+            .env("RUST_BACKTRACE", "0")
+            // The example catalogs built into `sky`: no folder, no network.
+            .env("SKY_BUNDLED_CATALOGS", "1")
+            .env("SKY_ENABLED_CLOUDS", scenario.clouds.join(","));
+        if let Some(k) = &scenario.kubernetes {
+            cmd.env("SKY_KUBE_NODES_DIR", dir.join("kube"))
+                .env("SKY_KUBE_CONTEXTS", k.contexts.join(","));
         }
-    }
-    if let Some(spec) = &scenario.catalogs {
-        cmd.env("SKY_CATALOG_DIR", scenario_catalogs(dir, spec, home.path()));
-    }
-    let clouds = |name: &str| scenario.clouds.iter().any(|c| c == name);
-    if clouds("ssh") {
-        // Offline SSH Node Pools: the pools file where SkyPilot reads it, the
-        // contexts that are up, their NodeLists.
-        let pools = dir.join("ssh_node_pools.yaml");
-        if pools.is_file() {
-            std::fs::create_dir_all(home.path().join(".sky")).unwrap();
-            std::fs::copy(&pools, home.path().join(".sky/ssh_node_pools.yaml")).unwrap();
+        // Offline API answers, as `harness/conformance/compare.py` passes them.
+        for (cloud, var) in [("oci", "SKY_OCI_API_DIR"), ("nebius", "SKY_NEBIUS_API_DIR")] {
+            if scenario.clouds.iter().any(|c| c == cloud) && dir.join(cloud).is_dir() {
+                cmd.env(var, dir.join(cloud));
+            }
         }
-        let contexts = scenario.ssh.as_ref().map(|s| s.contexts.join(","));
-        cmd.env("SKY_SSH_NODES_DIR", dir.join("kube"))
-            .env("SKY_SSH_CONTEXTS", contexts.unwrap_or_default());
-    }
-    if clouds("slurm") {
-        // Offline Slurm: the clusters file where SkyPilot reads it, and the
-        // fake `ssh` answering from the scenario's login nodes.
-        let clusters = dir.join("slurm/config");
-        if clusters.is_file() {
-            std::fs::create_dir_all(home.path().join(".slurm")).unwrap();
-            std::fs::copy(&clusters, home.path().join(".slurm/config")).unwrap();
+        if let Some(spec) = &scenario.catalogs {
+            cmd.env("SKY_CATALOG_DIR", scenario_catalogs(dir, spec, home.path()));
         }
-        cmd.env("SKY_SLURM_SSH", fixtures().join("slurm/fake-ssh"))
-            .env("SKY_SLURM_FIXTURE_DIR", dir.join("slurm/hosts"));
-    }
-    for (k, v) in &scenario.env {
-        cmd.env(k, v);
-    }
-    cmd.arg("launch").arg("-c").arg("sky-test");
-    if scenario.stdin.is_none() {
-        cmd.arg("--dryrun").arg("-y");
-    }
-    cmd.args(&scenario.args);
-    if let Some(task) = &scenario.task {
-        // Relative path so the "YAML to run:" line is stable.
-        cmd.current_dir(dir).arg(task);
-    }
-    cmd.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("sky runs");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        if let Some(input) = &scenario.stdin {
-            stdin.write_all(input.as_bytes()).unwrap();
+        let clouds = |name: &str| scenario.clouds.iter().any(|c| c == name);
+        if clouds("ssh") {
+            // Offline SSH Node Pools: the pools file where SkyPilot reads it, the
+            // contexts that are up, their NodeLists.
+            let pools = dir.join("ssh_node_pools.yaml");
+            if pools.is_file() {
+                std::fs::create_dir_all(home.path().join(".sky")).unwrap();
+                std::fs::copy(&pools, home.path().join(".sky/ssh_node_pools.yaml")).unwrap();
+            }
+            let contexts = scenario.ssh.as_ref().map(|s| s.contexts.join(","));
+            cmd.env("SKY_SSH_NODES_DIR", dir.join("kube"))
+                .env("SKY_SSH_CONTEXTS", contexts.unwrap_or_default());
         }
-    }
-    let output = child.wait_with_output().unwrap();
-    let code = output.status.code().unwrap_or(-1);
-    // The temporary HOME as `~/` (compare.py and oracle.py do the same):
-    // some messages name a file under it, e.g. a Slurm cluster's key file.
-    let scrub = |bytes: &[u8]| {
-        let text = String::from_utf8_lossy(bytes).into_owned();
-        let mut homes = vec![home.path().to_path_buf()];
-        if let Ok(real) = home.path().canonicalize() {
-            homes.push(real);
+        if clouds("slurm") {
+            // Offline Slurm: the clusters file where SkyPilot reads it, and the
+            // fake `ssh` answering from the scenario's login nodes.
+            let clusters = dir.join("slurm/config");
+            if clusters.is_file() {
+                std::fs::create_dir_all(home.path().join(".slurm")).unwrap();
+                std::fs::copy(&clusters, home.path().join(".slurm/config")).unwrap();
+            }
+            cmd.env("SKY_SLURM_SSH", fixtures().join("slurm/fake-ssh"))
+                .env("SKY_SLURM_FIXTURE_DIR", dir.join("slurm/hosts"));
         }
-        homes.iter().fold(text, |t, h| {
-            t.replace(
-                &format!("{}/", h.display().to_string().trim_end_matches('/')),
-                "~/",
-            )
-        })
+        for (k, v) in &scenario.env {
+            cmd.env(k, v);
+        }
+        cmd.arg("launch").arg("-c").arg("sky-test");
+        if scenario.stdin.is_none() {
+            cmd.arg("--dryrun").arg("-y");
+        }
+        cmd.args(&scenario.args);
+        if let Some(task) = &scenario.task {
+            // Relative path so the "YAML to run:" line is stable.
+            cmd.current_dir(dir).arg(task);
+        }
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("sky runs");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            if let Some(input) = &scenario.stdin {
+                stdin.write_all(input.as_bytes()).unwrap();
+            }
+        }
+        let output = child.wait_with_output().unwrap();
+        let code = output.status.code().unwrap_or(-1);
+        // The temporary HOME as `~/` (compare.py and oracle.py do the same):
+        // some messages name a file under it, e.g. a Slurm cluster's key file.
+        let scrub = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let mut homes = vec![home.path().to_path_buf()];
+            if let Ok(real) = home.path().canonicalize() {
+                homes.push(real);
+            }
+            homes.iter().fold(text, |t, h| {
+                t.replace(
+                    &format!("{}/", h.display().to_string().trim_end_matches('/')),
+                    "~/",
+                )
+            })
+        };
+        (code, scrub(&output.stdout), scrub(&output.stderr))
     };
-    let stdout = scrub(&output.stdout);
-    let stderr = scrub(&output.stderr);
+    let (code, stdout, stderr) = run_once();
+    let warm = run_once();
     let mut failure = None;
+    let comparable = |text: &str| {
+        // What varies run to run (the snapshot filters below).
+        let t = regex::Regex::new(r"\d+\.\d+ ms")
+            .unwrap()
+            .replace_all(text, "[T] ms");
+        regex::Regex::new(r"critical path: \S+ \(")
+            .unwrap()
+            .replace_all(&t, "critical path: [CLOUD] (")
+            .into_owned()
+    };
+    if (warm.0, comparable(&warm.1), comparable(&warm.2))
+        != (code, comparable(&stdout), comparable(&stderr))
+    {
+        failure = Some(format!(
+            "{}: the second launch (catalog images) differs from the first (CSVs):\n--- first (exit {code})\n{stdout}{stderr}--- second (exit {})\n{}{}",
+            dir.display(),
+            warm.0,
+            warm.1,
+            warm.2
+        ));
+    }
     if code != scenario.exit_code {
         failure = Some(format!(
             "{}: exit code {code}, expected {}",

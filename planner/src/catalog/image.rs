@@ -11,12 +11,13 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::selection::RowSelection;
 use super::{CatalogWarning, CloudCatalog, Num, Schema, Text, VmRow};
 use crate::cloud::CloudId;
 
 /// Bumped whenever the layout or the meaning of a parsed row changes, so
 /// images written by another version are rejected instead of misread.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 const MAGIC: [u8; 8] = *b"SKYCATIX";
 
 /// Why an image was rejected (the caller falls back to the CSV).
@@ -44,8 +45,19 @@ struct Head<'a> {
     /// Rows skipped when the CSV was parsed: (line, message).
     #[serde(borrow)]
     warnings: Vec<(u64, &'a str)>,
-    /// Number of rows in the stream after the head.
-    rows: u64,
+    /// The row stream's runs in file order: maximal sequences of rows with
+    /// one accelerator name, as (accelerator string id, rows, bytes). Each
+    /// run's stream starts afresh, so a selection decodes only its runs.
+    runs: Vec<(u32, u32, u32)>,
+    /// Every distinct (region, zone) string-id pair, in order of first
+    /// appearance: what region and zone validation reads, whatever rows a
+    /// selection decodes.
+    locations: Vec<(u32, u32)>,
+    /// Whether every instance type's rows share one accelerator name, so a
+    /// selection by accelerator keeps an instance type's rows together.
+    /// (GCP's host VMs and attachable GPUs are separate rows; a file where
+    /// this fails is always decoded whole.)
+    instances_uniform: bool,
 }
 
 #[derive(Default)]
@@ -66,7 +78,7 @@ impl<'a> StringTable<'a> {
 }
 
 /// The row stream: each row is a little-endian `u16` mask of the fields that
-/// differ from the row before (bit order: [`STRING_FIELDS`] string ids, then
+/// differ from the row before it in its run (bit order: [`STRING_FIELDS`] string ids, then
 /// the seven numbers, then the NVMe flag, then the datacenter flag), followed
 /// by just those values — string ids as LEB128, numbers as `f64` LE
 /// (`NaN` = empty), each flag as a byte (0 empty, 1 false, 2 true). Catalogs repeat most fields from row to
@@ -107,7 +119,8 @@ fn flag_byte(v: Option<bool>) -> u8 {
     }
 }
 
-fn encode_rows<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec<u8>) {
+/// Encodes one run of rows; the first row is written in full.
+fn encode_run<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec<u8>) {
     // The first row differs from an imaginary all-empty row in every field.
     let mut prev_ids = [u32::MAX; STRING_FIELDS];
     let mut prev_numbers = [None; NUMBER_FIELDS];
@@ -196,25 +209,54 @@ impl RowReader<'_> {
     }
 }
 
-fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow>, ImageError> {
-    let string = |id: u32| -> Result<Option<Text>, ImageError> {
-        match id {
-            0 => Ok(None),
-            i => strings
-                .get(i as usize - 1)
-                .cloned()
-                .map(Some)
-                .ok_or(ImageError::Mismatch("string index")),
+/// The head's strings, made into [`Text`]s on first use: a selection that
+/// decodes a few runs allocates only the strings those runs name.
+struct Strings<'h> {
+    raw: &'h [&'h str],
+    made: Vec<Option<Text>>,
+}
+
+impl<'h> Strings<'h> {
+    fn new(raw: &'h [&'h str]) -> Strings<'h> {
+        Strings {
+            raw,
+            made: vec![None; raw.len()],
         }
-    };
-    // `count` comes from the file: trust it only as far as the bytes could
-    // hold that many rows (two mask bytes each).
-    let mut rows: Vec<VmRow> = Vec::with_capacity(count.min(bytes.len() / 2));
+    }
+
+    /// String `id` (`0` = empty cell).
+    fn get(&mut self, id: u32) -> Result<Option<Text>, ImageError> {
+        let Some(i) = (id as usize).checked_sub(1) else {
+            return Ok(None);
+        };
+        let raw = self
+            .raw
+            .get(i)
+            .ok_or(ImageError::Mismatch("string index"))?;
+        Ok(Some(
+            self.made[i].get_or_insert_with(|| Text::from(*raw)).clone(),
+        ))
+    }
+}
+
+/// Decodes one run of `count` rows (its first row written in full) onto `rows`.
+fn decode_run(
+    bytes: &[u8],
+    count: usize,
+    strings: &mut Strings<'_>,
+    rows: &mut Vec<VmRow>,
+) -> Result<(), ImageError> {
+    let start = rows.len();
     let mut reader = RowReader { bytes };
     let empty: Text = Text::from("");
     for index in 0..count {
         let mask = u16::from_le_bytes(reader.take::<2>()?);
-        let mut row = match rows.last() {
+        let prev = if rows.len() > start {
+            rows.last()
+        } else {
+            None
+        };
+        let mut row = match prev {
             Some(prev) => prev.clone(),
             None if mask & 0b1_1111 == 0b1_1111
                 && mask & NVME_BIT != 0
@@ -243,19 +285,21 @@ fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow
             return Err(ImageError::Decode(format!("row {index}: unknown fields")));
         }
         if mask & 1 != 0 {
-            row.instance_type = string(reader.leb128()?)?;
+            row.instance_type = strings.get(reader.leb128()?)?;
         }
         if mask & 1 << 1 != 0 {
-            row.accelerator_name = string(reader.leb128()?)?;
+            row.accelerator_name = strings.get(reader.leb128()?)?;
         }
         if mask & 1 << 2 != 0 {
-            row.region = string(reader.leb128()?)?.ok_or(ImageError::Mismatch("empty region"))?;
+            row.region = strings
+                .get(reader.leb128()?)?
+                .ok_or(ImageError::Mismatch("empty region"))?;
         }
         if mask & 1 << 3 != 0 {
-            row.zone = string(reader.leb128()?)?;
+            row.zone = strings.get(reader.leb128()?)?;
         }
         if mask & 1 << 4 != 0 {
-            row.local_disk_type = string(reader.leb128()?)?;
+            row.local_disk_type = strings.get(reader.leb128()?)?;
         }
         let fields = [
             &mut row.accelerator_count,
@@ -290,17 +334,56 @@ fn decode_rows(bytes: &[u8], count: usize, strings: &[Text]) -> Result<Vec<VmRow
         rows.push(row);
     }
     if !reader.bytes.is_empty() {
-        return Err(ImageError::Decode("trailing bytes".into()));
+        return Err(ImageError::Decode("a run has trailing bytes".into()));
     }
-    Ok(rows)
+    Ok(())
+}
+
+/// Splits rows into runs of one accelerator name: (name, first row, rows).
+fn runs_of(rows: &[VmRow]) -> Vec<(Option<&Text>, usize, usize)> {
+    let mut runs: Vec<(Option<&Text>, usize, usize)> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let name = row.accelerator_name.as_ref();
+        match runs.last_mut() {
+            Some((n, _, len)) if n.map(|t| &**t) == name.map(|t| &**t) => *len += 1,
+            _ => runs.push((name, i, 1)),
+        }
+    }
+    runs
+}
+
+/// Whether every instance type's rows carry one accelerator name.
+fn instances_uniform(rows: &[VmRow]) -> bool {
+    let mut seen: FxHashMap<&str, Option<&str>> = FxHashMap::default();
+    rows.iter().all(|row| {
+        let Some(it) = row.instance_type.as_deref() else {
+            return true;
+        };
+        let name = row.accelerator_name.as_deref();
+        *seen.entry(it).or_insert(name) == name
+    })
 }
 
 impl CloudCatalog {
     /// Encodes the catalog, with the warnings its CSV produced, as an image.
     pub fn to_image(&self, warnings: &[CatalogWarning]) -> Vec<u8> {
         let mut table = StringTable::default();
-        let mut rows = Vec::with_capacity(self.rows.len() * 12);
-        encode_rows(&self.rows, &mut table, &mut rows);
+        let mut stream = Vec::with_capacity(self.rows.len() * 12);
+        let mut runs = Vec::new();
+        for (name, first, len) in runs_of(&self.rows) {
+            let before = stream.len();
+            let id = table.id(name);
+            encode_run(&self.rows[first..first + len], &mut table, &mut stream);
+            runs.push((id, len as u32, (stream.len() - before) as u32));
+        }
+        let mut locations: Vec<(u32, u32)> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
+        for (region, zone) in self.locations() {
+            let pair = (table.id(Some(region)), table.id(zone));
+            if seen.insert(pair) {
+                locations.push(pair);
+            }
+        }
         let head = Head {
             magic: MAGIC,
             format: FORMAT,
@@ -312,10 +395,12 @@ impl CloudCatalog {
                 .iter()
                 .map(|w| (w.line, w.message.as_str()))
                 .collect(),
-            rows: self.rows.len() as u64,
+            runs,
+            locations,
+            instances_uniform: instances_uniform(&self.rows),
         };
         let mut out = postcard::to_allocvec(&head).expect("encoding to a Vec cannot fail");
-        out.extend_from_slice(&rows);
+        out.extend_from_slice(&stream);
         out
     }
 
@@ -326,7 +411,21 @@ impl CloudCatalog {
         bytes: &[u8],
         source_name: &str,
     ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
-        let (head, rest): (Head<'_>, &[u8]) =
+        Self::from_image_selected(cloud, bytes, source_name, &RowSelection::All)
+    }
+
+    /// [`CloudCatalog::from_image`], decoding only the rows `selection`
+    /// asks for. A narrower selection gives a catalog that is not
+    /// [complete](CloudCatalog::is_complete): its regions and zones are still
+    /// all of the file's. A file whose instance types mix accelerator names
+    /// is decoded whole whatever the selection.
+    pub fn from_image_selected(
+        cloud: CloudId,
+        bytes: &[u8],
+        source_name: &str,
+        selection: &RowSelection,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
+        let (head, stream): (Head<'_>, &[u8]) =
             postcard::take_from_bytes(bytes).map_err(|e| ImageError::Decode(e.to_string()))?;
         if head.magic != MAGIC || head.format != FORMAT {
             return Err(ImageError::Mismatch("format version"));
@@ -334,9 +433,51 @@ impl CloudCatalog {
         if head.cloud != cloud.name() {
             return Err(ImageError::Mismatch("cloud"));
         }
-        let strings: Vec<Text> = head.strings.iter().map(|&s| Text::from(s)).collect();
-        let count = usize::try_from(head.rows).map_err(|_| ImageError::Mismatch("row count"))?;
-        let rows = decode_rows(rest, count, &strings)?;
+        let stream_len: u64 = head.runs.iter().map(|&(_, _, len)| u64::from(len)).sum();
+        if stream_len != stream.len() as u64 {
+            return Err(ImageError::Decode(
+                "run lengths do not cover the rows".into(),
+            ));
+        }
+        let selection = if head.instances_uniform {
+            selection
+        } else {
+            &RowSelection::All
+        };
+        let matcher = selection.matcher();
+        let mut strings = Strings::new(&head.strings);
+        let mut rows: Vec<VmRow> = Vec::new();
+        if selection.is_all() {
+            // Every row: the count is trusted only as far as the bytes could
+            // hold that many rows (two mask bytes each).
+            let total: u64 = head.runs.iter().map(|&(_, n, _)| u64::from(n)).sum();
+            rows.reserve((total as usize).min(stream.len() / 2));
+        }
+        let mut offset = 0usize;
+        for &(name, count, len) in &head.runs {
+            let run = &stream[offset..offset + len as usize];
+            offset += len as usize;
+            let name_text = match name {
+                0 => None,
+                id => Some(
+                    *head
+                        .strings
+                        .get(id as usize - 1)
+                        .ok_or(ImageError::Mismatch("string index"))?,
+                ),
+            };
+            if !matcher.wants(name_text) {
+                continue;
+            }
+            let first = rows.len();
+            decode_run(run, count as usize, &mut strings, &mut rows)?;
+            if rows[first..]
+                .iter()
+                .any(|r| r.accelerator_name.as_deref() != name_text)
+            {
+                return Err(ImageError::Mismatch("run accelerator"));
+            }
+        }
         let schema = if head.v6 { Schema::V6 } else { Schema::V8 };
         let warnings = head
             .warnings
@@ -347,10 +488,18 @@ impl CloudCatalog {
                 message: message.to_string(),
             })
             .collect();
-        Ok((
-            CloudCatalog::from_rows(cloud, rows, head.has_zones, schema),
-            warnings,
-        ))
+        let mut catalog = CloudCatalog::from_rows(cloud, rows, head.has_zones, schema);
+        if !selection.is_all() {
+            let mut locations = Vec::with_capacity(head.locations.len());
+            for &(region, zone) in &head.locations {
+                let region = strings
+                    .get(region)?
+                    .ok_or(ImageError::Mismatch("empty region"))?;
+                locations.push((region, strings.get(zone)?));
+            }
+            catalog.set_partial(locations);
+        }
+        Ok((catalog, warnings))
     }
 }
 
@@ -379,6 +528,101 @@ mod tests {
             b.sort();
             assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // reads a fixture
+    fn a_selection_decodes_exactly_the_matching_rows_in_file_order() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
+        let selections = [
+            vec!["H100"],
+            vec!["a100"],
+            vec!["T4", "L4"],
+            vec!["A100-80GB"],
+            vec!["no-such-gpu"],
+            vec![],
+        ];
+        let mut narrowed = 0;
+        for cloud in CloudId::ALL {
+            let Ok(csv) = std::fs::read(dir.join(cloud.name()).join("vms.csv")) else {
+                continue;
+            };
+            let (parsed, warnings) = CloudCatalog::from_bytes(cloud, &csv, "csv").unwrap();
+            let image = parsed.to_image(&warnings);
+            let mut pairs: Vec<(&str, Option<&str>)> = Vec::new();
+            for (r, z) in parsed.locations() {
+                if !pairs.contains(&(&**r, z.map(|z| &**z))) {
+                    pairs.push((r, z.map(|z| &**z)));
+                }
+            }
+            for names in &selections {
+                let selection = RowSelection::Accelerators {
+                    names: names.iter().map(|n| n.to_string()).collect(),
+                };
+                let (loaded, loaded_warnings) =
+                    CloudCatalog::from_image_selected(cloud, &image, "csv", &selection).unwrap();
+                assert_eq!(loaded_warnings, warnings);
+                if loaded.is_complete() {
+                    // Instance types mixing accelerators (GCP): decoded whole.
+                    assert_eq!(loaded.rows, parsed.rows, "{cloud:?}");
+                    continue;
+                }
+                narrowed += 1;
+                let matcher = selection.matcher();
+                let expected: Vec<&VmRow> = parsed
+                    .rows
+                    .iter()
+                    .filter(|r| matcher.wants(r.accelerator_name.as_deref()))
+                    .collect();
+                assert_eq!(
+                    loaded.rows.iter().collect::<Vec<_>>(),
+                    expected,
+                    "{cloud:?} {names:?}"
+                );
+                let got: Vec<(&str, Option<&str>)> = loaded
+                    .locations()
+                    .map(|(r, z)| (&**r, z.map(|z| &**z)))
+                    .collect();
+                assert_eq!(got, pairs, "{cloud:?}: every location, each once");
+                assert_eq!(loaded.all_regions_lower(), parsed.all_regions_lower());
+            }
+        }
+        assert!(narrowed > 20, "only {narrowed} selections were narrowed");
+    }
+
+    #[test]
+    fn region_and_zone_validation_reads_the_whole_file_through_a_selection() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,Price,Region,AvailabilityZone\n\
+                   cpu,,,1,Us-West-2,usw2-a\n\
+                   gpu,H100,8,9,us-east-1,use1-a\n\
+                   gpu,H100,8,9,us-east-1,use1-b\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Aws, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        let selection = RowSelection::Accelerators {
+            names: vec!["H100".into()],
+        };
+        let (loaded, _) =
+            CloudCatalog::from_image_selected(CloudId::Aws, &image, "x", &selection).unwrap();
+        assert!(!loaded.is_complete());
+        assert_eq!(loaded.rows.len(), 2);
+        for (region, zone) in [
+            (Some("us-west-2"), None),
+            (Some("us-west-2"), Some("usw2-a")),
+            (None, Some("usw2-a")),
+            (Some("us-east-1"), Some("usw2-a")),
+            (Some("eu-west-1"), None),
+            (None, Some("nowhere")),
+        ] {
+            assert_eq!(
+                loaded.validate_region_zone(region, zone),
+                parsed.validate_region_zone(region, zone),
+                "{region:?} {zone:?}"
+            );
+        }
+        assert_eq!(
+            loaded.validate_region_zone(Some("us-west-2"), None),
+            Ok((Some("Us-West-2".to_string()), None))
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod kubernetes;
 pub mod nebius;
 pub mod oci;
 pub mod query;
+pub mod selection;
 pub mod slurm;
 pub mod ssh;
 
@@ -276,6 +277,10 @@ pub struct CloudCatalog {
     /// catalog is re-indexed after the zone mapping drops rows, and many
     /// requests never ask.
     by_instance: std::sync::OnceLock<FxHashMap<Text, Vec<u32>>>,
+    /// `Some` when `rows` holds only the rows a request selected
+    /// ([`selection`]): every (region, zone) pair of the whole file, in order
+    /// of first appearance, for region and zone validation.
+    partial_locations: Option<Vec<(Text, Option<Text>)>>,
 }
 
 impl CloudCatalog {
@@ -404,7 +409,35 @@ impl CloudCatalog {
             has_zones,
             schema,
             by_instance: std::sync::OnceLock::new(),
+            partial_locations: None,
         }
+    }
+
+    /// Marks the rows as a selection of the file's, whose (region, zone)
+    /// pairs are `locations` (see [`CloudCatalog::locations`]).
+    pub(crate) fn set_partial(&mut self, locations: Vec<(Text, Option<Text>)>) {
+        self.partial_locations = Some(locations);
+    }
+
+    /// Whether `rows` holds every row of the file. A partial catalog answers
+    /// the queries of the rows it was selected for
+    /// ([`selection::RowSelection`]) and region/zone validation; it must
+    /// not be asked for default instance types or arbitrary instance types.
+    pub fn is_complete(&self) -> bool {
+        self.partial_locations.is_none()
+    }
+
+    /// The (region, zone) of every row of the file: in row order, or for a
+    /// partial catalog each distinct pair once, in order of first
+    /// appearance (which is all region/zone validation can tell apart).
+    pub fn locations(&self) -> impl Iterator<Item = (&Text, Option<&Text>)> {
+        let (rows, stored): (&[VmRow], &[(Text, Option<Text>)]) = match &self.partial_locations {
+            Some(stored) => (&[], stored),
+            None => (&self.rows, &[]),
+        };
+        rows.iter()
+            .map(|r| (&r.region, r.zone.as_ref()))
+            .chain(stored.iter().map(|(r, z)| (r, z.as_ref())))
     }
 
     fn by_instance(&self) -> &FxHashMap<Text, Vec<u32>> {
@@ -480,6 +513,12 @@ impl CloudCatalog {
             row.zone = name.clone();
             row.zone.is_some()
         });
+        if let Some(locations) = &mut self.partial_locations {
+            locations.retain_mut(|(_, zone)| {
+                *zone = zone.as_ref().and_then(|z| mapping.names.get(&**z).cloned());
+                zone.is_some()
+            });
+        }
         if self.rows.len() != before {
             self.by_instance = std::sync::OnceLock::new();
         }

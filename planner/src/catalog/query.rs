@@ -9,7 +9,7 @@
 use crate::pytext::py_str_repr;
 use std::cmp::Ordering;
 
-use super::{CloudCatalog, VmRow};
+use super::{CloudCatalog, Text, VmRow};
 use crate::cloud::CloudId;
 
 /// A region with its zones (empty when the catalog has no zone column).
@@ -441,10 +441,9 @@ impl CloudCatalog {
     /// Distinct regions (lower-cased, sorted) for error messages.
     pub fn all_regions_lower(&self) -> Vec<String> {
         let mut v: Vec<String> = self
-            .rows
-            .iter()
-            .filter(|r| !r.region.is_empty())
-            .map(|r| r.region.to_lowercase())
+            .locations()
+            .filter(|(region, _)| !region.is_empty())
+            .map(|(region, _)| region.to_lowercase())
             .collect();
         v.sort();
         v.dedup();
@@ -483,14 +482,15 @@ impl CloudCatalog {
             }
         };
         let mut validated_region = region.map(str::to_string);
-        let mut filtered: Vec<&VmRow> = self.rows.iter().collect();
+        // (region, zone) of every row; the spelling of the first match wins.
+        let mut filtered: Vec<(&Text, Option<&Text>)> = self.locations().collect();
         if let Some(r) = region {
-            filtered.retain(|row| row.region.eq_ignore_ascii_case(r));
+            filtered.retain(|(row_region, _)| row_region.eq_ignore_ascii_case(r));
             if filtered.is_empty() {
                 let mut msg = format!("Invalid region {}", py_str_repr(r));
                 let mut all: Vec<String> = Vec::new();
-                for row in self.rows.iter().filter(|r| !r.region.is_empty()) {
-                    let l = row.region.to_lowercase();
+                for (row_region, _) in self.locations().filter(|(r, _)| !r.is_empty()) {
+                    let l = row_region.to_lowercase();
                     if !all.contains(&l) {
                         all.push(l);
                     }
@@ -511,22 +511,22 @@ impl CloudCatalog {
                 }
                 return Err(msg);
             }
-            validated_region = Some(filtered[0].region.to_string());
+            validated_region = Some(filtered[0].0.to_string());
         }
         if let Some(z) = zone {
-            let in_zone: Vec<&VmRow> = filtered
+            let in_zone: Vec<(&Text, Option<&Text>)> = filtered
                 .iter()
                 .copied()
-                .filter(|row| row.zone.as_deref() == Some(z))
+                .filter(|(_, row_zone)| row_zone.map(|t| &**t) == Some(z))
                 .collect();
             if in_zone.is_empty() {
                 let region_str = region
                     .map(|r| format!(" for region {}", py_str_repr(r)))
                     .unwrap_or_default();
                 let mut all: Vec<String> = Vec::new();
-                for row in &filtered {
-                    if let Some(rz) = &row.zone
-                        && !all.iter().any(|a| **a == **rz)
+                for (_, row_zone) in &filtered {
+                    if let Some(rz) = row_zone
+                        && !all.iter().any(|a| **a == ***rz)
                     {
                         all.push(rz.to_string());
                     }
@@ -537,7 +537,7 @@ impl CloudCatalog {
                     candidates(z, all)
                 ));
             }
-            validated_region = Some(in_zone[0].region.to_string());
+            validated_region = Some(in_zone[0].0.to_string());
         }
         Ok((validated_region, zone.map(str::to_string)))
     }

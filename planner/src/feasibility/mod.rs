@@ -227,6 +227,34 @@ pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), Re
     ))
 }
 
+/// Whether `cloud` is planned by the generic catalog path
+/// ([`catalog::feasible`]) and its catalog is used as loaded, so a request
+/// that names an accelerator and no instance type reads only rows of
+/// accelerators whose names contain the requested one (its exact, fuzzy
+/// and price lookups), plus the regions and zones of the whole file. The
+/// launch then decodes only those rows
+/// ([`CatalogNeeds`](crate::catalog::selection::CatalogNeeds)). Clouds with
+/// their own feasibility file read other rows (GCP attaches GPUs to host
+/// VMs), and OCI's and Nebius' catalogs are reshaped by their checks: they
+/// load whole. Keep in step with the dispatch in [`feasible_resources`].
+pub fn reads_only_matching_accelerator_rows(cloud: CloudId) -> bool {
+    let own_feasibility = matches!(
+        cloud,
+        CloudId::Gcp
+            | CloudId::Kubernetes
+            | CloudId::Ssh
+            | CloudId::Slurm
+            | CloudId::Seeweb
+            | CloudId::Shadeform
+            | CloudId::Vast
+            | CloudId::Ibm
+            | CloudId::Scp
+            | CloudId::Vsphere
+    );
+    let reshaped = matches!(cloud, CloudId::Oci | CloudId::Nebius);
+    cloud.spec().catalog_rules.is_some() && !own_feasibility && !reshaped
+}
+
 /// `cloud.get_feasible_launchable_resources(r, num_nodes)`.
 pub fn feasible_resources(
     world: &World,

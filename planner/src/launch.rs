@@ -321,16 +321,21 @@ pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -
     };
     let _span = tracing::info_span!("plan").entered();
     let metadata = &prepared.world.catalog.gpu_metadata;
-    let mut dag = match dag_of(&source, metadata) {
+    let parsed = tracing::info_span!("parse_task").in_scope(|| {
+        let mut dag = dag_of(&source, metadata).map_err(|e| (Stage::Entrypoint, e))?;
+        task::apply_overrides(&mut dag, overrides, metadata).map_err(|e| (Stage::Overrides, e))?;
+        task::ssh_infra_round_trip(&mut dag);
+        Ok(dag)
+    });
+    let mut dag = match parsed {
         Ok(dag) => dag,
-        Err(e) => return failed(prepared, source, Stage::Entrypoint, e),
+        Err((stage, e)) => return failed(prepared, source, stage, e),
     };
-    if let Err(e) = task::apply_overrides(&mut dag, overrides, metadata) {
-        return failed(prepared, source, Stage::Overrides, e);
-    }
-    task::ssh_infra_round_trip(&mut dag);
-    prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
-    if let Err(e) = crate::validate::validate_dag(&prepared.world, &mut dag) {
+    let validation = tracing::info_span!("validate").in_scope(|| {
+        prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
+        crate::validate::validate_dag(&prepared.world, &mut dag)
+    });
+    if let Err(e) = validation {
         return failed(prepared, source, Stage::Validation, e);
     }
     let optimized = optimize::optimize(&prepared.world, &dag);

@@ -577,7 +577,8 @@ pub async fn gather(
             let needs = match common_inputs {
                 Some((acc, meta)) => {
                     let mut tables = planner::catalog::Catalog::new();
-                    let loaded = load_common(&mut tables, acc.as_ref(), meta.as_ref());
+                    let loaded = tracing::info_span!("common_tables")
+                        .in_scope(|| load_common(&mut tables, acc.as_ref(), meta.as_ref()));
                     let needs = match &loaded {
                         Ok(()) => rows_of(&tables.gpu_metadata),
                         Err(_) => CatalogNeeds::all(),
@@ -606,7 +607,10 @@ pub async fn gather(
                 .iter()
                 .find(|s| s.cloud == CloudId::Aws && matches!(s.result, Some(Ok(_))))
                 .and_then(|s| s.input.as_ref())
-                .map(|aws| (aws.clone(), load_az_mappings(aws)));
+                .map(|aws| {
+                    let _span = tracing::info_span!("az_mappings").entered();
+                    (aws.clone(), load_az_mappings(aws))
+                });
             Loaded {
                 settled,
                 common,

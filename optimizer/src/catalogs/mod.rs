@@ -177,6 +177,7 @@ pub(crate) fn load_vms_all(
     let mut done: Vec<Option<VmsLoad>> = vms
         .iter()
         .map(|(cloud, input)| {
+            let _span = tracing::info_span!("catalog_image", cloud = cloud.name()).entered();
             Some(load_vms_image(
                 *cloud,
                 input,
@@ -187,6 +188,7 @@ pub(crate) fn load_vms_all(
         .collect();
     let parse = |i: usize, key: String, fingerprint: String| {
         let (cloud, input) = &vms[i];
+        let _span = tracing::info_span!("catalog_parse", cloud = cloud.name()).entered();
         parse_vms(*cloud, input, index, &key, &fingerprint)
     };
     let misses: Vec<(usize, String, String)> = done

@@ -107,6 +107,8 @@ pub async fn prepare(
     options: &LaunchOptions,
     rows_of: catalogs::RowsOf,
 ) -> Result<Prepared, LaunchError> {
+    // Configuration and the adapters, up to the fan-out (no await inside).
+    let configured = tracing::info_span!("configure").entered();
     let sky_config = config::load_sky_config(&options.env, &options.home)?;
     let candidates = candidate_clouds(options, &sky_config);
     let mode = catalogs::Mode::resolve(
@@ -176,13 +178,21 @@ pub async fn prepare(
         options.catalogs.clone(),
         deadlines,
     );
+    // Closed before the fan-out's span opens: a span stays open while it
+    // has children.
+    drop(configured);
     let span = tracing::info_span!(
         "fan_out",
         clouds = to_check.len(),
         serial = options.fanout.serial
     );
     let fan = tracing::Instrument::instrument(fan_out(checked, ctx, options.fanout.clone()), span);
+    // The whole gathering, including the wait for its loader thread to hand
+    // over (`catalog_load` is that thread's own span).
+    let gather = tracing::Instrument::instrument(gather, tracing::info_span!("gather_catalogs"));
     let (fanout, gathered) = tokio::join!(fan, gather);
+    // No await from here on: the span guard may be held.
+    let _world = tracing::info_span!("build_world").entered();
     let mut gathered = gathered?;
     let catalog_load = gathered.elapsed;
     let local: Vec<CloudId> = gathered

@@ -30,3 +30,5 @@ mod ssh;
 mod terminal;
 // Man pages and completions generated from the CLI definition.
 mod cli_docs;
+// A launch's trace covers the process: every phase has its span.
+mod trace_coverage;

@@ -25,17 +25,30 @@ fn main() -> ExitCode {
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);
     }
-    let opts = Opts::parse_from(args);
-    let common = match &opts.command {
-        Command::Launch(a) => &a.common,
-        Command::Check(a) => &a.common,
-        Command::Catalog(a) => &a.common,
-    };
-    let trace_path = common.trace.clone().or_else(|| {
+    // Credential variables are masked in everything logged or traced.
+    optimizer::redact::remember_env_secrets(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|(k, v)| (k, v)),
+    );
+    // Tracing starts next, so the trace's phases cover the whole process
+    // from here to exit: the trace path is read from the words before clap
+    // parses them (clap still validates `--trace` as a flag).
+    let trace_path = trace_flag(&args).or_else(|| {
         std::env::var_os("SKYPILOT_TIMELINE_FILE_PATH")
             .filter(|v| !v.is_empty())
             .map(Into::into)
     });
+    // The guard flushes the trace when dropped: keep it alive for the whole run
+    // and drop it before returning (never `process::exit` past it).
+    let guard = init_tracing(trace_path.as_deref());
+    let opts = {
+        let _span = tracing::info_span!("parse_args").entered();
+        Opts::parse_from(args)
+    };
+    let started = tracing::info_span!("start_runtime").entered();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -47,29 +60,34 @@ fn main() -> ExitCode {
             return ExitCode::from(Exit::Config.code());
         }
     };
-    // Signals are caught before any file is created (the trace, the state
-    // folder's entries), so an interrupt always goes through the clean exit.
+    // Signals are caught before the state folder is touched, so an
+    // interrupt always goes through the clean exit (only a `--trace` file,
+    // asked for by name, may be created before).
     let signals = {
         let _entered = runtime.enter();
         Signals::new()
     };
-    // Credential variables are masked in everything logged or traced.
-    optimizer::redact::remember_env_secrets(
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(|(k, v)| (k, v)),
-    );
-    // The guard flushes the trace when dropped: keep it alive for the whole run
-    // and drop it before returning (never `process::exit` past it).
-    let guard = init_tracing(trace_path.as_deref());
+    drop(started);
     let code = run(&runtime, signals, opts);
     // Do not wait for hung network tasks: their deadlines already expired or
     // we were interrupted.
-    runtime.shutdown_background();
+    tracing::info_span!("shutdown").in_scope(|| runtime.shutdown_background());
     drop(guard);
     ExitCode::from(code)
+}
+
+/// The value of `--trace PATH` / `--trace=PATH` among the words before `--`.
+fn trace_flag(args: &[std::ffi::OsString]) -> Option<std::path::PathBuf> {
+    let mut words = args.iter().skip(1).take_while(|w| *w != "--");
+    while let Some(word) = words.next() {
+        if word == "--trace" {
+            return words.next().map(Into::into);
+        }
+        if let Some(path) = word.to_str().and_then(|w| w.strip_prefix("--trace=")) {
+            return Some(path.into());
+        }
+    }
+    None
 }
 
 fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::FlushGuard> {

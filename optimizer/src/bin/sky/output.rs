@@ -161,11 +161,15 @@ fn confirm(printer: &Printer, cluster: &str) -> bool {
 
 pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<Exit> {
     let printer = Printer { color };
-    let opts = options(&args.common)?;
-    let request = Request {
-        entrypoint: args.entrypoint.clone(),
-        overrides: overrides(&args)?,
-    };
+    let (opts, request) = tracing::info_span!("options").in_scope(|| {
+        anyhow::Ok((
+            options(&args.common)?,
+            Request {
+                entrypoint: args.entrypoint.clone(),
+                overrides: overrides(&args)?,
+            },
+        ))
+    })?;
     if args.cloud.is_some() || args.region.is_some() || args.zone.is_some() {
         printer.print(&[render::launch::deprecated_location_flags()]);
     }
@@ -188,10 +192,8 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<Exit> {
         dryrun: args.dryrun,
         timings: args.common.timings,
     };
-    {
-        let _span = tracing::info_span!("render").entered();
-        printer.print(&render::launch::launch(result, &view));
-    }
+    let lines = tracing::info_span!("render").in_scope(|| render::launch::launch(result, &view));
+    tracing::info_span!("output").in_scope(|| printer.print(&lines));
     let exit = result.exit();
     if exit == Exit::Request || args.dryrun {
         return Ok(exit);

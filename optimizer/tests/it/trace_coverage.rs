@@ -12,9 +12,12 @@
 use std::path::Path;
 use std::process::Command;
 
+/// A span: name, start and end (µs from the trace's origin).
+type Span = (String, f64, f64);
+
 /// Spans `(name, start µs, end µs)` of a Chrome trace in tracing-chrome's
 /// async style (`b`/`e` pairs keyed by id).
-fn spans(trace: &serde_json::Value) -> Vec<(String, f64, f64)> {
+fn spans(trace: &serde_json::Value) -> Vec<Span> {
     let events = trace
         .as_array()
         .expect("a Chrome trace is an array of events");
@@ -42,7 +45,7 @@ fn spans(trace: &serde_json::Value) -> Vec<(String, f64, f64)> {
 }
 
 /// The union of the spans over `[0, last end]`: (covered, total).
-fn coverage(spans: &[(String, f64, f64)]) -> (f64, f64) {
+fn coverage(spans: &[Span]) -> (f64, f64) {
     let mut intervals: Vec<(f64, f64)> = spans.iter().map(|(_, a, b)| (*a, *b)).collect();
     intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
     let total = intervals.iter().map(|i| i.1).fold(0.0, f64::max);
@@ -93,7 +96,7 @@ fn a_warm_launch_s_phases_cover_the_process() {
     let home = tempfile::tempdir().unwrap();
     // The first launch stores the catalog images; the measured ones are warm.
     launch(home.path(), None);
-    let mut best: Option<(f64, f64, Vec<(String, f64, f64)>)> = None;
+    let mut best: Option<(f64, f64, Vec<Span>)> = None;
     for run in 0..5 {
         let path = home.path().join(format!("trace-{run}.json"));
         launch(home.path(), Some(&path));

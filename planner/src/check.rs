@@ -178,6 +178,17 @@ pub enum CloudError {
     Config(String),
 }
 
+impl CloudError {
+    /// Whether the failure says nothing about the credentials: a timeout, or
+    /// a service that could not be reached or answered with a server error
+    /// (5xx, throttling). Such a check is "not a verdict" (upstream #4373):
+    /// `sky check` must not record the cloud as disabled because of it.
+    /// Rejected credentials and unusable local configuration are verdicts.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, CloudError::Timeout(_) | CloudError::Service(_))
+    }
+}
+
 /// The outcome of one cloud's check, with what the cache did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckOutcome {
@@ -259,6 +270,101 @@ impl CheckReport {
             .filter(|r| matches!(r.outcome, Outcome::Ready(_)))
             .map(|r| r.cloud)
             .collect()
+    }
+
+    /// Clouds whose check failed transiently ([`CloudError::is_transient`]).
+    pub fn undecided(&self) -> Vec<CloudId> {
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| matches!(&r.outcome, Outcome::Failed(e) if e.is_transient()))
+            .map(|r| r.cloud)
+            .collect()
+    }
+
+    /// The enabled set to persist for later launches, given the one persisted
+    /// before (`None`: no `sky check` yet, so launches consider every cloud).
+    /// Enabled clouds are in; clouds with a verdict against them are out; a
+    /// cloud whose check failed transiently keeps its previous standing
+    /// (in when there was no previous set), so a later launch checks it again
+    /// instead of silently leaving it out. Check order is kept.
+    pub fn persisted_enabled(&self, previous: Option<&[CloudId]>) -> Vec<CloudId> {
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| match &r.outcome {
+                Outcome::Ready(_) => true,
+                Outcome::Failed(e) if e.is_transient() => {
+                    previous.is_none_or(|p| p.contains(&r.cloud))
+                }
+                _ => false,
+            })
+            .map(|r| r.cloud)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(outcomes: Vec<(CloudId, Outcome)>) -> CheckReport {
+        CheckReport {
+            fanout: FanOut {
+                reports: outcomes
+                    .into_iter()
+                    .map(|(cloud, outcome)| CloudReport {
+                        cloud,
+                        outcome,
+                        started: Duration::ZERO,
+                        elapsed: Duration::ZERO,
+                    })
+                    .collect(),
+                wall: Duration::ZERO,
+            },
+            not_allowed: Vec::new(),
+        }
+    }
+
+    fn ready() -> Outcome {
+        Outcome::Ready(CheckOutcome {
+            facts: CloudFacts::Catalog,
+            cache: CacheUse::None,
+        })
+    }
+
+    #[test]
+    fn transient_failures_keep_their_previous_standing() {
+        use CloudId::{Aws, Gcp, Lambda};
+        let timeout = || Outcome::Failed(CloudError::Timeout(Duration::from_secs(5)));
+        let server = || Outcome::Failed(CloudError::Service("HTTP 503".into()));
+        let auth = || Outcome::Failed(CloudError::Auth("expired".into()));
+        let config = || Outcome::Failed(CloudError::Config("bad kubeconfig".into()));
+        let none = || Outcome::NoCredentials("set AWS_ACCESS_KEY_ID".into());
+        // (outcome of AWS, previous set, AWS persisted?)
+        let cases: Vec<(Outcome, Option<Vec<CloudId>>, bool)> = vec![
+            (ready(), None, true),
+            (ready(), Some(vec![Gcp]), true),
+            (timeout(), None, true),
+            (timeout(), Some(vec![Aws, Gcp]), true),
+            (timeout(), Some(vec![Gcp]), false),
+            (server(), None, true),
+            (server(), Some(vec![Aws]), true),
+            (server(), Some(vec![]), false),
+            (auth(), None, false),
+            (auth(), Some(vec![Aws]), false),
+            (config(), Some(vec![Aws]), false),
+            (none(), Some(vec![Aws]), false),
+        ];
+        for (aws, previous, expected) in cases {
+            let label = format!("{aws:?} after {previous:?}");
+            let r = report(vec![(Aws, aws), (Gcp, ready()), (Lambda, none())]);
+            let persisted = r.persisted_enabled(previous.as_deref());
+            assert_eq!(persisted.contains(&Aws), expected, "{label}");
+            assert!(persisted.contains(&Gcp), "{label}");
+            assert!(!persisted.contains(&Lambda), "{label}");
+            assert_eq!(persisted.first(), Some(if expected { &Aws } else { &Gcp }));
+        }
     }
 }
 

@@ -49,7 +49,11 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
         warnings,
     };
     if options.declared_clouds.is_none() {
-        let names: Vec<&str> = report.enabled().iter().map(|c| c.name()).collect();
+        // A timeout or server error is not a verdict: such a cloud keeps its
+        // previous standing, so later launches check it again.
+        let previous = persisted_enabled_clouds(&options.state_dir);
+        let persisted = report.persisted_enabled(previous.as_deref());
+        let names: Vec<&str> = persisted.iter().map(|c| c.name()).collect();
         let state =
             crate::state::StateDir::open(&options.state_dir).map_err(|e| ConfigError::Io {
                 path: options.state_dir.clone(),

@@ -295,11 +295,6 @@ pub(crate) fn load_config(
     })
 }
 
-/// Reads the config the way a launch does without `--config` (`sky check`).
-pub(crate) fn load_sky_config(env: &EnvMap, home: &Path) -> Result<SkyConfig, ConfigError> {
-    Ok(load_config(env, home, None, &Mapping::new())?.config)
-}
-
 /// Python's `os.path.expanduser` for the current user: `~` and `~/...`
 /// resolved against `home`; anything else (`~user/...` too) as given.
 pub(crate) fn expand_home(raw: &str, home: &Path) -> PathBuf {

@@ -647,7 +647,56 @@ pub fn parse_task_config(value: Option<&Value>) -> Result<Option<Mapping>, Reque
             format!("Invalid task YAML: {message}. Check problematic field(s): $.config"),
         )
     })?;
+    check_overrideable_fields(&map)?;
     Ok((!map.is_empty()).then_some(map))
+}
+
+/// `schemas._task_config_schema`: a section that has task-overrideable keys
+/// ([`TASK_CONFIG_KEYS`], e.g. `gcp`) keeps only those in the task schema,
+/// so any other field in it is rejected as `validate_schema` words an
+/// `additionalProperties` error (`Found unsupported field 'labels'.`, or
+/// `Instead of 'x', did you mean 'y'?`). Sections with no such keys pass
+/// through (the client allows unknown properties there).
+fn check_overrideable_fields(map: &Mapping) -> Result<(), RequestError> {
+    for (section, body) in map {
+        let Some(section) = section.as_str() else {
+            continue;
+        };
+        let paths: Vec<&[&str]> = TASK_CONFIG_KEYS
+            .iter()
+            .copied()
+            .filter(|p| p.first() == Some(&section))
+            .collect();
+        if paths.is_empty() || paths.iter().any(|p| p.len() == 1) {
+            continue;
+        }
+        let known: Vec<&str> = paths.iter().filter_map(|p| p.get(1).copied()).collect();
+        let Some(body) = body.as_mapping() else {
+            continue;
+        };
+        let messages: Vec<String> = body
+            .keys()
+            .filter_map(|k| value_text(k))
+            .filter(|k| !known.contains(&k.as_str()))
+            .map(|k| {
+                match crate::pytext::close_matches(&k, known.iter().copied(), 1, 0.6).first() {
+                    Some(m) => format!(
+                        "Instead of {}, did you mean {}?",
+                        py_str_repr(&k),
+                        py_str_repr(m)
+                    ),
+                    None => format!("Found unsupported field {}.", py_str_repr(&k)),
+                }
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Err(RequestError::new(
+                crate::resources::ErrorKind::InvalidConfig,
+                format!("Invalid task YAML: {}", messages.join(" ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn task_from_mapping(

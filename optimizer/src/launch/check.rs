@@ -18,15 +18,29 @@ pub const ENABLED_CLOUDS_FILE: &str = "enabled-clouds.json";
 /// Runs every credential and identity check concurrently (`sky check`) and
 /// persists the enabled set for later launches.
 pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> {
-    let sky_config = config::load_sky_config(&options.env, &options.home)?;
+    // `--config` / `--workspace` as on a launch; the active workspace's
+    // disabled clouds are left out like `allowed_clouds` leaves clouds out
+    // (`check.check_capabilities`: `workspace_disabled_clouds`).
+    let cli = config::cli_layer(
+        &options.config_args,
+        options.workspace.as_deref(),
+        &options.home,
+    )
+    .map_err(|e| LaunchError::Usage(e.to_string()))?;
+    let sky_config = config::load_config(&options.env, &options.home, None, &cli)?.config;
+    if let Err(e) = sky_config.check_active_workspace() {
+        return Err(LaunchError::Usage(e));
+    }
+    let workspace = sky_config.active_workspace();
     let wanted = options
         .declared_clouds
         .clone()
         .unwrap_or_else(|| CloudId::ALL.to_vec());
-    let allowed: Vec<CloudId> = match &sky_config.allowed_clouds {
-        Some(a) => wanted.iter().copied().filter(|c| a.contains(c)).collect(),
-        None => wanted.clone(),
-    };
+    let allowed: Vec<CloudId> = wanted
+        .iter()
+        .copied()
+        .filter(|&c| sky_config.workspace_allows(&workspace, c))
+        .collect();
     let not_allowed = wanted
         .iter()
         .copied()

@@ -1,5 +1,5 @@
 //! Command-line definition (clap derive). No logic lives here: every option
-//! of SkyPilot 0.14.1's `sky launch`, `sky gpus list` and `sky check`
+//! of SkyPilot 0.14.1's `sky launch` and `sky check`
 //! (`sky/client/cli/command.py`, `sky/client/cli/flags.py`), plus this
 //! tool's own (`-o json` on launch, `--plan-out`, `--timings`, ...).
 
@@ -273,73 +273,9 @@ pub struct CheckArgs {
     #[arg(value_name = "CLOUD")]
     pub clouds: Vec<String>,
 
-    /// Show the active account of each enabled cloud.
-    #[arg(short = 'v', long)]
-    pub verbose: bool,
-
     /// Check this workspace (default: the active one).
     #[arg(long)]
     pub workspace: Option<String>,
-
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
-    pub output: OutputFormat,
-
-    /// Path to a config file or a single key-value pair (repeatable).
-    #[arg(long, value_name = "PATH|KEY=VALUE")]
-    pub config: Vec<String>,
-
-    #[command(flatten)]
-    pub common: CommonArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct GpusArgs {
-    #[command(subcommand)]
-    pub command: GpusCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum GpusCommand {
-    /// Show supported GPU/TPU/accelerators and their prices.
-    List(GpusListArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct GpusListArgs {
-    /// An accelerator: NAME or NAME:QUANTITY.
-    #[arg(value_name = "ACCELERATOR")]
-    pub accelerator: Option<String>,
-
-    /// Every accelerator offering, with details.
-    #[arg(short = 'a', long)]
-    pub all: bool,
-
-    /// Infrastructure to query: CLOUD[/REGION] (Kubernetes: k8s[/CONTEXT]).
-    #[arg(long)]
-    pub infra: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub cloud: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub region: Option<String>,
-
-    /// Prices and instance details of the accelerator in every region.
-    #[arg(long)]
-    pub all_regions: bool,
-
-    /// Sort offerings by spot price (then on-demand price).
-    #[arg(long)]
-    pub sort_spot: bool,
-
-    /// Show all information in full.
-    #[arg(short = 'v', long)]
-    pub verbose: bool,
-
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
-    pub output: OutputFormat,
 
     /// Path to a config file or a single key-value pair (repeatable).
     #[arg(long, value_name = "PATH|KEY=VALUE")]

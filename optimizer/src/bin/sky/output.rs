@@ -231,9 +231,10 @@ fn overrides(args: &LaunchArgs) -> anyhow::Result<Overrides> {
         None => None,
         Some(d) if d > 0 => Some(d as u64),
         Some(d) => {
-            return Err(usage(format!(
-                "Invalid value for '--disk-size': \"disk_size\" must be a positive integer (in GB). Got: {d}."
-            )));
+            // `Resources._set_disk_size` raises it while the CLI builds the task.
+            return Err(anyhow::Error::new(CliError::Value(format!(
+                "\"disk_size\" must be a positive integer (in GB). Got: {d}."
+            ))));
         }
     };
     if args.git_url.is_some() && args.workdir.is_some() {
@@ -497,6 +498,8 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     let mut opts = options(&args.common)?;
     let wanted = parse_clouds(&args.clouds)?;
     opts.declared_clouds = (!wanted.is_empty()).then_some(wanted);
+    opts.config_args = args.config.clone();
+    opts.workspace = args.workspace.clone();
     let report = launch::check(&opts).await?;
     let warnings: Vec<Line> = report
         .warnings

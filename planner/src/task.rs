@@ -676,7 +676,7 @@ fn check_overrideable_fields(map: &Mapping) -> Result<(), RequestError> {
         };
         let messages: Vec<String> = body
             .keys()
-            .filter_map(|k| value_text(k))
+            .filter_map(value_text)
             .filter(|k| !known.contains(&k.as_str()))
             .map(|k| {
                 match crate::pytext::close_matches(&k, known.iter().copied(), 1, 0.6).first() {

@@ -323,6 +323,7 @@ mod tests {
                 wall: Duration::ZERO,
             },
             not_allowed: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

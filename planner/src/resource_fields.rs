@@ -6,7 +6,6 @@
 //! Each parser returns SkyPilot's stored form and SkyPilot's error text for
 //! bad input, so messages and `repr(Resources)` read as upstream's.
 
-
 use crate::cloud::CloudId;
 use crate::pytext::py_str_repr;
 use crate::resources::RequestError;

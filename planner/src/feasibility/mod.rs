@@ -209,12 +209,30 @@ fn ssh_proxy_docker_reason(cloud: CloudId) -> &'static str {
     &reasons[cloud as usize]
 }
 
+/// `provision/nebius/constants.py::INFINIBAND_ACCELERATORS` (lower case).
+const NEBIUS_INFINIBAND_ACCELERATORS: &[&str] = &["h100", "h200", "b200", "b300"];
+/// `provision/nebius/constants.py::INFINIBAND_GPU_COUNT`.
+const NEBIUS_INFINIBAND_GPU_COUNT: f64 = 8.0;
+
 /// Features a cloud's static table denies but its clusters can grant:
 /// Kubernetes allows `network_tier: best` when a context's nodes carry a
 /// high-performance network (`Kubernetes._unsupported_features_for_resources`
 /// via `_detect_network_type`).
+///
+/// Nebius allows it for InfiniBand-capable accelerators in groups of eight
+/// (`Nebius._unsupported_features_for_resources`:
+/// `provision/nebius/constants.py::INFINIBAND_ACCELERATORS`, `INFINIBAND_GPU_COUNT`).
 fn lifted(world: &World, cloud: CloudId, r: &Resources, f: Feature) -> bool {
-    if cloud != CloudId::Kubernetes || f != Feature::CustomNetworkTier {
+    if f != Feature::CustomNetworkTier {
+        return false;
+    }
+    if cloud == CloudId::Nebius {
+        return r.accelerator.as_ref().is_some_and(|a| {
+            NEBIUS_INFINIBAND_ACCELERATORS.contains(&a.name.to_lowercase().as_str())
+                && a.count.0 == NEBIUS_INFINIBAND_GPU_COUNT
+        });
+    }
+    if cloud != CloudId::Kubernetes {
         return false;
     }
     world

@@ -304,6 +304,12 @@ impl CheckReport {
     }
 }
 
+/// A deadline as messages show it: `5s`, `1.5s`, `900ms` (Rust's `Debug`
+/// of a [`Duration`], which is already the short human form).
+pub fn show_duration(d: Duration) -> String {
+    format!("{d:?}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,10 +373,4 @@ mod tests {
             assert_eq!(persisted.first(), Some(if expected { &Aws } else { &Gcp }));
         }
     }
-}
-
-/// A deadline as messages show it: `5s`, `1.5s`, `900ms` (Rust's `Debug`
-/// of a [`Duration`], which is already the short human form).
-pub fn show_duration(d: Duration) -> String {
-    format!("{d:?}")
 }

@@ -233,7 +233,7 @@ impl CloudReport {
 }
 
 /// The result of [`fan_out`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct FanOut {
     /// One report per cloud, in the order the clouds were given.
     pub reports: Vec<CloudReport>,
@@ -250,15 +250,71 @@ impl FanOut {
 
 /// The result of `sky check`: every cloud's report, and the clouds
 /// `allowed_clouds` ruled out before any check.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CheckReport {
-    /// Per-cloud reports, in check order.
+    /// Per-cloud reports, in check order (every cloud some reported
+    /// workspace allows, or the clouds named on the command line).
     pub fanout: FanOut,
-    /// Clouds disabled by `allowed_clouds`.
+    /// Clouds disabled by `allowed_clouds` (or the active workspace).
     pub not_allowed: Vec<CloudId>,
     /// Names in `SKY_ENABLED_CLOUDS` or `allowed_clouds` that were skipped,
     /// one warning line each.
     pub warnings: Vec<String>,
+    /// The workspaces the config defines (`default` first): with more
+    /// than one, 0.14.1 names them in the header and reports each.
+    pub available_workspaces: Vec<String>,
+    /// The workspaces reported on, in order: the one `--workspace` named,
+    /// else every available one (`check.check_capabilities`).
+    pub workspaces: Vec<WorkspaceCheck>,
+    /// Whether `--workspace` picked one (per-cloud details are then always shown).
+    pub workspace_selected: bool,
+    /// The clouds named on the command line (`sky check aws gcp`), if any:
+    /// they are reported even where a workspace does not allow them.
+    pub explicit: Option<Vec<CloudId>>,
+}
+
+/// One workspace of a `sky check`: the clouds it allows
+/// (`check._execute_check_logic_for_workspace`: `allowed_clouds`, less the
+/// clouds `workspaces.<name>.<cloud>.disabled` turns off).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkspaceCheck {
+    /// The workspace name.
+    pub name: String,
+    /// The clouds it allows, in `CloudId::ALL` order.
+    pub allowed: Vec<CloudId>,
+}
+
+/// What a cloud's credentials are checked for (`sky.clouds.CloudCapability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Capability {
+    /// `compute`: launching instances.
+    Compute,
+    /// `storage`: buckets.
+    Storage,
+}
+
+impl Capability {
+    /// The value SkyPilot prints (`CloudCapability.value`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Compute => "compute",
+            Capability::Storage => "storage",
+        }
+    }
+}
+
+/// The capabilities one credential check answers for `cloud`: compute for
+/// every cloud, and storage where 0.14.1's `_check_storage_credentials` is
+/// the compute check itself (Azure and IBM: `return cls._check_credentials()`).
+/// AWS, GCP, OCI, Nebius and Seeweb check storage with calls of their own
+/// (S3 `ListBuckets`, IAM storage permissions, ...) that `sky` does not
+/// make, so their storage capability is not reported rather than guessed.
+pub fn checked_capabilities(cloud: CloudId) -> &'static [Capability] {
+    match cloud {
+        CloudId::Azure | CloudId::Ibm => &[Capability::Compute, Capability::Storage],
+        _ => &[Capability::Compute],
+    }
 }
 
 impl CheckReport {
@@ -330,6 +386,7 @@ mod tests {
             },
             not_allowed: Vec::new(),
             warnings: Vec::new(),
+            ..CheckReport::default()
         }
     }
 

@@ -30,3 +30,5 @@ mod ssh;
 mod terminal;
 // Man pages and completions generated from the CLI definition.
 mod cli_docs;
+// `sky check` layouts as 0.14.1 prints them.
+mod check_report;

@@ -273,9 +273,18 @@ pub struct CheckArgs {
     #[arg(value_name = "CLOUD")]
     pub clouds: Vec<String>,
 
-    /// Check this workspace (default: the active one).
+    /// Show the per-cloud details in every workspace, and each enabled
+    /// cloud's active account.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+
+    /// Check only this workspace (default: every workspace the config defines).
     #[arg(long)]
     pub workspace: Option<String>,
+
+    /// Output format (`json`: the schema in the README).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
 
     /// Path to a config file or a single key-value pair (repeatable).
     #[arg(long, value_name = "PATH|KEY=VALUE")]

@@ -507,12 +507,19 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
         .map(|w| render::launch::warning(w))
         .collect();
     printer.print(&warnings);
-    let mut lines = render::check::report(&report);
-    if args.common.timings {
-        lines.extend(render::timings::check(&report.fanout));
-    }
-    for line in &lines {
-        printer.stdout(line);
+    let view = render::check::CheckView {
+        verbose: args.verbose,
+    };
+    if args.output == OutputFormat::Json {
+        println!("{}", render::check::json(&report, &view));
+    } else {
+        let mut lines = render::check::report(&report, &view);
+        if args.common.timings {
+            lines.extend(render::timings::check(&report.fanout));
+        }
+        for line in &lines {
+            printer.stdout(line);
+        }
     }
     Ok(if report.enabled().is_empty() {
         Exit::NoCloud

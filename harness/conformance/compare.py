@@ -37,7 +37,13 @@ ALL_CATALOG_CLOUDS = [
 ANSI_RE = re.compile(r'\x1b\[[0-9;?]*[ -/]*[@-~]')
 # Lines our `sky` (like SkyPilot's client) may print before the optimizer
 # block; they are client-side chatter, not optimizer output.
-PREAMBLE_RE = re.compile(r'^(Command to run: |YAML to run: |Running on cluster: )')
+# The `service:`/`pool:` notices are warnings the CLI prints while it builds
+# the task (`command._make_task_or_dag_from_entrypoint_with_overrides`); the
+# oracle drops all client-phase output, so they are chatter here too.
+PREAMBLE_RE = re.compile(
+    r'^(Command to run: |YAML to run: |Running on cluster: '
+    r'|(Service|Pool) section will be ignored when using `sky launch`\. '
+    r'|To spin up a (service|pool), use )')
 DRYRUN_DONE = 'Dryrun finished.'
 MULTIPLE_RE = re.compile(
     r'^(🔍 Multiple .+ instances satisfy .+ is considered among: )(.+)(\.)$')

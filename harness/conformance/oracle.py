@@ -493,6 +493,15 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         if not multi:
             ldag.validate()  # execution.launch: entrypoint.validate()
             task = ldag.tasks[0]
+            # execution._execute_dag warns first about `job_recovery` on an
+            # unmanaged launch (same logger, same text), then about spot.
+            if any(r.job_recovery is not None for r in task.resources):
+                import colorama
+                sky_logging.init_logger('sky.execution').warning(
+                    f'{colorama.Style.DIM}The task has `job_recovery` '
+                    'specified, but is launched as an unmanaged job. It will '
+                    'be ignored.To enable job recovery, use managed jobs: '
+                    f'sky jobs launch.{colorama.Style.RESET_ALL}')
             if task.use_spot:
                 # execution._execute_dag, new cluster, not managed.
                 import colorama

@@ -132,7 +132,7 @@ impl Launcher for InProcessLauncher {
                 exit_code: i32::from(result.exit().code()),
                 stdout: result.text(),
             }),
-            Err(e @ LaunchError::NoCloud(_)) | Err(e @ LaunchError::Config(_)) => {
+            Err(e @ (LaunchError::NoCloud(_) | LaunchError::Config(_) | LaunchError::Usage(_))) => {
                 Err(HarnessError::Launch {
                     what: format!("{}, in process", mode.name()),
                     detail: e.to_string(),

@@ -178,6 +178,17 @@ pub enum CloudError {
     Config(String),
 }
 
+impl CloudError {
+    /// Whether the failure says nothing about the credentials: a timeout, or
+    /// a service that could not be reached or answered with a server error
+    /// (5xx, throttling). Such a check is "not a verdict" (upstream #4373):
+    /// `sky check` must not record the cloud as disabled because of it.
+    /// Rejected credentials and unusable local configuration are verdicts.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, CloudError::Timeout(_) | CloudError::Service(_))
+    }
+}
+
 /// The outcome of one cloud's check, with what the cache did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckOutcome {
@@ -222,7 +233,7 @@ impl CloudReport {
 }
 
 /// The result of [`fan_out`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct FanOut {
     /// One report per cloud, in the order the clouds were given.
     pub reports: Vec<CloudReport>,
@@ -239,15 +250,71 @@ impl FanOut {
 
 /// The result of `sky check`: every cloud's report, and the clouds
 /// `allowed_clouds` ruled out before any check.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CheckReport {
-    /// Per-cloud reports, in check order.
+    /// Per-cloud reports, in check order (every cloud some reported
+    /// workspace allows, or the clouds named on the command line).
     pub fanout: FanOut,
-    /// Clouds disabled by `allowed_clouds`.
+    /// Clouds disabled by `allowed_clouds` (or the active workspace).
     pub not_allowed: Vec<CloudId>,
     /// Names in `SKY_ENABLED_CLOUDS` or `allowed_clouds` that were skipped,
     /// one warning line each.
     pub warnings: Vec<String>,
+    /// The workspaces the config defines (`default` first): with more
+    /// than one, 0.14.1 names them in the header and reports each.
+    pub available_workspaces: Vec<String>,
+    /// The workspaces reported on, in order: the one `--workspace` named,
+    /// else every available one (`check.check_capabilities`).
+    pub workspaces: Vec<WorkspaceCheck>,
+    /// Whether `--workspace` picked one (per-cloud details are then always shown).
+    pub workspace_selected: bool,
+    /// The clouds named on the command line (`sky check aws gcp`), if any:
+    /// they are reported even where a workspace does not allow them.
+    pub explicit: Option<Vec<CloudId>>,
+}
+
+/// One workspace of a `sky check`: the clouds it allows
+/// (`check._execute_check_logic_for_workspace`: `allowed_clouds`, less the
+/// clouds `workspaces.<name>.<cloud>.disabled` turns off).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkspaceCheck {
+    /// The workspace name.
+    pub name: String,
+    /// The clouds it allows, in `CloudId::ALL` order.
+    pub allowed: Vec<CloudId>,
+}
+
+/// What a cloud's credentials are checked for (`sky.clouds.CloudCapability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Capability {
+    /// `compute`: launching instances.
+    Compute,
+    /// `storage`: buckets.
+    Storage,
+}
+
+impl Capability {
+    /// The value SkyPilot prints (`CloudCapability.value`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Compute => "compute",
+            Capability::Storage => "storage",
+        }
+    }
+}
+
+/// The capabilities one credential check answers for `cloud`: compute for
+/// every cloud, and storage where 0.14.1's `_check_storage_credentials` is
+/// the compute check itself (Azure and IBM: `return cls._check_credentials()`).
+/// AWS, GCP, OCI, Nebius and Seeweb check storage with calls of their own
+/// (S3 `ListBuckets`, IAM storage permissions, ...) that `sky` does not
+/// make, so their storage capability is not reported rather than guessed.
+pub fn checked_capabilities(cloud: CloudId) -> &'static [Capability] {
+    match cloud {
+        CloudId::Azure | CloudId::Ibm => &[Capability::Compute, Capability::Storage],
+        _ => &[Capability::Compute],
+    }
 }
 
 impl CheckReport {
@@ -260,10 +327,107 @@ impl CheckReport {
             .map(|r| r.cloud)
             .collect()
     }
+
+    /// Clouds whose check failed transiently ([`CloudError::is_transient`]).
+    pub fn undecided(&self) -> Vec<CloudId> {
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| matches!(&r.outcome, Outcome::Failed(e) if e.is_transient()))
+            .map(|r| r.cloud)
+            .collect()
+    }
+
+    /// The enabled set to persist for later launches, given the one persisted
+    /// before (`None`: no `sky check` yet, so launches consider every cloud).
+    /// Enabled clouds are in; clouds with a verdict against them are out; a
+    /// cloud whose check failed transiently keeps its previous standing
+    /// (in when there was no previous set), so a later launch checks it again
+    /// instead of silently leaving it out. Check order is kept.
+    pub fn persisted_enabled(&self, previous: Option<&[CloudId]>) -> Vec<CloudId> {
+        self.fanout
+            .reports
+            .iter()
+            .filter(|r| match &r.outcome {
+                Outcome::Ready(_) => true,
+                Outcome::Failed(e) if e.is_transient() => {
+                    previous.is_none_or(|p| p.contains(&r.cloud))
+                }
+                _ => false,
+            })
+            .map(|r| r.cloud)
+            .collect()
+    }
 }
 
 /// A deadline as messages show it: `5s`, `1.5s`, `900ms` (Rust's `Debug`
 /// of a [`Duration`], which is already the short human form).
 pub fn show_duration(d: Duration) -> String {
     format!("{d:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(outcomes: Vec<(CloudId, Outcome)>) -> CheckReport {
+        CheckReport {
+            fanout: FanOut {
+                reports: outcomes
+                    .into_iter()
+                    .map(|(cloud, outcome)| CloudReport {
+                        cloud,
+                        outcome,
+                        started: Duration::ZERO,
+                        elapsed: Duration::ZERO,
+                    })
+                    .collect(),
+                wall: Duration::ZERO,
+            },
+            not_allowed: Vec::new(),
+            warnings: Vec::new(),
+            ..CheckReport::default()
+        }
+    }
+
+    fn ready() -> Outcome {
+        Outcome::Ready(CheckOutcome {
+            facts: CloudFacts::Catalog,
+            cache: CacheUse::None,
+        })
+    }
+
+    #[test]
+    fn transient_failures_keep_their_previous_standing() {
+        use CloudId::{Aws, Gcp, Lambda};
+        let timeout = || Outcome::Failed(CloudError::Timeout(Duration::from_secs(5)));
+        let server = || Outcome::Failed(CloudError::Service("HTTP 503".into()));
+        let auth = || Outcome::Failed(CloudError::Auth("expired".into()));
+        let config = || Outcome::Failed(CloudError::Config("bad kubeconfig".into()));
+        let none = || Outcome::NoCredentials("set AWS_ACCESS_KEY_ID".into());
+        // (outcome of AWS, previous set, AWS persisted?)
+        let cases: Vec<(Outcome, Option<Vec<CloudId>>, bool)> = vec![
+            (ready(), None, true),
+            (ready(), Some(vec![Gcp]), true),
+            (timeout(), None, true),
+            (timeout(), Some(vec![Aws, Gcp]), true),
+            (timeout(), Some(vec![Gcp]), false),
+            (server(), None, true),
+            (server(), Some(vec![Aws]), true),
+            (server(), Some(vec![]), false),
+            (auth(), None, false),
+            (auth(), Some(vec![Aws]), false),
+            (config(), Some(vec![Aws]), false),
+            (none(), Some(vec![Aws]), false),
+        ];
+        for (aws, previous, expected) in cases {
+            let label = format!("{aws:?} after {previous:?}");
+            let r = report(vec![(Aws, aws), (Gcp, ready()), (Lambda, none())]);
+            let persisted = r.persisted_enabled(previous.as_deref());
+            assert_eq!(persisted.contains(&Aws), expected, "{label}");
+            assert!(persisted.contains(&Gcp), "{label}");
+            assert!(!persisted.contains(&Lambda), "{label}");
+            assert_eq!(persisted.first(), Some(if expected { &Aws } else { &Gcp }));
+        }
+    }
 }

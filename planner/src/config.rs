@@ -2,6 +2,8 @@
 //! keys the planner reads (`allowed_clouds`, Kubernetes contexts and pricing,
 //! reservations). Finding and reading the file is the `optimizer` crate's job.
 
+use serde_yaml_ng::{Mapping, Value};
+
 use crate::catalog::kubernetes::KubePricing;
 use crate::cloud::{CloudId, UnknownCloud};
 
@@ -33,6 +35,9 @@ impl std::fmt::Display for IgnoredCloud {
         write!(f, "{}: {} Ignoring it.", self.origin, self.unknown)
     }
 }
+
+/// `constants.SKYPILOT_DEFAULT_WORKSPACE`.
+pub const DEFAULT_WORKSPACE: &str = "default";
 
 /// The parts of `~/.sky/config.yaml` the optimizer uses.
 #[derive(Debug, Clone, Default)]
@@ -141,28 +146,256 @@ impl SkyConfig {
         )
     }
 
+    /// `skypilot_config.get_active_workspace`: `active_workspace`, else `default`.
+    pub fn active_workspace(&self) -> String {
+        self.raw
+            .get("active_workspace")
+            .and_then(|v| v.as_str())
+            .unwrap_or(DEFAULT_WORKSPACE)
+            .to_string()
+    }
+
+    /// The workspaces the config defines (`workspaces:` keys), `default` always among them.
+    pub fn workspace_names(&self) -> Vec<String> {
+        let mut names = vec![DEFAULT_WORKSPACE.to_string()];
+        if let Some(m) = self.raw.get("workspaces").and_then(|w| w.as_mapping()) {
+            for k in m.keys().filter_map(|k| k.as_str()) {
+                if !names.iter().any(|n| n == k) {
+                    names.push(k.to_string());
+                }
+            }
+        }
+        names
+    }
+
+    /// `override_skypilot_config`'s check: the active workspace must be
+    /// `default` or defined under `workspaces:`.
+    pub fn check_active_workspace(&self) -> Result<(), String> {
+        let ws = self.active_workspace();
+        if ws == DEFAULT_WORKSPACE || self.workspace_names().contains(&ws) {
+            Ok(())
+        } else {
+            Err(format!(
+                "Workspace {ws} does not exist. Use `sky check` to see if it is defined on the API server and try again."
+            ))
+        }
+    }
+
+    /// `workspaces.<workspace>.<cloud>.disabled` (`get_workspace_cloud`).
+    pub fn workspace_disables(&self, workspace: &str, cloud: CloudId) -> bool {
+        self.raw
+            .get("workspaces")
+            .and_then(|w| w.get(workspace))
+            .and_then(|w| w.get(cloud.name()))
+            .and_then(|c| c.get("disabled"))
+            .and_then(|d| d.as_bool())
+            .unwrap_or(false)
+    }
+
+    /// `check._get_workspace_allowed_clouds`: whether `cloud` may be enabled
+    /// in `workspace` (in `allowed_clouds`, when set, and not disabled there).
+    pub fn workspace_allows(&self, workspace: &str, cloud: CloudId) -> bool {
+        self.allowed_clouds
+            .as_ref()
+            .is_none_or(|a| a.contains(&cloud))
+            && !self.workspace_disables(workspace, cloud)
+    }
+
     /// Kubernetes pricing (global `kubernetes.pricing`).
     pub fn kube_pricing(&self) -> KubePricing {
         KubePricing::from_config(&self.raw, None).unwrap_or_default()
     }
 }
 
-/// Parses a SkyPilot config document; `source_name` (its path) names it in errors.
-pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, ConfigError> {
+/// Parses one SkyPilot config document (a file's text) into a mapping;
+/// `source_name` (its path) names it in errors. An empty document is an
+/// empty mapping.
+pub fn parse_config_document(text: &str, source_name: &str) -> Result<Mapping, ConfigError> {
     let err = |message: String| ConfigError::SkyConfig {
         source_name: source_name.to_string(),
         message,
     };
-    let raw: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
-    let raw = if raw.is_null() {
-        serde_yaml_ng::Value::Mapping(Default::default())
-    } else {
-        raw
-    };
-    if !raw.is_mapping() {
-        return Err(err("expected a mapping at the top level".into()));
+    let raw: Value = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+    match raw {
+        Value::Null => Ok(Mapping::new()),
+        Value::Mapping(m) => {
+            check_top_level_keys(&m, source_name)?;
+            Ok(m)
+        }
+        _ => Err(err("expected a mapping at the top level".into())),
     }
+}
+
+/// The config schema's top-level sections (`sky/utils/schemas.py::get_config_schema`).
+const CONFIG_SECTIONS: &[&str] = &[
+    "active_workspace",
+    "admin_policy",
+    "allowed_clouds",
+    "api_server",
+    "aws",
+    "azure",
+    "daemons",
+    "dashboard",
+    "data",
+    "db",
+    "docker",
+    "gcp",
+    "jobs",
+    "kubernetes",
+    "logs",
+    "metrics",
+    "nebius",
+    "nvidia_gpus",
+    "oci",
+    "plugins",
+    "provision",
+    "rbac",
+    "serve",
+    "slurm",
+    "ssh",
+    "vast",
+    "workspace",
+    "workspace_config",
+    "workspaces",
+];
+
+/// The schema's `additionalProperties: false` at the top level, with its
+/// did-you-mean.
+fn check_top_level_keys(m: &Mapping, source_name: &str) -> Result<(), ConfigError> {
+    check_sections(m).map_err(|message| ConfigError::SkyConfig {
+        source_name: source_name.to_string(),
+        message,
+    })
+}
+
+/// Whether every top-level key of `m` is a config section; the error is the
+/// schema's message (with its did-you-mean).
+pub fn check_sections(m: &Mapping) -> Result<(), String> {
+    for k in m.keys() {
+        let key = k
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{k:?}"));
+        if CONFIG_SECTIONS.contains(&key.as_str()) {
+            continue;
+        }
+        let close = crate::pytext::close_matches(&key, CONFIG_SECTIONS.iter().copied(), 1, 0.6);
+        let message = match close.first() {
+            Some(c) => format!(
+                "Instead of {}, did you mean {}?",
+                crate::pytext::py_str_repr(&key),
+                crate::pytext::py_str_repr(c)
+            ),
+            None => format!(
+                "Additional properties are not allowed ({} was unexpected)",
+                crate::pytext::py_str_repr(&key)
+            ),
+        };
+        return Err(message);
+    }
+    Ok(())
+}
+
+/// `config_utils._recursive_update`: `over` merged into `base`, mappings
+/// key by key, anything else replaced.
+pub fn overlay(base: &mut Mapping, over: &Mapping) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(Value::Mapping(b)), Value::Mapping(o)) => overlay(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// `skypilot_config._parse_dotlist`: `a.b=value` pairs, each value read as
+/// YAML (`true`, `[aws, gcp]`, `3600`), into one document.
+pub fn parse_dotlist(items: &[String]) -> Result<Mapping, String> {
+    let mut out = Mapping::new();
+    for item in items {
+        let invalid =
+            || format!("Invalid config override: {item}. Please use the format: key=value");
+        let (key, value) = item.split_once('=').ok_or_else(invalid)?;
+        if key.is_empty() || value.is_empty() {
+            return Err(invalid());
+        }
+        let value: Value = serde_yaml_ng::from_str(value).map_err(|e| e.to_string())?;
+        let mut nested = value;
+        for part in key.split('.').rev() {
+            let mut m = Mapping::new();
+            m.insert(Value::from(part), nested);
+            nested = Value::Mapping(m);
+        }
+        if let Value::Mapping(m) = nested {
+            overlay(&mut out, &m);
+        }
+    }
+    Ok(out)
+}
+
+/// The parts of `cfg` a task may override (`keys`: paths, a one-element path
+/// covering everything below it), explicit nulls kept so they can clear an
+/// existing override (`Resources.copy` filters `--config` this way).
+pub fn task_overrideable(cfg: &Mapping, keys: &[&[&str]]) -> Mapping {
+    let mut out = Mapping::new();
+    for path in keys {
+        let mut cur = Some(&Value::Mapping(cfg.clone()));
+        for part in *path {
+            cur = cur.and_then(|v| v.get(*part));
+        }
+        if let Some(v) = cur {
+            let mut nested = v.clone();
+            for part in path.iter().rev() {
+                let mut m = Mapping::new();
+                m.insert(Value::from(*part), nested);
+                nested = Value::Mapping(m);
+            }
+            if let Value::Mapping(m) = nested {
+                overlay(&mut out, &m);
+            }
+        }
+    }
+    out
+}
+
+/// `Resources.copy(_cluster_config_overrides=...)`: the new overrides laid
+/// over the task's, and a key set to null removed; `None` when nothing is left.
+pub fn overlay_task_config(current: Option<&Mapping>, new: &Mapping) -> Option<Mapping> {
+    fn drop_nulls(m: &mut Mapping) {
+        m.retain(|_, v| !v.is_null());
+        for (_, v) in m.iter_mut() {
+            if let Value::Mapping(inner) = v {
+                drop_nulls(inner);
+            }
+        }
+        m.retain(|_, v| !matches!(v, Value::Mapping(inner) if inner.is_empty()));
+    }
+    let mut merged = current.cloned().unwrap_or_default();
+    overlay(&mut merged, new);
+    drop_nulls(&mut merged);
+    (!merged.is_empty()).then_some(merged)
+}
+
+/// Parses a SkyPilot config document; `source_name` (its path) names it in errors.
+pub fn parse_sky_config(text: &str, source_name: &str) -> Result<SkyConfig, ConfigError> {
+    let raw = parse_config_document(text, source_name)?;
+    SkyConfig::from_document(raw, source_name)
+}
+
+impl SkyConfig {
+    /// The config of one merged document (user, project and `--config`
+    /// layers already laid over each other); `source_name` names it in errors.
+    pub fn from_document(raw: Mapping, source_name: &str) -> Result<SkyConfig, ConfigError> {
+        build_sky_config(Value::Mapping(raw), source_name)
+    }
+}
+
+fn build_sky_config(raw: Value, source_name: &str) -> Result<SkyConfig, ConfigError> {
+    let err = |message: String| ConfigError::SkyConfig {
+        source_name: source_name.to_string(),
+        message,
+    };
     let mut cfg = SkyConfig {
         raw: raw.clone(),
         ..Default::default()

@@ -16,7 +16,7 @@ use crate::check::FanOut;
 use crate::cloud::CloudId;
 use crate::optimize::{self, Optimized};
 use crate::resources::RequestError;
-use crate::task::{self, Dag, Overrides, Task};
+use crate::task::{self, ClientNotice, Dag, Overrides, ProvisionFlags, Task};
 use crate::world::World;
 
 /// Where the catalogs came from.
@@ -146,6 +146,14 @@ pub struct Prepared {
     pub az_mapping: Option<String>,
     /// Time spent loading catalogs (overlapping the fan-out).
     pub catalog_load: Duration,
+    /// The user's volumes (`sky volumes ls -o json`, from `SKY_VOLUMES_FILE`)
+    /// that task `volumes:` are resolved against.
+    pub volumes: Vec<crate::volumes::VolumeRecord>,
+    /// What the server logs as it takes the request (client config keys it
+    /// ignores), before anything else.
+    pub server_warnings: Vec<String>,
+    /// The active workspace does not exist (the server refuses the request).
+    pub workspace_error: Option<String>,
 }
 
 /// What the user asked to run, after the entrypoint was read.
@@ -228,6 +236,11 @@ pub struct LaunchResult {
     pub dag: Option<Dag>,
     /// The optimizer's notices and plan, or the error of the stage that failed.
     pub optimized: Optimized,
+    /// What SkyPilot's CLI prints while it builds the task (before the
+    /// request reaches the optimizer).
+    pub client_notices: Vec<ClientNotice>,
+    /// The provisioning-only flags, as given (for the `-o json` plan).
+    pub provision: ProvisionFlags,
 }
 
 impl LaunchResult {
@@ -254,6 +267,19 @@ impl LaunchResult {
         crate::render::launch::text(self)
     }
 
+    /// Whether an unmanaged launch ignores a task's `job_recovery`
+    /// (`execution._execute_dag` warns, for a single-task launch).
+    pub fn ignores_job_recovery(&self) -> bool {
+        self.dag.as_ref().is_some_and(|d| {
+            d.tasks.len() == 1
+                && d.tasks[0]
+                    .resources
+                    .all()
+                    .iter()
+                    .any(|r| r.job_recovery.is_some())
+        })
+    }
+
     /// Whether any resource asks for spot instances (SkyPilot then warns that
     /// an unmanaged spot job does not recover from preemptions).
     pub fn uses_spot(&self) -> bool {
@@ -276,11 +302,17 @@ fn flags_task(run: Option<String>) -> Dag {
     }
 }
 
-fn dag_of(source: &TaskSource, metadata: &[GpuMetadata]) -> Result<Dag, RequestError> {
+fn dag_of(
+    source: &TaskSource,
+    metadata: &[GpuMetadata],
+    overrides: &Overrides,
+) -> Result<Dag, RequestError> {
     match source {
         TaskSource::Flags => Ok(flags_task(None)),
         TaskSource::Command(command) => Ok(flags_task(Some(command.clone()))),
-        TaskSource::Yaml { path, text } => task::parse_task_yaml(text, path, metadata),
+        TaskSource::Yaml { path, text } => {
+            task::parse_task_yaml_with(text, path, metadata, &overrides.envs)
+        }
         TaskSource::Unreadable { path, message } => Err(RequestError::unreadable_entrypoint(
             format!("cannot read task YAML {path}; check the path: {message}"),
         )),
@@ -297,10 +329,10 @@ pub fn catalog_needs(
     metadata: &[GpuMetadata],
     clouds: &[CloudId],
 ) -> CatalogNeeds {
-    let Ok(mut dag) = dag_of(source, metadata) else {
+    let Ok(mut dag) = dag_of(source, metadata, overrides) else {
         return CatalogNeeds::all();
     };
-    if task::apply_overrides(&mut dag, overrides, metadata).is_err()
+    if task::apply_cli_overrides(&mut dag, overrides, metadata).is_err()
         || dag.tasks.iter().any(|t| t.resources.all().is_empty())
     {
         return CatalogNeeds::all();
@@ -309,34 +341,54 @@ pub fn catalog_needs(
 }
 
 /// The pure half of a launch: the task from `source`, `overrides` applied,
-/// validated against the world, optimised — as `sky launch` orders them
-/// (SkyPilot's CLI validates before it names the cluster, and optimises last).
+/// volumes resolved, validated against the world, optimised — as `sky
+/// launch` orders them (SkyPilot's CLI validates before it names the
+/// cluster, and optimises last).
 pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
-    let failed = |prepared, source, stage, error| LaunchResult {
+    let provision = overrides.provision.clone();
+    let failed = |prepared, source, stage, error, client_notices| LaunchResult {
         prepared,
         source,
         stage,
         dag: None,
         optimized: Optimized::failed(error),
+        client_notices,
+        provision: provision.clone(),
     };
     let _span = tracing::info_span!("plan").entered();
+    if let Some(e) = prepared.workspace_error.clone() {
+        return failed(
+            prepared,
+            source,
+            Stage::Entrypoint,
+            RequestError::value(e),
+            Vec::new(),
+        );
+    }
     let metadata = &prepared.world.catalog.gpu_metadata;
     let parsed = tracing::info_span!("parse_task").in_scope(|| {
-        let mut dag = dag_of(&source, metadata).map_err(|e| (Stage::Entrypoint, e))?;
-        task::apply_overrides(&mut dag, overrides, metadata).map_err(|e| (Stage::Overrides, e))?;
+        let mut dag =
+            dag_of(&source, metadata, overrides).map_err(|e| (Stage::Entrypoint, e, Vec::new()))?;
+        let notices = task::apply_cli_overrides(&mut dag, overrides, metadata)
+            .map_err(|e| (Stage::Overrides, e, Vec::new()))?;
+        for t in &mut dag.tasks {
+            if let Err(e) = crate::volumes::resolve(t, &prepared.volumes) {
+                return Err((Stage::Validation, e, notices));
+            }
+        }
         task::ssh_infra_round_trip(&mut dag);
-        Ok(dag)
+        Ok((dag, notices))
     });
-    let mut dag = match parsed {
-        Ok(dag) => dag,
-        Err((stage, e)) => return failed(prepared, source, stage, e),
+    let (mut dag, client_notices) = match parsed {
+        Ok(parsed) => parsed,
+        Err((stage, e, notices)) => return failed(prepared, source, stage, e, notices),
     };
     let validation = tracing::info_span!("validate").in_scope(|| {
         prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
         crate::validate::validate_dag(&prepared.world, &mut dag)
     });
     if let Err(e) = validation {
-        return failed(prepared, source, Stage::Validation, e);
+        return failed(prepared, source, Stage::Validation, e, client_notices);
     }
     let optimized = optimize::optimize(&prepared.world, &dag);
     LaunchResult {
@@ -345,5 +397,7 @@ pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -
         stage: Stage::Optimization,
         dag: Some(dag),
         optimized,
+        client_notices,
+        provision,
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! * [`cloud`]: the clouds and their names;
 //! * [`catalog`]: `vms.csv` parsing, indexes, images and SkyPilot's query rules;
-//! * [`resources`], [`task`]: requests and task YAML as SkyPilot parses them
+//! * [`resources`], [`resource_fields`], [`task`]: requests and task YAML as SkyPilot parses them
 //!   ([`schema`]: the type checks of its JSON schema, and the task file limits);
 //! * [`config`]: the SkyPilot config document;
 //! * [`check`]: what the cloud checks found (plain data);
@@ -19,6 +19,9 @@
 //! * [`validate`], [`feasibility`], [`optimize`]: `Resources.validate()`,
 //!   per-cloud candidates, and the optimizer;
 //! * [`render`]: every table and message, and the Python text formats they use ([`pytext`]).
+
+/// The SkyPilot release whose behaviour this crate reproduces.
+pub const SKYPILOT_VERSION: &str = "0.14.1";
 
 pub mod catalog;
 pub mod check;
@@ -29,8 +32,10 @@ pub mod launch;
 pub mod optimize;
 pub mod pytext;
 pub mod render;
+pub mod resource_fields;
 pub mod resources;
 pub mod schema;
 pub mod task;
 pub mod validate;
+pub mod volumes;
 pub mod world;

@@ -10,6 +10,7 @@ use std::fmt;
 
 use crate::cloud::CloudId;
 use crate::pytext::py_str_repr;
+pub use crate::resource_fields::{ImageSpec, NetworkTier, Priority};
 
 /// Default disk size in GB (SkyPilot's `DEFAULT_DISK_SIZE_GB`).
 pub const DEFAULT_DISK_SIZE_GB: u64 = 256;
@@ -38,6 +39,13 @@ pub enum ErrorKind {
     /// while a `Resources` is validated: a docker image or ports on a cloud
     /// without them).
     NotSupported,
+    /// `sky.exceptions.VolumeNotFoundError`.
+    VolumeNotFound,
+    /// `sky.exceptions.VolumeTopologyConflictError`.
+    VolumeTopologyConflict,
+    /// A usage error of SkyPilot's CLI (click's `UsageError`), printed as
+    /// `Error: <message>`.
+    Usage,
 }
 
 impl ErrorKind {
@@ -53,6 +61,9 @@ impl ErrorKind {
             ErrorKind::InvalidConfig => "sky.exceptions.InvalidSkyPilotConfigError",
             ErrorKind::Unreadable => "OSError",
             ErrorKind::NotSupported => "sky.exceptions.NotSupportedError",
+            ErrorKind::VolumeNotFound => "sky.exceptions.VolumeNotFoundError",
+            ErrorKind::VolumeTopologyConflict => "sky.exceptions.VolumeTopologyConflictError",
+            ErrorKind::Usage => "Error",
         }
     }
 }
@@ -421,10 +432,22 @@ pub struct Resources {
     pub disk_tier: Option<DiskTier>,
     /// Ports to open.
     pub ports: Option<Vec<String>>,
-    /// Image id.
-    pub image_id: Option<String>,
-    /// Local disk (`nvme:500+`).
+    /// Image id(s) and Docker image (`image_id`).
+    pub image: Option<ImageSpec>,
+    /// Local disk, normalised (`nvme:500+`).
     pub local_disk: Option<String>,
+    /// Network tier.
+    pub network_tier: Option<NetworkTier>,
+    /// Labels (tags) for the instances, in the order given.
+    pub labels: Option<Vec<(String, String)>>,
+    /// Scheduling priority (`priority`, or a priority class from `--priority`).
+    pub priority: Option<Priority>,
+    /// `job_recovery` strategy (upper-cased), kept to warn that an unmanaged
+    /// launch ignores it.
+    pub job_recovery: Option<String>,
+    /// `_cluster_config_overrides`: the task's `config:` block merged with
+    /// `--config`, as SkyPilot carries them on each resource.
+    pub config_overrides: Option<serde_yaml_ng::Mapping>,
     /// Price ceiling.
     pub max_hourly_cost: Option<f64>,
     /// Expanded from a memory-based GPU spec: suppress "No resource satisfying".
@@ -448,8 +471,13 @@ impl Default for Resources {
             disk_size: DEFAULT_DISK_SIZE_GB,
             disk_tier: None,
             ports: None,
-            image_id: None,
+            image: None,
             local_disk: None,
+            network_tier: None,
+            labels: None,
+            priority: None,
+            job_recovery: None,
+            config_overrides: None,
             max_hourly_cost: None,
             no_missing_accel_warnings: false,
         }
@@ -489,11 +517,14 @@ impl Resources {
                 hw.push_str(&format!(", accelerator_args={{{}}}", items.join(", ")));
             }
         }
-        if let Some(img) = &self.image_id {
-            hw.push_str(&format!(", image_id={img}"));
+        if let Some(img) = &self.image {
+            hw.push_str(&format!(", image_id={}", img.repr()));
         }
         if let Some(t) = self.disk_tier {
             hw.push_str(&format!(", disk_tier={}", t.as_str()));
+        }
+        if let Some(t) = self.network_tier {
+            hw.push_str(&format!(", network_tier={}", t.as_str()));
         }
         if self.disk_size != DEFAULT_DISK_SIZE_GB {
             hw.push_str(&format!(", disk_size={}", self.disk_size));

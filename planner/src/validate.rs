@@ -4,8 +4,7 @@
 //! canonicalise accelerators, infer and check cloud/region/zone and instance
 //! type, check cpus/memory, images and ports against the cloud's features.
 
-use crate::cloud::{CloudId, Feature};
-use crate::feasibility;
+use crate::cloud::CloudId;
 use crate::pytext::py_float_str;
 use crate::pytext::py_str_repr;
 use crate::render;
@@ -42,89 +41,222 @@ pub fn lists_ssh_pools(world: &World, dag: &Dag) -> bool {
     })
 }
 
-/// Validates one resource in SkyPilot's order.
+/// Validates one resource in SkyPilot's order (`Resources.validate`).
 pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     tpu_cloud(r)?;
     canonicalize_accelerator(world, r)?;
     validate_region_zone(world, r)?;
     validate_instance_type(world, r)?;
     validate_cpus_mem(world, r)?;
-    validate_image_id(r)?;
+    validate_image_id(world, r)?;
     validate_disk_tier(r)?;
     validate_ports(world, r)?;
+    validate_labels(world, r)?;
+    validate_local_disk(world, r)?;
     Ok(())
 }
 
-/// `_try_validate_image_id`: a `docker:` image needs the cloud's
-/// `DOCKER_IMAGE` feature (`NotSupportedError` otherwise); any other image
-/// needs a cloud, and one with `IMAGE_ID`.
-fn validate_image_id(r: &Resources) -> Result<(), RequestError> {
-    let Some(image) = &r.image_id else {
+/// `provision/gcp/constants.py::GCP_GPU_DIRECT_IMAGE_ID`: the image GCP uses
+/// for `network_tier: best` when none is given.
+pub const GCP_GPU_DIRECT_IMAGE_ID: &str =
+    "docker:us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx";
+/// `provision/nebius/constants.py::INFINIBAND_IMAGE_ID`.
+pub const NEBIUS_INFINIBAND_IMAGE_ID: &str =
+    "docker:cr.eu-north1.nebius.cloud/nebius-benchmarks/nccl-tests:2.23.4-ubu22.04-cu12.4";
+
+/// `Resources._try_validate_image_id`: the network tier's default images,
+/// Docker images against `DOCKER_IMAGE`, VM images against `IMAGE_ID`, and
+/// per-region ids narrowed to the resource's region.
+fn validate_image_id(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    use crate::cloud::Feature;
+    use crate::resource_fields::ImageSpec;
+    if r.network_tier == Some(crate::resources::NetworkTier::Best) {
+        match (r.cloud, &r.image) {
+            (Some(CloudId::Gcp), None) => {
+                r.image = Some(ImageSpec::single(
+                    r.region.as_deref(),
+                    GCP_GPU_DIRECT_IMAGE_ID,
+                ));
+            }
+            (Some(CloudId::Nebius), None) => {
+                r.image = Some(ImageSpec::single(
+                    r.region.as_deref(),
+                    NEBIUS_INFINIBAND_IMAGE_ID,
+                ));
+            }
+            (Some(CloudId::Gcp | CloudId::Nebius), Some(_)) | (_, None) => {}
+            (_, Some(image)) => {
+                let non_docker: Vec<String> = image
+                    .ids
+                    .iter()
+                    .filter(|(_, v)| !v.starts_with("docker:"))
+                    .map(|(k, v)| format!("{v} (region: {})", k.as_deref().unwrap_or("None")))
+                    .collect();
+                if !non_docker.is_empty() {
+                    return Err(RequestError::value(format!(
+                        "When using network_tier=BEST, image_id must be a docker image. Found non-docker images: {}. Please either: (1) use a docker image (prefix with \"docker:\"), or (2) leave image_id empty to use the default",
+                        non_docker.join(", ")
+                    )));
+                }
+            }
+        }
+    }
+    let Some(image) = r.image.clone() else {
         return Ok(());
     };
-    if image.starts_with("docker:") {
-        return match r.cloud {
-            Some(cloud) => features_supported(cloud, &[Feature::DockerImage]),
-            None => Ok(()),
-        };
+    if image.docker.is_some() {
+        if let Some(cloud) = r.cloud {
+            crate::feasibility::check_features(world, cloud, r, &[Feature::DockerImage])?;
+        }
+        if image.ids.is_empty() {
+            return Ok(());
+        }
+    }
+    if image.docker.is_none() && image.docker_image(r.region.as_deref()).is_some() {
+        // The legacy `image_id: docker:<image>`: a container, no VM image.
+        if let Some(cloud) = r.cloud {
+            crate::feasibility::check_features(world, cloud, r, &[Feature::DockerImage])?;
+        }
+        return Ok(());
     }
     let Some(cloud) = r.cloud else {
         return Err(RequestError::value(
             "Cloud must be specified when image_id is provided.",
         ));
     };
-    const ONLY_SOME_CLOUDS: &str = "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images.";
-    match cloud {
-        CloudId::Lambda => Err(RequestError::value(
-            "Lambda cloud only supports Docker images. Please prefix your image with \"docker:\" (e.g., image_id: docker:your-image-name).",
-        )),
-        CloudId::Runpod | CloudId::Paperspace | CloudId::Cudo => {
-            Err(RequestError::value(ONLY_SOME_CLOUDS))
-        }
-        CloudId::Aws if r.region.is_none() && !image.starts_with("skypilot:") => {
-            Err(RequestError::value(
-                "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
-            ))
-        }
-        // Any other cloud whose table lacks `IMAGE_ID` (Fluidstack, Hyperbolic, ...).
-        c if !feasibility::unsupported_of(c, &[Feature::ImageId]).is_empty() => {
-            Err(RequestError::value(ONLY_SOME_CLOUDS))
-        }
-        _ => Ok(()),
+    if crate::feasibility::check_features(world, cloud, r, &[Feature::ImageId]).is_err() {
+        return Err(RequestError::value(if cloud == CloudId::Lambda {
+            "Lambda cloud only supports Docker images. Please prefix your image with \"docker:\" (e.g., image_id: docker:your-image-name)."
+        } else {
+            "image_id is only supported for AWS/GCP/Azure/IBM/OCI/Kubernetes/Nebius. For Lambda cloud, use \"docker:\" prefix for Docker images."
+        }));
     }
+    let mut ids = image.ids.clone();
+    if let Some(region) = r.region.clone() {
+        if let Some(any) = ids
+            .iter()
+            .find(|(k, _)| k.is_none())
+            .map(|(_, v)| v.clone())
+        {
+            ids = vec![(Some(region), any)];
+        } else if let Some(found) = ids.iter().find(|(k, _)| k.as_deref() == Some(&region)) {
+            ids = vec![found.clone()];
+        } else {
+            let shown = ImageSpec {
+                ids: ids.clone(),
+                docker: None,
+            };
+            return Err(RequestError::value(format!(
+                "image_id {} should contain the image for the specified region {region}.",
+                shown.repr()
+            )));
+        }
+    }
+    for (region, id) in &ids {
+        if cloud == CloudId::Aws && !id.starts_with("skypilot:") && region.is_none() {
+            return Err(RequestError::value(
+                "image_id is only supported for AWS in a specific region, please explicitly specify the region.",
+            ));
+        }
+    }
+    if let Some(spec) = r.image.as_mut() {
+        spec.ids = ids;
+    }
+    Ok(())
 }
 
-/// `_try_validate_ports`: the resource's cloud must open ports; without a
-/// cloud, at least one enabled cloud must.
+/// `Resources._try_validate_ports`: the cloud must open ports, or (without
+/// a cloud) at least one enabled cloud can.
 fn validate_ports(world: &World, r: &Resources) -> Result<(), RequestError> {
+    use crate::cloud::Feature;
     if r.ports.is_none() {
         return Ok(());
     }
     match r.cloud {
-        Some(cloud) => features_supported(cloud, &[Feature::OpenPorts]),
-        None if world
-            .enabled
-            .iter()
-            .any(|&c| feasibility::unsupported_of(c, &[Feature::OpenPorts]).is_empty()) =>
-        {
-            Ok(())
+        Some(cloud) => crate::feasibility::check_features(world, cloud, r, &[Feature::OpenPorts]),
+        None => {
+            let any = world.enabled.iter().any(|&c| {
+                crate::feasibility::check_features(world, c, r, &[Feature::OpenPorts]).is_ok()
+            });
+            if any {
+                Ok(())
+            } else {
+                Err(RequestError::value(
+                    "No enabled clouds support opening ports. To fix: do not specify resources.ports, or enable a cloud that does support this feature.",
+                ))
+            }
         }
-        None => Err(RequestError::value(
-            "No enabled clouds support opening ports. To fix: do not specify resources.ports, or enable a cloud that does support this feature.",
-        )),
     }
 }
 
-/// `Cloud.check_features_are_supported` raising `NotSupportedError`.
-fn features_supported(cloud: CloudId, features: &[Feature]) -> Result<(), RequestError> {
-    let missing = feasibility::unsupported_of(cloud, features);
-    if missing.is_empty() {
+/// `Resources._try_validate_labels`: each label against the resource's
+/// cloud, or every enabled cloud (the first that rejects it is named).
+fn validate_labels(world: &World, r: &Resources) -> Result<(), RequestError> {
+    let Some(labels) = &r.labels else {
+        return Ok(());
+    };
+    let clouds: Vec<CloudId> = match r.cloud {
+        Some(c) => vec![c],
+        None => world.enabled.clone(),
+    };
+    let mut rows = vec![vec!["Label".to_string(), "Reason".to_string()]];
+    for (key, value) in labels {
+        for &cloud in &clouds {
+            if let Some(reason) = crate::resource_fields::label_error(cloud, key, value) {
+                rows.push(vec![
+                    format!("{key}: {value}"),
+                    format!("Label rejected due to {}: {reason}", cloud.repr()),
+                ]);
+                break;
+            }
+        }
+    }
+    if rows.len() == 1 {
         return Ok(());
     }
-    Err(RequestError::new(
-        ErrorKind::NotSupported,
-        feasibility::not_supported_hint(cloud, &missing),
-    ))
+    Err(RequestError::value(format!(
+        "The following labels are invalid:\n\t{}",
+        render::borderless_table(&rows).replace('\n', "\n\t")
+    )))
+}
+
+/// `Resources._try_validate_local_disk`: the cloud (or some enabled cloud)
+/// must select local disks, and an explicit instance type must have the disk.
+fn validate_local_disk(world: &World, r: &Resources) -> Result<(), RequestError> {
+    use crate::cloud::Feature;
+    let Some(disk) = &r.local_disk else {
+        return Ok(());
+    };
+    match r.cloud {
+        Some(cloud) => {
+            crate::feasibility::check_features(world, cloud, r, &[Feature::LocalDisk])?;
+        }
+        None => {
+            let any = world.enabled.iter().any(|&c| {
+                crate::feasibility::check_features(world, c, r, &[Feature::LocalDisk]).is_ok()
+            });
+            if !any {
+                return Err(RequestError::value(
+                    "No enabled cloud supports local disk selection. To fix: enable a cloud that supports this feature.",
+                ));
+            }
+        }
+    }
+    if let (Some(it), Some(cloud)) = (&r.instance_type, r.cloud)
+        && let Some(cat) = world.cloud_catalog(cloud)
+    {
+        let wanted = crate::feasibility::parse_local_disk(Some(disk));
+        let has = cat
+            .instance_rows(it)
+            .next()
+            .is_some_and(|row| crate::catalog::query::local_disk_ok(row, wanted));
+        if !has {
+            return Err(RequestError::value(format!(
+                "Specified instance type {it} does not have specified local disk {disk}."
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn validate_disk_tier(r: &Resources) -> Result<(), RequestError> {

@@ -167,6 +167,24 @@ impl World {
             .sum()
     }
 
+    /// `skypilot_config.get_effective_region_config(cloud, keys)` without a
+    /// region: the resource's `config_overrides` (a task's `config:`, `--config`)
+    /// first, then the config document. `None` when unset or null.
+    pub fn cloud_config<'a>(
+        &'a self,
+        overrides: Option<&'a serde_yaml_ng::Mapping>,
+        cloud: CloudId,
+        key: &str,
+    ) -> Option<&'a serde_yaml_ng::Value> {
+        // The document is `SkyConfig::raw` (a mapping at the top level,
+        // `parse_config_document` checked that); overrides are a mapping.
+        let section = |v: Option<&'a serde_yaml_ng::Value>| {
+            v.and_then(|c| c.get(key)).filter(|v| !v.is_null())
+        };
+        section(overrides.and_then(|o| o.get(cloud.name())))
+            .or_else(|| section(self.sky_config.raw.get(cloud.name())))
+    }
+
     /// Contexts that could be listed.
     pub fn reachable_contexts(&self) -> impl Iterator<Item = &KubeContext> {
         self.kube_contexts.iter().filter(|c| c.nodes.is_ok())

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use planner::check::CheckReport;
+use planner::check::{CheckReport, WorkspaceCheck};
 use planner::cloud::CloudId;
 
 use super::prepare::{adapters, check_context};
@@ -17,26 +17,69 @@ pub const ENABLED_CLOUDS_FILE: &str = "enabled-clouds.json";
 
 /// Runs every credential and identity check concurrently (`sky check`) and
 /// persists the enabled set for later launches.
+///
+/// Workspaces as 0.14.1's `check.check_capabilities` resolves them: with
+/// `--workspace`, that one (it must be defined: `Workspace 'x' not found in
+/// SkyPilot configuration. ...`); else every workspace the config defines,
+/// each allowing `allowed_clouds` less the clouds
+/// `workspaces.<name>.<cloud>.disabled` turns off. One fan-out checks the
+/// union of what they allow (SkyPilot runs one per workspace; the answers
+/// are the same), and each workspace is reported from it.
 pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> {
-    let sky_config = config::load_sky_config(&options.env, &options.home)?;
+    let cli = config::cli_layer(&options.config_args, None, &options.home)
+        .map_err(|e| LaunchError::Usage(e.to_string()))?;
+    let sky_config = config::load_config(&options.env, &options.home, None, &cli)?.config;
+    let available = sky_config.workspace_names();
+    let to_report: Vec<String> = match &options.workspace {
+        Some(ws) if !available.contains(ws) => {
+            return Err(LaunchError::Usage(format!(
+                "Workspace {} not found in SkyPilot configuration. Available workspaces: {}",
+                planner::pytext::py_str_repr(ws),
+                available.join(", ")
+            )));
+        }
+        Some(ws) => vec![ws.clone()],
+        None => available.clone(),
+    };
+    let active = options
+        .workspace
+        .clone()
+        .unwrap_or_else(|| sky_config.active_workspace());
+    let allowed_in = |ws: &str| -> Vec<CloudId> {
+        CloudId::ALL
+            .iter()
+            .copied()
+            .filter(|&c| sky_config.workspace_allows(ws, c))
+            .collect()
+    };
+    let workspaces: Vec<WorkspaceCheck> = to_report
+        .iter()
+        .map(|name| WorkspaceCheck {
+            name: name.clone(),
+            allowed: allowed_in(name),
+        })
+        .collect();
     let wanted = options
         .declared_clouds
         .clone()
         .unwrap_or_else(|| CloudId::ALL.to_vec());
-    let allowed: Vec<CloudId> = match &sky_config.allowed_clouds {
-        Some(a) => wanted.iter().copied().filter(|c| a.contains(c)).collect(),
-        None => wanted.clone(),
-    };
+    // Checked: what any reported workspace allows, in the wanted order.
+    let to_check: Vec<CloudId> = wanted
+        .iter()
+        .copied()
+        .filter(|c| workspaces.iter().any(|w| w.allowed.contains(c)))
+        .collect();
+    let active_allowed = allowed_in(&active);
     let not_allowed = wanted
         .iter()
         .copied()
-        .filter(|c| !allowed.contains(c))
+        .filter(|c| !active_allowed.contains(c))
         .collect();
     let mut ctx = check_context(options, &sky_config);
     // `sky check` checks credentials; like SkyPilot's, it lists no reservations.
     ctx.reservation_clouds.clear();
     let fanout = fan_out(
-        adapters(&allowed, options, &sky_config),
+        adapters(&to_check, options, &sky_config),
         Arc::new(ctx),
         options.fanout.clone(),
     )
@@ -47,9 +90,22 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
         fanout,
         not_allowed,
         warnings,
+        available_workspaces: available,
+        workspaces,
+        workspace_selected: options.workspace.is_some(),
+        explicit: options.declared_clouds.clone(),
     };
     if options.declared_clouds.is_none() {
-        let names: Vec<&str> = report.enabled().iter().map(|c| c.name()).collect();
+        // A timeout or server error is not a verdict: such a cloud keeps its
+        // previous standing, so later launches check it again.
+        let previous = persisted_enabled_clouds(&options.state_dir);
+        // Launches read one enabled set: the active workspace's.
+        let persisted: Vec<CloudId> = report
+            .persisted_enabled(previous.as_deref())
+            .into_iter()
+            .filter(|c| active_allowed.contains(c))
+            .collect();
+        let names: Vec<&str> = persisted.iter().map(|c| c.name()).collect();
         let state =
             crate::state::StateDir::open(&options.state_dir).map_err(|e| ConfigError::Io {
                 path: options.state_dir.clone(),

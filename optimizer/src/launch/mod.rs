@@ -88,6 +88,16 @@ pub struct LaunchOptions {
     /// Slurm adapter options. `SKY_SLURM_SSH` names the program run as `ssh`
     /// to the login nodes (tests use `fixtures/slurm/fake-ssh`).
     pub slurm: SlurmOptions,
+    /// `--config` values: one config file, or `key=value` pairs.
+    pub config_args: Vec<String>,
+    /// `--workspace` (`-w`): shorthand for `--config active_workspace=NAME`.
+    pub workspace: Option<String>,
+    /// The folder whose `.sky.yaml` is the project config (the working
+    /// directory for `sky`); `None` reads no project config.
+    pub project_dir: Option<PathBuf>,
+    /// `SKY_VOLUMES_FILE`: the user's volumes as `sky volumes ls -o json`
+    /// prints them, for task `volumes:`.
+    pub volumes_file: Option<PathBuf>,
 }
 
 impl LaunchOptions {
@@ -137,6 +147,10 @@ impl LaunchOptions {
         if let Some(program) = env.get("SKY_SLURM_SSH").filter(|s| !s.is_empty()) {
             slurm.ssh_program = program.clone();
         }
+        let volumes_file = env
+            .get("SKY_VOLUMES_FILE")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
         let fanout = FanOutOptions {
             serial: env
                 .get("SKY_FANOUT")
@@ -164,6 +178,10 @@ impl LaunchOptions {
             nebius: NebiusOptions::default(),
             ssh,
             slurm,
+            config_args: Vec::new(),
+            workspace: None,
+            project_dir: None,
+            volumes_file,
         })
     }
 
@@ -187,6 +205,9 @@ pub enum LaunchError {
     /// No cloud is enabled.
     #[error("{0}")]
     NoCloud(String),
+    /// A flag's value is unusable (`--config`): click's usage error text.
+    #[error("{0}")]
+    Usage(String),
 }
 
 /// A launch request, as `sky launch` takes it.

@@ -9,6 +9,7 @@ use planner::check::{CloudFacts, GcpReservations, Outcome, SshFacts};
 use planner::cloud::CloudId;
 use planner::config::SkyConfig;
 use planner::launch::{Excluded, Prepared};
+use planner::volumes::VolumeRecord;
 use planner::world::{ReservationCloud, World};
 
 use super::check::persisted_enabled_clouds;
@@ -86,17 +87,31 @@ pub(super) fn check_context(options: &LaunchOptions, sky_config: &SkyConfig) -> 
     }
 }
 
-/// The clouds SkyPilot would consider: declared, or every cloud allowed by the config.
+/// The clouds SkyPilot would consider: declared, or every cloud, less
+/// those `allowed_clouds` or the active workspace rule out
+/// (`check.get_cached_enabled_clouds_or_refresh` with
+/// `_get_workspace_allowed_clouds`).
 pub fn candidate_clouds(options: &LaunchOptions, sky_config: &SkyConfig) -> Vec<CloudId> {
     let base: Vec<CloudId> = options
         .declared_clouds
         .clone()
         .or_else(|| persisted_enabled_clouds(&options.state_dir))
         .unwrap_or_else(|| CloudId::ALL.to_vec());
-    match &sky_config.allowed_clouds {
-        Some(allowed) => base.into_iter().filter(|c| allowed.contains(c)).collect(),
-        None => base,
-    }
+    let workspace = sky_config.active_workspace();
+    base.into_iter()
+        .filter(|&c| sky_config.workspace_allows(&workspace, c))
+        .collect()
+}
+
+/// The user's volumes from `SKY_VOLUMES_FILE`, if set.
+fn load_volumes(options: &LaunchOptions) -> Result<Vec<VolumeRecord>, LaunchError> {
+    let Some(path) = &options.volumes_file else {
+        return Ok(Vec::new());
+    };
+    let text = crate::input::read_regular_text(path, crate::input::MAX_CONFIG_FILE_BYTES)
+        .map_err(|e| ConfigError::Volumes(e.to_string()))?;
+    planner::volumes::parse_volume_records(&text, &path.display().to_string())
+        .map_err(|e| ConfigError::Volumes(e).into())
 }
 
 /// Checks the clouds (concurrently, per the options) while the catalogs load
@@ -109,7 +124,20 @@ pub async fn prepare(
 ) -> Result<Prepared, LaunchError> {
     // Configuration and the adapters, up to the fan-out (no await inside).
     let configured = tracing::info_span!("configure").entered();
-    let sky_config = config::load_sky_config(&options.env, &options.home)?;
+    let cli = config::cli_layer(
+        &options.config_args,
+        options.workspace.as_deref(),
+        &options.home,
+    )
+    .map_err(|e| LaunchError::Usage(e.to_string()))?;
+    let loaded_config = config::load_config(
+        &options.env,
+        &options.home,
+        options.project_dir.as_deref(),
+        &cli,
+    )?;
+    let sky_config = loaded_config.config.clone();
+    let volumes = load_volumes(options)?;
     let candidates = candidate_clouds(options, &sky_config);
     let mode = catalogs::Mode::resolve(
         options.catalog_dir.as_deref(),
@@ -363,6 +391,7 @@ pub async fn prepare(
             message: e.to_string(),
         })
     })?;
+    let workspace_error = sky_config.check_active_workspace().err();
     let mut world = World {
         catalog: loaded.catalog,
         enabled,
@@ -391,6 +420,9 @@ pub async fn prepare(
         catalogs: catalog_origins,
         az_mapping,
         catalog_load,
+        volumes,
+        server_warnings: loaded_config.server_warnings,
+        workspace_error,
     })
 }
 

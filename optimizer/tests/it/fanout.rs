@@ -282,3 +282,43 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Upstream #4373: a `sky check` during an STS outage (5xx or a hang) must not
+/// record AWS as disabled; the next launch checks AWS again. Rejected
+/// credentials, by contrast, are a verdict and persist.
+#[tokio::test]
+async fn a_transient_sts_failure_during_check_is_not_a_verdict() {
+    use optimizer::launch::{ENABLED_CLOUDS_FILE, check};
+    let cases = [
+        (Fault::Status(503), true),
+        (Fault::Hang, true),
+        (Fault::ExpiredToken, false),
+    ];
+    for (fault, kept) in cases {
+        let label = format!("{fault:?}");
+        let sts = StsMock::builder().fault(fault).start().await.unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let mut opts = options(home.path(), sts_env(&sts), &[]);
+        opts.declared_clouds = None;
+        opts.cloud_timeout = Duration::from_millis(400);
+        opts.aws.attempt_timeout = Duration::from_secs(30);
+        opts.aws.operation_timeout = Duration::from_secs(30);
+        let report = check(&opts).await.unwrap();
+        assert!(!report.enabled().contains(&CloudId::Aws), "{label}");
+        let persisted: Vec<String> = serde_json::from_str(
+            &std::fs::read_to_string(opts.state_dir.join(ENABLED_CLOUDS_FILE)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            persisted.contains(&"aws".to_string()),
+            kept,
+            "{label}: {persisted:?}"
+        );
+        let before = sts.get_caller_identity().count();
+        // Only AWS could be enabled here, so the launch itself finds no
+        // cloud either way; what matters is whether it asked STS again.
+        let launch = run(&opts, &gpu_request("V100")).await;
+        assert!(launch.is_err(), "{label}");
+        assert_eq!(sts.get_caller_identity().count() > before, kept, "{label}");
+    }
+}

@@ -127,12 +127,14 @@ fn overrides() -> impl Strategy<Value = Overrides> {
             proptest::option::weighted(0.3, any::<bool>()),
             opt_atom(),
         ),
+        (opt_atom(), opt_atom(), opt_atom()),
     )
         .prop_map(
             |(
                 (infra, cloud, region, zone),
                 (gpus, cpus, memory, instance_type),
                 (disk_tier, image_id, ports, num_nodes, disk_size, use_spot, name),
+                (network_tier, local_disk, priority),
             )| Overrides {
                 infra,
                 cloud,
@@ -149,6 +151,10 @@ fn overrides() -> impl Strategy<Value = Overrides> {
                 ports,
                 num_nodes: num_nodes.filter(|n| *n > 0),
                 name,
+                network_tier,
+                local_disk,
+                priority,
+                ..Overrides::default()
             },
         )
 }
@@ -281,6 +287,7 @@ fn plan_and_render(
             yes: true,
             dryrun: true,
             timings: false,
+            full_logging: None,
         };
         let lines = planner::render::launch::launch(&result, &view);
         (result.exit(), lines)

@@ -32,3 +32,5 @@ mod terminal;
 mod cli_docs;
 // A launch's trace covers the process: every phase has its span.
 mod trace_coverage;
+// `sky check` layouts as 0.14.1 prints them.
+mod check_report;

@@ -99,7 +99,8 @@ fn region_zone_ok(row: &VmRow, region: Option<&str>, zone: Option<&str>) -> bool
     true
 }
 
-fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
+/// Whether `row`'s instance storage satisfies `disk` (AWS's local-disk filter).
+pub fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
     let Some(d) = disk else { return true };
     if row.local_disk_type.as_deref() != Some("ssd") {
         return false;

@@ -322,7 +322,7 @@ cpu-1,,,4,16.0,0.1,r1,,
         let w = world(cloud, csv);
         let check = |image: Option<&str>, ports: bool| {
             let mut r = request(cloud);
-            r.image_id = image.map(str::to_string);
+            r.image = image.map(|i| crate::resources::ImageSpec::single(None, i));
             r.ports = ports.then(|| vec!["8080".to_string()]);
             validate::validate(&w, &mut r)
                 .map(|_| ())

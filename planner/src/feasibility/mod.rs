@@ -21,7 +21,7 @@ mod vsphere;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};
-use crate::resources::{Accelerator, DiskTier, ErrorKind, RequestError, Resources};
+use crate::resources::{Accelerator, DiskTier, ErrorKind, NetworkTier, RequestError, Resources};
 use crate::world::World;
 
 /// A launchable candidate: cloud + instance type (+ accelerators) without location.
@@ -92,10 +92,10 @@ pub fn effective_memory(world: &World, r: &Resources) -> Option<String> {
 }
 
 /// `Resources.get_required_cloud_features` (plus `MULTI_NODE` for several
-/// nodes), in the order the hint table lists them. A `docker:` image needs
-/// `DOCKER_IMAGE`, any other image `IMAGE_ID` (`extract_docker_image` /
-/// `get_cloud_image_id`).
-fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
+/// nodes), in the order the hint table lists them (SkyPilot iterates a set).
+/// A `docker:` image needs `DOCKER_IMAGE`, VM image ids `IMAGE_ID`
+/// (`extract_docker_image` / `get_cloud_image_id`).
+pub fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
     let mut out = Vec::new();
     if r.use_spot {
         out.push(Feature::SpotInstance);
@@ -106,13 +106,19 @@ fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
     if r.disk_tier.is_some_and(|t| t != DiskTier::Best) {
         out.push(Feature::CustomDiskTier);
     }
+    if r.network_tier == Some(NetworkTier::Best) {
+        out.push(Feature::CustomNetworkTier);
+    }
     if r.local_disk.is_some() {
         out.push(Feature::LocalDisk);
     }
-    match r.image_id.as_deref() {
-        Some(image) if image.starts_with("docker:") => out.push(Feature::DockerImage),
-        Some(_) => out.push(Feature::ImageId),
-        None => {}
+    if let Some(image) = &r.image {
+        if image.docker_image(r.region.as_deref()).is_some() {
+            out.push(Feature::DockerImage);
+        }
+        if !image.cloud_ids().is_empty() {
+            out.push(Feature::ImageId);
+        }
     }
     if r.ports.is_some() {
         out.push(Feature::OpenPorts);
@@ -122,21 +128,141 @@ fn required_features(r: &Resources, num_nodes: u32) -> Vec<Feature> {
 
 /// `Cloud.check_features_are_supported`: the required features `cloud`
 /// lacks, with its reasons.
-fn unsupported_features(
+pub fn unsupported_features(
+    world: &World,
     cloud: CloudId,
     r: &Resources,
     num_nodes: u32,
 ) -> Vec<(Feature, &'static str)> {
-    unsupported_of(cloud, &required_features(r, num_nodes))
+    missing_features(world, cloud, r, &required_features(r, num_nodes))
 }
 
-/// The features of `wanted` that `cloud` lacks, with its reasons.
-pub(crate) fn unsupported_of(cloud: CloudId, wanted: &[Feature]) -> Vec<(Feature, &'static str)> {
+/// Which of `features` `cloud` lacks for `r`: its table entry, less what
+/// its clusters grant ([`lifted`]), plus what the config denies ([`denied`]).
+fn missing_features(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    features: &[Feature],
+) -> Vec<(Feature, &'static str)> {
     let table = cloud.spec().unsupported;
-    wanted
+    let extra = denied(world, cloud, r);
+    features
         .iter()
-        .filter_map(|f| table.iter().find(|(g, _)| g == f).copied())
+        .copied()
+        .filter_map(|f| {
+            extra.iter().find(|(g, _)| *g == f).copied().or_else(|| {
+                (!lifted(world, cloud, r, f))
+                    .then(|| table.iter().find(|(g, _)| *g == f).copied())
+                    .flatten()
+            })
+        })
         .collect()
+}
+
+/// Features the config takes away: a GCP managed instance group (DWS) with
+/// accelerators cannot stop or use spot (`GCP._unsupported_features_for_resources`);
+/// an `ssh_proxy_command` rules out Docker images
+/// (`Cloud.check_features_are_supported`).
+fn denied(world: &World, cloud: CloudId, r: &Resources) -> Vec<(Feature, &'static str)> {
+    let mut out = Vec::new();
+    let overrides = r.config_overrides.as_ref();
+    if cloud == CloudId::Gcp
+        && r.accelerator.is_some()
+        && world
+            .cloud_config(overrides, cloud, "managed_instance_group")
+            .is_some()
+    {
+        out.push((
+            Feature::Stop,
+            "Managed Instance Group (MIG) does not support stopping yet.",
+        ));
+        out.push((
+            Feature::SpotInstance,
+            "Managed Instance Group with DWS does not support spot instances.",
+        ));
+    }
+    if world
+        .cloud_config(None, cloud, "ssh_proxy_command")
+        .is_some()
+    {
+        out.push((Feature::DockerImage, ssh_proxy_docker_reason(cloud)));
+    }
+    out
+}
+
+/// `Docker image is currently not supported on <cloud> when proxy command is set. ...`
+fn ssh_proxy_docker_reason(cloud: CloudId) -> &'static str {
+    // One static string per cloud: the hint tables hold `&'static str`.
+    static REASONS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let reasons = REASONS.get_or_init(|| {
+        CloudId::ALL
+            .iter()
+            .map(|c| {
+                format!(
+                    "Docker image is currently not supported on {} when proxy command is set. Please remove proxy command in the config.",
+                    c.repr()
+                )
+            })
+            .collect()
+    });
+    &reasons[cloud as usize]
+}
+
+/// `provision/nebius/constants.py::INFINIBAND_ACCELERATORS` (lower case).
+const NEBIUS_INFINIBAND_ACCELERATORS: &[&str] = &["h100", "h200", "b200", "b300"];
+/// `provision/nebius/constants.py::INFINIBAND_GPU_COUNT`.
+const NEBIUS_INFINIBAND_GPU_COUNT: f64 = 8.0;
+
+/// Features a cloud's static table denies but its clusters can grant:
+/// Kubernetes allows `network_tier: best` when a context's nodes carry a
+/// high-performance network (`Kubernetes._unsupported_features_for_resources`
+/// via `_detect_network_type`).
+///
+/// Nebius allows it for InfiniBand-capable accelerators in groups of eight
+/// (`Nebius._unsupported_features_for_resources`:
+/// `provision/nebius/constants.py::INFINIBAND_ACCELERATORS`, `INFINIBAND_GPU_COUNT`).
+fn lifted(world: &World, cloud: CloudId, r: &Resources, f: Feature) -> bool {
+    if f != Feature::CustomNetworkTier {
+        return false;
+    }
+    if cloud == CloudId::Nebius {
+        return r.accelerator.as_ref().is_some_and(|a| {
+            NEBIUS_INFINIBAND_ACCELERATORS.contains(&a.name.to_lowercase().as_str())
+                && a.count.0 == NEBIUS_INFINIBAND_GPU_COUNT
+        });
+    }
+    if cloud != CloudId::Kubernetes {
+        return false;
+    }
+    world
+        .reachable_contexts()
+        .filter(|ctx| r.region.as_deref().is_none_or(|reg| reg == ctx.name))
+        .any(|ctx| {
+            ctx.nodes.as_ref().is_ok_and(|nodes| {
+                nodes
+                    .iter()
+                    .any(crate::catalog::kubernetes::has_high_performance_network)
+            })
+        })
+}
+
+/// `check_features_are_supported` when it raises: SkyPilot's
+/// `NotSupportedError` for `cloud`, or `None` when every feature is there.
+pub fn check_features(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    features: &[Feature],
+) -> Result<(), RequestError> {
+    let missing = missing_features(world, cloud, r, features);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(RequestError::new(
+        ErrorKind::NotSupported,
+        not_supported_hint(cloud, &missing),
+    ))
 }
 
 /// `NotSupportedError` text: a tab-indented borderless table of features.
@@ -157,7 +283,8 @@ fn amount(text: Option<&str>) -> Option<Amount> {
     text.and_then(Amount::parse)
 }
 
-fn parse_local_disk(text: Option<&str>) -> Option<LocalDisk> {
+/// A normalised `local_disk` (`nvme:500+`) as the catalog filter takes it.
+pub fn parse_local_disk(text: Option<&str>) -> Option<LocalDisk> {
     let t = text?.to_ascii_lowercase();
     let (mode, size) = t.split_once(':')?;
     let at_least = size.ends_with('+');
@@ -265,7 +392,7 @@ pub fn feasible_resources(
     if r.cloud.is_some() && r.instance_type.is_some() {
         check_instance_accelerator(world, r)?;
     }
-    let unsupported = unsupported_features(cloud, r, num_nodes);
+    let unsupported = unsupported_features(world, cloud, r, num_nodes);
     // What SSH and Slurm log while their features are checked (their
     // contexts and clusters are listed first), and before their offering.
     let mut logs = match cloud {

@@ -1,135 +1,596 @@
-//! The `sky check` report.
+//! The `sky check` report, laid out as SkyPilot 0.14.1 prints it
+//! (`sky/check.py`: `check_capabilities`, `_print_checked_cloud`,
+//! `_format_context_details`, `_format_enabled_cloud`, `_summary_message`),
+//! plus what only `sky` knows: how old a cached answer is, and that a
+//! timeout is not a verdict. `-o json` is [`json`].
 
 use super::ansi;
 use crate::catalog::kubernetes::KubeContext;
-use crate::check::{CacheUse, CheckReport, CloudFacts, Outcome};
+use crate::check::{
+    CacheUse, Capability, CheckReport, CloudFacts, CloudReport, Outcome, WorkspaceCheck,
+    checked_capabilities,
+};
+use crate::cloud::CloudId;
+use crate::pytext::py_str_repr;
 
-/// `name (N nodes)` per context, or why it is unreachable.
-fn context_list(ctxs: &[KubeContext]) -> String {
-    ctxs.iter()
-        .map(|c| match &c.nodes {
-            Ok(n) => format!("{} ({} nodes)", c.name, n.len()),
-            Err(e) => format!("{} (unreachable: {e})", c.name),
-        })
+/// `colorama.Fore.LIGHTRED_EX`.
+const LIGHTRED: &str = "\x1b[91m";
+/// `colorama.Fore.LIGHTYELLOW_EX`.
+const LIGHTYELLOW: &str = "\x1b[93m";
+/// `colorama.Style.NORMAL`.
+const NORMAL: &str = "\x1b[22m";
+/// `ux_utils.INDENT_SYMBOL`.
+const INDENT: &str = "\x1b[2m├── \x1b[0m";
+/// `ux_utils.INDENT_LAST_SYMBOL`.
+const INDENT_LAST: &str = "\x1b[2m└── \x1b[0m";
+/// `check.PARTY_POPPER_EMOJI`.
+const PARTY: &str = "\u{1F389}";
+/// `constants.SKYPILOT_DEFAULT_WORKSPACE`.
+const DEFAULT_WORKSPACE: &str = "default";
+
+/// How the report is shown.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckView {
+    /// `-v`: per-cloud details in every workspace, and the activated account.
+    pub verbose: bool,
+}
+
+/// One cloud as one workspace sees it.
+struct CloudLine<'a> {
+    cloud: CloudId,
+    /// The capabilities its check enabled (empty: disabled).
+    enabled: Vec<Capability>,
+    /// `(capabilities, reason)` for the disabled ones.
+    reasons: Vec<(Vec<Capability>, String)>,
+    /// The fan-out's report, when the cloud was checked.
+    report: Option<&'a CloudReport>,
+}
+
+/// Python's `', '.join(capabilities)`.
+fn caps(list: &[Capability]) -> String {
+    list.iter()
+        .map(|c| c.as_str())
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The first line of a multi-line error (SkyPilot's command errors span several).
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
+/// Every cloud the workspace reports, sorted by name as SkyPilot sorts them
+/// (`sorted(check_results_dict.items(), key=lambda item: item[0][0])`).
+fn cloud_lines<'a>(report: &'a CheckReport, ws: &WorkspaceCheck) -> Vec<CloudLine<'a>> {
+    let shown: Vec<CloudId> = match &report.explicit {
+        Some(list) => list.clone(),
+        None => ws.allowed.clone(),
+    };
+    let mut lines: Vec<CloudLine<'a>> = shown
+        .into_iter()
+        .map(|cloud| {
+            let capabilities = checked_capabilities(cloud).to_vec();
+            if !ws.allowed.contains(&cloud) {
+                // `check_one_cloud_one_capability` with `allowed=False`.
+                return CloudLine {
+                    cloud,
+                    enabled: Vec::new(),
+                    reasons: vec![(
+                        capabilities,
+                        format!(
+                            "{} is not included in allowed_clouds in ~/.sky/config.yaml",
+                            cloud.repr()
+                        ),
+                    )],
+                    report: None,
+                };
+            }
+            let report = report.fanout.reports.iter().find(|r| r.cloud == cloud);
+            let (enabled, reasons) = match report.map(|r| &r.outcome) {
+                Some(Outcome::Ready(_)) => (capabilities, Vec::new()),
+                Some(Outcome::NoCredentials(hint)) => {
+                    (Vec::new(), vec![(capabilities, hint.trim().to_string())])
+                }
+                Some(Outcome::Failed(e)) => {
+                    let mut reason = e.to_string();
+                    if e.is_transient() {
+                        // Upstream #4373: said so, and not recorded as disabled.
+                        reason.push_str(&format!(
+                            " {}(not a verdict: the cloud keeps its previous standing for later launches){}",
+                            ansi::DIM,
+                            ansi::RESET
+                        ));
+                    }
+                    (Vec::new(), vec![(capabilities, reason)])
+                }
+                None => (
+                    Vec::new(),
+                    vec![(capabilities, "not checked".to_string())],
+                ),
+            };
+            CloudLine {
+                cloud,
+                enabled,
+                reasons,
+                report,
+            }
+        })
+        .collect();
+    lines.sort_by(|a, b| a.cloud.repr().cmp(b.cloud.repr()));
+    lines
 }
 
-/// The report: a header, one entry per cloud (enabled, or disabled with
-/// the reason), then the enabled set.
-pub fn report(report: &CheckReport) -> Vec<String> {
-    let mut out = vec!["Checking credentials to enable clouds for SkyPilot.".to_string()];
-    for r in &report.fanout.reports {
-        match &r.outcome {
-            Outcome::Ready(o) => {
-                let mut line = format!(
-                    "  {}: {}enabled{}",
-                    r.cloud.repr(),
-                    ansi::GREEN,
-                    ansi::RESET
-                );
-                match &o.facts {
-                    CloudFacts::Aws(f) => {
-                        if let Some(i) = &f.identity {
-                            line.push_str(&format!(
-                                " [identity: {} [account={}]]",
-                                i.user_id, i.account
-                            ));
-                        }
-                    }
-                    CloudFacts::Kubernetes(ctxs) => {
-                        line.push_str(&format!(" [contexts: {}]", context_list(ctxs)));
-                    }
-                    CloudFacts::Ssh(f) => {
-                        line.push_str(&format!(" [node pools: {}]", context_list(&f.contexts)));
-                    }
-                    CloudFacts::Slurm(clusters) => {
-                        let names: Vec<String> = clusters
-                            .iter()
-                            .map(|c| match c.nodes() {
-                                // `sinfo -N` prints a node once per partition.
-                                Ok(n) => format!(
-                                    "{} ({} nodes)",
-                                    c.name,
-                                    n.iter()
-                                        .map(|x| x.node.as_str())
-                                        .collect::<std::collections::BTreeSet<_>>()
-                                        .len()
-                                ),
-                                Err(e) => format!("{} (unreachable: {})", c.name, first_line(&e)),
-                            })
-                            .collect();
-                        line.push_str(&format!(" [clusters: {}]", names.join(", ")));
-                    }
-                    CloudFacts::Oci(f) => match &f.unavailable {
-                        Some(why) => line.push_str(&format!(" [regions: all; {why}]")),
-                        None if f.subscribed_regions.is_empty() => {}
-                        None => line.push_str(&format!(
-                            " [subscribed regions: {}]",
-                            f.subscribed_regions.join(", ")
-                        )),
-                    },
-                    CloudFacts::Nebius(f) => match (&f.tenant_id, &f.presets, &f.fallback) {
-                        (Some(t), Some(p), _) => {
-                            line.push_str(&format!(" [tenant {t}: {} priced presets]", p.len()))
-                        }
-                        (Some(t), None, Some(why)) => {
-                            line.push_str(&format!(" [tenant {t}: list prices; {why}]"))
-                        }
-                        _ => {}
-                    },
-                    // `check` never looks reservations up (see below).
-                    CloudFacts::Gcp(_) | CloudFacts::Catalog => {}
-                }
-                match o.cache {
-                    CacheUse::Hit { age } => {
-                        line.push_str(&format!(" (cached, {}s old)", age.as_secs()))
-                    }
-                    CacheUse::Miss => line.push_str(" (fetched)"),
-                    CacheUse::None => {}
-                }
-                out.push(line);
+/// The contexts (Kubernetes), node pools (SSH) or clusters (Slurm) of an
+/// enabled cloud, each with its state when `details` (the per-cloud line)
+/// or only the enabled ones without it (the summary)
+/// (`_format_context_details`).
+fn context_details(report: &CloudReport, details: bool) -> String {
+    let Outcome::Ready(o) = &report.outcome else {
+        return String::new();
+    };
+    // (shown name, state text, enabled)
+    let entries: Vec<(String, String, bool)> = match &o.facts {
+        CloudFacts::Kubernetes(ctxs) => kube_entries(ctxs, None),
+        CloudFacts::Ssh(f) => {
+            let mut e = kube_entries(&f.contexts, Some("ssh-"));
+            for skipped in &f.skipped {
+                let pool = skipped.strip_prefix("ssh-").unwrap_or(skipped);
+                e.push((
+                    pool.to_string(),
+                    format!(
+                        "{LIGHTRED}disabled. {}{}Reason: Not set up. Use `sky ssh up --infra {pool}` to set up.{}",
+                        ansi::RESET,
+                        ansi::DIM,
+                        ansi::RESET
+                    ),
+                    false,
+                ));
             }
-            Outcome::NoCredentials(h) => out.push(format!(
-                "  {}: {}disabled{}\n    Reason: {h}",
-                r.cloud.repr(),
-                ansi::DIM,
-                ansi::RESET
-            )),
-            Outcome::Failed(e) => out.push(format!(
-                "  {}: {}disabled{}\n    Reason: {e}",
-                r.cloud.repr(),
-                ansi::YELLOW,
-                ansi::RESET
-            )),
+            e
+        }
+        CloudFacts::Slurm(clusters) => clusters
+            .iter()
+            .map(|c| match c.nodes() {
+                Ok(_) => (c.name.clone(), enabled_text(), true),
+                Err(e) => (
+                    c.name.clone(),
+                    disabled_text(e.lines().next().unwrap_or_default()),
+                    false,
+                ),
+            })
+            .collect(),
+        _ => return String::new(),
+    };
+    let shown: Vec<&(String, String, bool)> =
+        entries.iter().filter(|(_, _, ok)| details || *ok).collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let title = match report.cloud {
+        CloudId::Ssh => "SSH Node Pools",
+        CloudId::Slurm => "Allowed clusters",
+        _ => "Allowed contexts",
+    };
+    let mut out = format!("\n    {title}:");
+    for (i, (name, text, _)) in shown.iter().enumerate() {
+        let symbol = if i + 1 == shown.len() {
+            INDENT_LAST
+        } else {
+            INDENT
+        };
+        out.push_str(&format!("\n    {symbol}{name}"));
+        if details {
+            out.push_str(&format!(": {text}"));
         }
     }
-    for c in &report.not_allowed {
-        out.push(format!(
-            "  {}: disabled\n    Reason: not in allowed_clouds",
-            c.repr()
-        ));
+    out
+}
+
+/// `Kubernetes._check_single_context`'s `enabled.`.
+fn enabled_text() -> String {
+    format!("{}enabled.{}", ansi::GREEN, ansi::RESET)
+}
+
+/// `Kubernetes._check_single_context`'s `disabled. Reason: ...`.
+fn disabled_text(reason: &str) -> String {
+    format!(
+        "{LIGHTRED}disabled.{}{} Reason: {reason}{}",
+        ansi::RESET,
+        ansi::DIM,
+        ansi::RESET
+    )
+}
+
+fn kube_entries(ctxs: &[KubeContext], strip: Option<&str>) -> Vec<(String, String, bool)> {
+    ctxs.iter()
+        .map(|c| {
+            let name = match strip {
+                Some(p) => c.name.strip_prefix(p).unwrap_or(&c.name).to_string(),
+                None => c.name.clone(),
+            };
+            match &c.nodes {
+                Ok(_) => (name, enabled_text(), true),
+                Err(e) => (name, disabled_text(e), false),
+            }
+        })
+        .collect()
+}
+
+/// `cloud.get_active_user_identity_str()` where `sky` knows the identity:
+/// AWS's `<UserId> [account=<account>]` (an STS user id and account
+/// number, never a key id). Other clouds' adapters learn no identity.
+fn activated_account(report: &CloudReport) -> Option<String> {
+    match &report.outcome {
+        Outcome::Ready(o) => match &o.facts {
+            CloudFacts::Aws(f) => f
+                .identity
+                .as_ref()
+                .map(|i| format!("{} [account={}]", i.user_id, i.account)),
+            _ => None,
+        },
+        _ => None,
     }
-    let enabled = report.enabled();
-    out.push(String::new());
-    if enabled.is_empty() {
-        out.push("No cloud is enabled. Set up credentials for at least one cloud above.".into());
+}
+
+/// What the on-disk cache did for a check, as `sky` adds it.
+fn cache_note(report: &CloudReport) -> Option<String> {
+    match &report.outcome {
+        Outcome::Ready(o) => match o.cache {
+            CacheUse::Hit { age } => Some(format!(
+                "    {}Cached: answered from the cache, {}s old{}",
+                ansi::DIM,
+                age.as_secs(),
+                ansi::RESET
+            )),
+            CacheUse::Miss | CacheUse::None => None,
+        },
+        _ => None,
+    }
+}
+
+/// `_print_checked_cloud`: the cloud's line, its account (`-v`), our cache
+/// note, and a `Reason [capabilities]:` line per distinct reason.
+fn print_cloud(out: &mut Vec<String>, line: &CloudLine<'_>, view: &CheckView) {
+    let (style, status, capability_string) = if line.enabled.is_empty() {
+        (ansi::DIM.to_string(), "disabled", String::new())
     } else {
-        out.push(format!(
-            "{}Enabled clouds:{} {}",
-            ansi::BRIGHT,
-            ansi::RESET,
-            enabled
+        (
+            format!("{}{NORMAL}", ansi::GREEN),
+            "enabled",
+            format!("[{}]", caps(&line.enabled)),
+        )
+    };
+    let detail = match (line.enabled.is_empty(), line.report) {
+        (false, Some(r)) => context_details(r, true),
+        _ => String::new(),
+    };
+    // `click.style(text)` appends a reset of its own.
+    out.push(format!(
+        "{style}  {}: {status} {capability_string}{}{detail}{}",
+        line.cloud.repr(),
+        ansi::RESET,
+        ansi::RESET
+    ));
+    if view.verbose
+        && !line.enabled.is_empty()
+        && let Some(account) = line.report.and_then(activated_account)
+    {
+        out.push(format!("    Activated account: {account}"));
+    }
+    if let Some(note) = line.report.and_then(cache_note) {
+        out.push(note);
+    }
+    // A warning that did not fail the check reads as 0.14.1's hints do.
+    if let Some(Outcome::Ready(o)) = line.report.map(|r| &r.outcome)
+        && let CloudFacts::Aws(f) = &o.facts
+    {
+        for w in &f.warnings {
+            out.push(format!(
+                "    Hint [{}]: {LIGHTYELLOW}{w}{}",
+                caps(&line.enabled),
+                ansi::RESET
+            ));
+        }
+    }
+    for (capabilities, reason) in &line.reasons {
+        out.push(format!("    Reason [{}]: {reason}", caps(capabilities)));
+    }
+}
+
+/// `_summary_message`.
+fn summary(
+    lines: &[CloudLine<'_>],
+    ws: &WorkspaceCheck,
+    hide_workspace: bool,
+    disallowed: &[CloudId],
+) -> String {
+    let enabled: Vec<&CloudLine<'_>> = lines.iter().filter(|l| !l.enabled.is_empty()).collect();
+    let clouds = if enabled.is_empty() {
+        "\n  No infra to check/enabled.".to_string()
+    } else {
+        let items: Vec<String> = enabled
+            .iter()
+            .map(|l| {
+                let title = format!(
+                    "{}{} [{}]{}",
+                    ansi::GREEN,
+                    l.cloud.repr(),
+                    caps(&l.enabled),
+                    ansi::RESET
+                );
+                match l.report {
+                    Some(r) => format!("{title}{}", context_details(r, false)),
+                    None => title,
+                }
+            })
+            .collect();
+        format!("\n  {}", items.join("\n  "))
+    };
+    let workspace = if hide_workspace {
+        String::new()
+    } else {
+        format!(" for workspace: {}", py_str_repr(&ws.name))
+    };
+    let mut hint = String::new();
+    if !disallowed.is_empty() {
+        let for_workspace = if hide_workspace {
+            String::new()
+        } else {
+            format!(" or disabled for this workspace {}", py_str_repr(&ws.name))
+        };
+        hint = format!(
+            "\nNote: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml{for_workspace}: {}",
+            disallowed
                 .iter()
                 .map(|c| c.repr())
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        );
     }
+    format!(
+        "\n{}{PARTY} Enabled infra{workspace} {PARTY}{}{clouds}{hint}",
+        ansi::GREEN,
+        ansi::RESET
+    )
+}
+
+/// The clouds a workspace does not allow, in SkyPilot's registry order
+/// (`sky/clouds/__init__.py` imports them by module name).
+fn disallowed(ws: &WorkspaceCheck) -> Vec<CloudId> {
+    let mut all: Vec<CloudId> = CloudId::ALL
+        .iter()
+        .copied()
+        .filter(|c| !ws.allowed.contains(c))
+        .collect();
+    all.sort_by_key(|c| c.name());
+    all
+}
+
+/// The report: the header, per workspace the per-cloud lines (unless
+/// several workspaces are summarised) and the "🎉 Enabled infra 🎉"
+/// summary, then the hint to rerun `sky check`.
+pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
+    let available = &report.available_workspaces;
+    let hide_workspace = available.is_empty() || available == &[DEFAULT_WORKSPACE.to_string()];
+    let mut out = vec![if available.len() > 1 {
+        format!(
+            "Checking credentials to enable infra for SkyPilot (Workspaces: {}).",
+            available.join(", ")
+        )
+    } else {
+        "Checking credentials to enable infra for SkyPilot.".to_string()
+    }];
+    let hide_details = !report.workspace_selected
+        && !view.verbose
+        && report.explicit.is_none()
+        && report.workspaces.len() > 1;
+    for ws in &report.workspaces {
+        if !report.workspace_selected && !hide_workspace {
+            out.push(format!(
+                "\nChecking enabled infra for workspace: {}",
+                py_str_repr(&ws.name)
+            ));
+        }
+        let lines = cloud_lines(report, ws);
+        if !hide_details {
+            for line in &lines {
+                print_cloud(&mut out, line, view);
+            }
+        }
+        out.push(summary(&lines, ws, hide_workspace, &disallowed(ws)));
+    }
+    out.push(format!(
+        "{}\nTo enable a cloud, follow the hints above and rerun: {}{}sky check{}\n{}If any problems remain, refer to detailed docs at: https://docs.skypilot.co/en/latest/getting-started/installation.html{}",
+        ansi::DIM,
+        ansi::RESET,
+        ansi::BRIGHT,
+        ansi::RESET,
+        ansi::DIM,
+        ansi::RESET
+    ));
     out
+}
+
+/// `sky check -o json` (ours; 0.14.1 has no JSON output for `check`). The
+/// schema, documented in the README:
+///
+/// ```text
+/// { "workspaces": [ { "workspace": str,
+///     "clouds": [ { "cloud": str, "enabled": bool, "capabilities": [str],
+///                   "reason": str|null, "transient": bool,
+///                   "cache_age_secs": int|null, "identity": str|null (-v),
+///                   "contexts": [ { "name": str, "enabled": bool } ] } ],
+///     "enabled": [str], "disallowed": [str] } ] }
+/// ```
+pub fn json(report: &CheckReport, view: &CheckView) -> String {
+    let workspaces: Vec<serde_json::Value> = report
+        .workspaces
+        .iter()
+        .map(|ws| {
+            let lines = cloud_lines(report, ws);
+            let clouds: Vec<serde_json::Value> = lines
+                .iter()
+                .map(|l| {
+                    let reason = l.reasons.first().map(|(_, r)| super::strip_ansi(r));
+                    let transient = matches!(
+                        l.report.map(|r| &r.outcome),
+                        Some(Outcome::Failed(e)) if e.is_transient()
+                    );
+                    let cache_age = match l.report.map(|r| &r.outcome) {
+                        Some(Outcome::Ready(o)) => match o.cache {
+                            CacheUse::Hit { age } => Some(age.as_secs()),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let identity = if view.verbose {
+                        l.report.and_then(activated_account)
+                    } else {
+                        None
+                    };
+                    let contexts: Vec<serde_json::Value> = match l.report.map(|r| &r.outcome) {
+                        Some(Outcome::Ready(o)) => match &o.facts {
+                            CloudFacts::Kubernetes(c) => json_contexts(c),
+                            CloudFacts::Ssh(f) => json_contexts(&f.contexts),
+                            CloudFacts::Slurm(cs) => cs
+                                .iter()
+                                .map(|c| {
+                                    serde_json::json!({
+                                        "name": c.name,
+                                        "enabled": c.nodes().is_ok(),
+                                    })
+                                })
+                                .collect(),
+                            _ => Vec::new(),
+                        },
+                        _ => Vec::new(),
+                    };
+                    serde_json::json!({
+                        "cloud": l.cloud.repr(),
+                        "enabled": !l.enabled.is_empty(),
+                        "capabilities": l.enabled,
+                        "reason": reason,
+                        "transient": transient,
+                        "cache_age_secs": cache_age,
+                        "identity": identity,
+                        "contexts": contexts,
+                    })
+                })
+                .collect();
+            let enabled: Vec<&str> = lines
+                .iter()
+                .filter(|l| !l.enabled.is_empty())
+                .map(|l| l.cloud.repr())
+                .collect();
+            let disallowed: Vec<&str> = disallowed(ws).iter().map(|c| c.repr()).collect();
+            serde_json::json!({
+                "workspace": ws.name,
+                "clouds": clouds,
+                "enabled": enabled,
+                "disallowed": disallowed,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "workspaces": workspaces }))
+        .unwrap_or_default()
+}
+
+fn json_contexts(ctxs: &[KubeContext]) -> Vec<serde_json::Value> {
+    ctxs.iter()
+        .map(|c| serde_json::json!({ "name": c.name, "enabled": c.nodes.is_ok() }))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CheckOutcome, CloudError, FanOut};
+    use std::time::Duration;
+
+    fn cloud(cloud: CloudId, outcome: Outcome) -> CloudReport {
+        CloudReport {
+            cloud,
+            outcome,
+            started: Duration::ZERO,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn kube(ctxs: Vec<(&str, Result<(), &str>)>) -> Outcome {
+        Outcome::Ready(CheckOutcome {
+            facts: CloudFacts::Kubernetes(
+                ctxs.into_iter()
+                    .map(|(name, nodes)| KubeContext {
+                        name: name.into(),
+                        nodes: nodes.map(|_| Vec::new()).map_err(str::to_string),
+                    })
+                    .collect(),
+            ),
+            cache: CacheUse::Hit {
+                age: Duration::from_secs(42),
+            },
+        })
+    }
+
+    /// `_format_context_details`: every context with its state on the
+    /// cloud's line, only the enabled ones in the summary; a timeout is
+    /// said not to be a verdict; clouds sorted by name.
+    #[test]
+    fn contexts_timeouts_and_order() {
+        let reports = [
+            cloud(
+                CloudId::Kubernetes,
+                kube(vec![("kind-a", Ok(())), ("lab", Err("connection refused"))]),
+            ),
+            cloud(
+                CloudId::Gcp,
+                Outcome::Failed(CloudError::Timeout(Duration::from_secs(5))),
+            ),
+            cloud(
+                CloudId::Gcp,
+                Outcome::Failed(CloudError::Auth("expired".into())),
+            ),
+        ];
+        let mut r = CheckReport {
+            fanout: FanOut {
+                reports: reports[..2].to_vec(),
+                wall: Duration::ZERO,
+            },
+            available_workspaces: vec!["default".into()],
+            workspaces: vec![WorkspaceCheck {
+                name: "default".into(),
+                allowed: vec![CloudId::Gcp, CloudId::Kubernetes],
+            }],
+            ..CheckReport::default()
+        };
+        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let want = "\
+Checking credentials to enable infra for SkyPilot.
+  GCP: disabled 
+    Reason [compute]: timed out after 5s (not a verdict: the cloud keeps its previous standing for later launches)
+  Kubernetes: enabled [compute]
+    Allowed contexts:
+    ├── kind-a: enabled.
+    └── lab: disabled. Reason: connection refused
+    Cached: answered from the cache, 42s old
+
+🎉 Enabled infra 🎉
+  Kubernetes [compute]
+    Allowed contexts:
+    └── kind-a
+Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: AWS, Azure, Cudo, DO, Fluidstack, Hyperbolic, IBM, Lambda, Mithril, Nebius, OCI, Paperspace, PrimeIntellect, RunPod, SCP, Seeweb, Shadeform, Slurm, SSH, Vast, Verda, vSphere, Yotta
+";
+        assert_eq!(out.split("\n\nTo enable").next().unwrap(), want.trim_end());
+        // Rejected credentials are a verdict: no such note.
+        r.fanout.reports[1] = reports[2].clone();
+        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        assert!(
+            out.contains("Reason [compute]: credentials rejected: expired\n"),
+            "{out}"
+        );
+        assert!(!out.contains("not a verdict"), "{out}");
+        let doc: serde_json::Value =
+            serde_json::from_str(&json(&r, &CheckView::default())).unwrap();
+        let k = &doc["workspaces"][0]["clouds"][1];
+        assert_eq!(k["cache_age_secs"], 42);
+        assert_eq!(
+            k["contexts"],
+            serde_json::json!([{"name": "kind-a", "enabled": true}, {"name": "lab", "enabled": false}])
+        );
+    }
 }

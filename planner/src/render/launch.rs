@@ -8,6 +8,7 @@ use super::{ansi, json, optimizer, strip_ansi, timings};
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
 use crate::resources::{ErrorKind, RequestError};
+use crate::task::{ClientNotice, ServiceKind};
 
 /// Where a line goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +44,18 @@ impl Line {
     }
 }
 
+/// The prefix SkyPilot's logger puts before every line when
+/// `SKYPILOT_MINIMIZE_LOGGING` is off (`sky_logging._FORMAT`:
+/// `I 12-01 09:30:00.123 PID=42 optimizer.py:758] `): the edge passes the
+/// clock and the process id in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogPrefix {
+    /// `%m-%d %H:%M:%S.mmm`, local time.
+    pub time: String,
+    /// The process id.
+    pub pid: u32,
+}
+
 /// How the launch was asked for, as far as its output depends on it.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchView<'a> {
@@ -56,6 +69,10 @@ pub struct LaunchView<'a> {
     pub dryrun: bool,
     /// `--timings`: per-cloud check times after the plan.
     pub timings: bool,
+    /// `SKYPILOT_MINIMIZE_LOGGING` is off (it is on by default): the
+    /// optimizer also logs its target and the estimated cost, and every log
+    /// line carries SkyPilot's prefix.
+    pub full_logging: Option<LogPrefix>,
 }
 
 /// An error as SkyPilot's CLI prints an exception: `<kind>: <message>`.
@@ -71,9 +88,20 @@ pub fn warning(text: &str) -> Line {
     Line::err(format!("sky: warning: {text}"))
 }
 
-/// The warning `--cloud`, `--region` and `--zone` print before anything else.
+/// `_warn_if_name_looks_like_file_path` for `sky launch -c`.
+pub fn cluster_name_looks_like_path(name: &str) -> String {
+    format!(
+        "{}Cluster name {} looks like a file path. Did you mean: sky launch -c <cluster-name> {name}{}",
+        ansi::YELLOW,
+        py_str_repr(name),
+        ansi::RESET
+    )
+}
+
+/// The warning `--cloud`, `--region` and `--zone` print before anything
+/// else (`click.secho`, so on stdout like SkyPilot's).
 pub fn deprecated_location_flags() -> Line {
-    Line::err(format!(
+    Line::out(format!(
         "{}The --cloud, --region, and --zone options are deprecated. Use --infra instead.{}",
         ansi::YELLOW,
         ansi::RESET
@@ -101,6 +129,14 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
     {
         out.push(Line::out(header));
     }
+    if !view.json {
+        out.extend(
+            result
+                .client_notices
+                .iter()
+                .map(|n| Line::out(client_notice(n))),
+        );
+    }
     if result.stage == Stage::Validation {
         out.extend(result.error().map(|e| Line::err(error(e))));
         return out;
@@ -112,6 +148,13 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
                 ansi::CYAN,
                 ansi::RESET,
                 view.cluster
+            )));
+        }
+        if result.ignores_job_recovery() {
+            out.push(Line::out(format!(
+                "{}The task has `job_recovery` specified, but is launched as an unmanaged job. It will be ignored.To enable job recovery, use managed jobs: sky jobs launch.{}",
+                ansi::DIM,
+                ansi::RESET
             )));
         }
         if result.uses_spot() {
@@ -142,6 +185,29 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
         out.push(Line::out(""));
     }
     out
+}
+
+/// What SkyPilot's CLI says while it builds the task.
+pub fn client_notice(notice: &ClientNotice) -> String {
+    match notice {
+        ClientNotice::OverridesIgnored(params) => format!(
+            "{}WARNING: override params {params} are ignored, since the yaml file contains multiple tasks.{}",
+            ansi::YELLOW,
+            ansi::RESET
+        ),
+        ClientNotice::ServiceIgnored(kind) => {
+            let (noun, capnoun, sysname, cmd) = match kind {
+                ServiceKind::Service => ("service", "Service", "SkyServe", "sky serve up"),
+                ServiceKind::Pool => ("pool", "Pool", "Pool", "sky jobs pool apply"),
+            };
+            format!(
+                "{y}{capnoun} section will be ignored when using `sky launch`. {r}\n{y}To spin up a {noun}, use {sysname} CLI: {r}{b}{cmd}{r}",
+                y = ansi::YELLOW,
+                r = ansi::RESET,
+                b = ansi::BRIGHT
+            )
+        }
+    }
 }
 
 /// `YAML to run: …` or `Command to run: …`.

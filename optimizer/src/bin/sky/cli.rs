@@ -1,13 +1,24 @@
-//! Command-line definition (clap derive). No logic lives here.
+//! Command-line definition (clap derive). No logic lives here: every option
+//! of SkyPilot 0.14.1's `sky launch` and `sky check`
+//! (`sky/client/cli/command.py`, `sky/client/cli/flags.py`), plus this
+//! tool's own (`-o json` on launch, `--plan-out`, `--timings`, ...).
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `sky --version`: this tool's version and the SkyPilot release it follows.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (SkyPilot 0.14.1 launch optimizer)"
+);
+
 /// SkyPilot-compatible launch optimizer: prints the "Considered resources"
-/// table for a request, checking every enabled cloud concurrently.
+/// table for a request, checking every enabled cloud concurrently. It plans;
+/// it does not provision.
 #[derive(Debug, Parser)]
-#[command(name = "sky", version, about, long_about = None)]
+#[command(name = "sky", version = VERSION, about, long_about = None)]
 pub struct Opts {
     #[command(subcommand)]
     pub command: Command,
@@ -81,15 +92,29 @@ pub struct CommonArgs {
 pub enum OutputFormat {
     /// Human-readable table (SkyPilot's format).
     Text,
-    /// The plan and every considered row as JSON (schema `sky-plan/v1`).
+    /// The same, under SkyPilot's name for it.
+    Table,
+    /// JSON.
     Json,
 }
+
+/// `--disk-tier` choices (`DiskTier.supported_tiers()`, `none` resets).
+const DISK_TIERS: [&str; 6] = ["low", "medium", "high", "ultra", "best", "none"];
+/// `--network-tier` choices (`NetworkTier.supported_tiers()`).
+const NETWORK_TIERS: [&str; 2] = ["standard", "best"];
+/// `--wait-for` choices (`AutostopWaitFor.supported_modes()`).
+const WAIT_FOR: [&str; 3] = ["jobs_and_ssh", "jobs", "none"];
 
 #[derive(Debug, Args)]
 pub struct LaunchArgs {
     /// A task YAML, or a command to run (words are joined with spaces).
     #[arg(value_name = "ENTRYPOINT")]
     pub entrypoint: Vec<String>,
+
+    /// Path to a config file or a single key-value pair (repeatable:
+    /// --config nested.key1=val1 --config nested.key2=val2).
+    #[arg(long, value_name = "PATH|KEY=VALUE")]
+    pub config: Vec<String>,
 
     /// Cluster name (default: sky-<4 hex>-<user>).
     #[arg(short = 'c', long)]
@@ -99,61 +124,138 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub dryrun: bool,
 
-    /// Skip the confirmation prompt.
-    #[arg(short = 'y', long = "yes")]
-    pub yes: bool,
+    /// Do not stream execution logs after submitting (provisioning only).
+    #[arg(short = 'd', long)]
+    pub detach_run: bool,
+
+    /// Deprecated local Docker backend (provisioning only).
+    #[arg(long, hide = true)]
+    pub docker: bool,
+
+    /// Backend: cloudvmray (SkyPilot's only one) or docker (the deprecated
+    /// `--docker`). Not a SkyPilot 0.14.1 flag; accepted for older scripts.
+    #[arg(short = 'b', long, hide = true)]
+    pub backend: Option<String>,
+
+    /// Task name (not the cluster).
+    #[arg(short = 'n', long)]
+    pub name: Option<String>,
+
+    /// Local folder synced as the task's working directory (provisioning only).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<String>,
 
     // --- resource overrides, as SkyPilot's flags ---
     /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
     #[arg(long)]
     pub infra: Option<String>,
     /// Deprecated: use --infra.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub cloud: Option<String>,
     /// Deprecated: use --infra.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub region: Option<String>,
     /// Deprecated: use --infra.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub zone: Option<String>,
-    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
-    #[arg(long)]
-    pub gpus: Option<String>,
+    /// Number of nodes.
+    #[arg(long, value_name = "N")]
+    pub num_nodes: Option<String>,
     /// vCPUs per node: N or N+.
     #[arg(long)]
     pub cpus: Option<String>,
     /// Memory per node in GB: N, N+, or with a unit (32GB).
     #[arg(long)]
     pub memory: Option<String>,
-    /// Instance type.
-    #[arg(short = 't', long)]
-    pub instance_type: Option<String>,
+    /// OS disk size in GB.
+    #[arg(long, value_name = "GB")]
+    pub disk_size: Option<i64>,
+    /// OS disk tier.
+    #[arg(long, value_parser = PossibleValuesParser::new(DISK_TIERS), ignore_case = true)]
+    pub disk_tier: Option<String>,
+    /// Network tier (best: the instance's fastest interconnect).
+    #[arg(long, value_parser = PossibleValuesParser::new(NETWORK_TIERS), ignore_case = true)]
+    pub network_tier: Option<String>,
     /// Use spot instances.
     #[arg(long, overrides_with = "no_use_spot")]
     pub use_spot: bool,
     /// Use on-demand instances.
     #[arg(long, overrides_with = "use_spot")]
     pub no_use_spot: bool,
-    /// Number of nodes.
-    #[arg(long, value_name = "N")]
-    pub num_nodes: Option<String>,
-    /// OS disk size in GB.
-    #[arg(long, value_name = "GB")]
-    pub disk_size: Option<u64>,
-    /// Disk tier: low, medium, high, ultra, best.
-    #[arg(long)]
-    pub disk_tier: Option<String>,
-    /// Image id.
+    /// Image id (`docker:<image>` for a container).
     #[arg(long)]
     pub image_id: Option<String>,
-    /// Ports to open (repeatable, or comma-separated).
-    #[arg(long, value_delimiter = ',')]
+    /// Dotenv file of environment variables for the task.
+    #[arg(long, value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
+    /// Environment variable KEY=VALUE, or KEY to take it from here (repeatable).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub env: Vec<String>,
+    /// Dotenv file of secrets for the task (values are never printed).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    /// Secret KEY=VALUE, or KEY to take it from here (repeatable; never printed).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub secret: Vec<String>,
+    /// Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode (nvme = nvme:100+).
+    #[arg(long)]
+    pub local_disk: Option<String>,
+    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
+    #[arg(long)]
+    pub gpus: Option<String>,
+    /// Instance type.
+    #[arg(short = 't', long)]
+    pub instance_type: Option<String>,
+    /// Ports to open: a port, a range or a comma-separated list (repeatable).
+    #[arg(long)]
     pub ports: Vec<String>,
-    /// Task name.
-    #[arg(short = 'n', long)]
-    pub name: Option<String>,
+    /// Priority: an integer from -1000 to 1000, or a priority class name; `none` clears.
+    #[arg(long)]
+    pub priority: Option<String>,
+    /// Return at once (provisioning only).
+    #[arg(long = "async", overrides_with = "no_async")]
+    pub async_call: bool,
+    /// Wait for the request (the default).
+    #[arg(long = "no-async", overrides_with = "async_call")]
+    pub no_async: bool,
+    /// Autostop after this many idle minutes (provisioning only).
+    #[arg(short = 'i', long, value_name = "MINUTES")]
+    pub idle_minutes_to_autostop: Option<i64>,
+    /// What resets idleness for autostop (provisioning only).
+    #[arg(long, value_parser = PossibleValuesParser::new(WAIT_FOR))]
+    pub wait_for: Option<String>,
+    /// Tear the cluster down when its jobs finish (provisioning only).
+    #[arg(long)]
+    pub down: bool,
+    /// Retry provisioning until the cluster is up (provisioning only).
+    #[arg(short = 'r', long)]
+    pub retry_until_up: bool,
+    /// Skip the confirmation prompt.
+    #[arg(short = 'y', long = "yes")]
+    pub yes: bool,
+    /// Skip the setup phase (provisioning only).
+    #[arg(long)]
+    pub no_setup: bool,
+    /// Clone the boot disk of this cluster (provisioning only).
+    #[arg(long, alias = "clone", value_name = "CLUSTER")]
+    pub clone_disk_from: Option<String>,
+    /// Skip provisioning of an existing cluster (provisioning only).
+    #[arg(long)]
+    pub fast: bool,
+    /// Resize the existing cluster given by -c to --num-nodes (provisioning only).
+    #[arg(long)]
+    pub resize: bool,
+    /// Git repository URL as the workdir (provisioning only).
+    #[arg(long)]
+    pub git_url: Option<String>,
+    /// Git reference (branch, tag or commit) of --git-url.
+    #[arg(long)]
+    pub git_ref: Option<String>,
+    /// Workspace to launch into (= --config active_workspace=NAME).
+    #[arg(short = 'w', long)]
+    pub workspace: Option<String>,
 
-    /// Output format.
+    /// Output format (json: the plan and every considered row, schema `sky-plan/v1`).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
@@ -170,6 +272,23 @@ pub struct CheckArgs {
     /// Clouds to check (default: all).
     #[arg(value_name = "CLOUD")]
     pub clouds: Vec<String>,
+
+    /// Show the per-cloud details in every workspace, and each enabled
+    /// cloud's active account.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+
+    /// Check only this workspace (default: every workspace the config defines).
+    #[arg(long)]
+    pub workspace: Option<String>,
+
+    /// Output format (`json`: the schema in the README).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+
+    /// Path to a config file or a single key-value pair (repeatable).
+    #[arg(long, value_name = "PATH|KEY=VALUE")]
+    pub config: Vec<String>,
 
     #[command(flatten)]
     pub common: CommonArgs,

@@ -190,7 +190,14 @@ fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
         }
         Err(e) => {
             let _ = std::io::stdout().flush();
-            eprintln!("sky: error: {e:#}");
+            match e.downcast_ref::<output::CliError>() {
+                Some(c @ output::CliError::Value(_)) => {
+                    eprintln!("{c}");
+                    return Exit::Request.code();
+                }
+                Some(c) => eprintln!("{c}"),
+                None => eprintln!("sky: error: {e:#}"),
+            }
             Exit::Config.code()
         }
     }

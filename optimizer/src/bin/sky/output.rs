@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,9 +11,9 @@ use optimizer::launch::{self, LaunchError, LaunchOptions, Request};
 use optimizer::state::{FileMode, write_atomic};
 use planner::cloud::{CloudId, UnknownCloud};
 use planner::launch::Exit;
-use planner::render::launch::{LaunchView, Line, Stream};
+use planner::render::launch::{LaunchView, Line, LogPrefix, Stream};
 use planner::render::{self, strip_ansi};
-use planner::task::Overrides;
+use planner::task::{Overrides, ProvisionFlags};
 
 use crate::cli::{CatalogArgs, CatalogCommand, CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
 use crate::status::PendingStatus;
@@ -60,6 +60,27 @@ impl Printer {
     }
 }
 
+/// `SKYPILOT_MINIMIZE_LOGGING` (`env_options.Options.MINIMIZE_LOGGING`,
+/// default true): only `true`/`1` (any case) keep it on.
+fn minimize_logging() -> bool {
+    std::env::var("SKYPILOT_MINIMIZE_LOGGING")
+        .map(|v| matches!(v.to_lowercase().as_str(), "true" | "1"))
+        .unwrap_or(true)
+}
+
+/// The logger prefix's clock and process id, now.
+fn log_prefix() -> LogPrefix {
+    let now = jiff::Zoned::now();
+    LogPrefix {
+        time: format!(
+            "{}.{:03}",
+            now.strftime("%m-%d %H:%M:%S"),
+            now.millisecond()
+        ),
+        pid: std::process::id(),
+    }
+}
+
 fn process_env() -> BTreeMap<String, String> {
     std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -93,6 +114,106 @@ fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
     Ok(opts)
 }
 
+/// An error SkyPilot's CLI raises before any request: a usage error, as
+/// click reports it (`Error: <message>`, exit 2), or a Python exception
+/// (`ValueError: <message>`, exit 1).
+#[derive(Debug)]
+pub enum CliError {
+    /// click's `UsageError` / `BadParameter`.
+    Usage(String),
+    /// A `ValueError` raised by the CLI itself.
+    Value(String),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(m) => write!(f, "Error: {m}"),
+            CliError::Value(m) => write!(f, "ValueError: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(CliError::Usage(message.into()))
+}
+
+/// `flags._parse_dotenv_file`: `KEY=VALUE` lines (`export ` allowed, `#`
+/// comments, single or double quotes around the value).
+fn parse_dotenv(path: &Path) -> anyhow::Result<Vec<(String, String)>> {
+    if !path.is_file() {
+        return Err(usage(format!(
+            "Dotenv file does not exist: {}. Provide a path to an existing file, or remove the flag.",
+            path.display()
+        )));
+    }
+    // Through the capped reader, like every other input file: a FIFO or a
+    // huge file is an error naming the file, never a hang.
+    let text = optimizer::input::read_regular_text(path, optimizer::input::MAX_CONFIG_FILE_BYTES)
+        .map_err(|e| usage(e.to_string()))?;
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(usage(format!(
+                "{}:{}: {} has no value (write KEY=VALUE).",
+                path.display(),
+                n + 1,
+                line
+            )));
+        };
+        let v = v.trim();
+        let v = if let Some(inner) = v
+            .strip_prefix('"')
+            .and_then(|x| x.strip_suffix('"'))
+            .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
+        {
+            inner.to_string()
+        } else {
+            // An unquoted value ends at ` #` (an inline comment).
+            v.split(" #").next().unwrap_or("").trim_end().to_string()
+        };
+        let k = k.trim().to_string();
+        match out.iter_mut().find(|(name, _)| *name == k) {
+            Some((_, slot)) => *slot = v,
+            None => out.push((k, v)),
+        }
+    }
+    Ok(out)
+}
+
+/// `flags._parse_env_var`: `KEY=VALUE`, or `KEY` taken from this process.
+fn parse_var(text: &str, env: &BTreeMap<String, String>) -> anyhow::Result<(String, String)> {
+    match text.split_once('=') {
+        Some((k, v)) => Ok((k.to_string(), v.to_string())),
+        None => match env.get(text) {
+            Some(v) => Ok((text.to_string(), v.clone())),
+            None => Err(usage(format!("{text} is not set in local environment."))),
+        },
+    }
+}
+
+/// `command._merge_cli_and_file_vars`: later files win, the flags win over files.
+fn merge_vars(
+    files: &[Vec<(String, String)>],
+    flags: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (k, v) in files.iter().flatten().cloned().chain(flags) {
+        match out.iter_mut().find(|(name, _)| *name == k) {
+            Some((_, slot)) => *slot = v,
+            None => out.push((k, v)),
+        }
+    }
+    out
+}
+
 fn overrides(args: &LaunchArgs) -> anyhow::Result<Overrides> {
     let num_nodes = match &args.num_nodes {
         None => None,
@@ -106,6 +227,69 @@ fn overrides(args: &LaunchArgs) -> anyhow::Result<Overrides> {
             }
         },
     };
+    let disk_size = match args.disk_size {
+        None => None,
+        Some(d) if d > 0 => Some(d as u64),
+        Some(d) => {
+            // `Resources._set_disk_size` raises it while the CLI builds the task.
+            return Err(anyhow::Error::new(CliError::Value(format!(
+                "\"disk_size\" must be a positive integer (in GB). Got: {d}."
+            ))));
+        }
+    };
+    if args.git_url.is_some() && args.workdir.is_some() {
+        return Err(usage("Cannot specify both --git-url and --workdir"));
+    }
+    if let Some(dir) = &args.workdir
+        && !Path::new(dir).is_dir()
+    {
+        return Err(usage(format!(
+            "Invalid value for '--workdir': Directory '{dir}' does not exist."
+        )));
+    }
+    if args.resize && args.cluster.is_none() {
+        return Err(usage(
+            "--resize requires -c/--cluster to specify an existing cluster.",
+        ));
+    }
+    let backend = match (&args.backend, args.docker) {
+        (Some(b), _) => {
+            let b = b.to_ascii_lowercase();
+            if b != "cloudvmray" && b != "docker" {
+                return Err(anyhow::Error::new(CliError::Value(format!(
+                    "{b} backend is not supported."
+                ))));
+            }
+            Some(b)
+        }
+        (None, true) => Some("docker".to_string()),
+        (None, false) => None,
+    };
+    let env = process_env();
+    let env_file = args.env_file.as_deref().map(parse_dotenv).transpose()?;
+    let secret_file = args.secret_file.as_deref().map(parse_dotenv).transpose()?;
+    let env_flags = args
+        .env
+        .iter()
+        .map(|e| parse_var(e, &env))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let secret_flags = args
+        .secret
+        .iter()
+        .map(|e| parse_var(e, &env))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let envs = merge_vars(env_file.as_slice(), env_flags);
+    let secret_files: Vec<Vec<(String, String)>> =
+        env_file.into_iter().chain(secret_file).collect();
+    // Secret values stop here: only their names go on, and the values are
+    // registered so that no log or trace line can carry them.
+    let secret_names = merge_vars(&secret_files, secret_flags)
+        .into_iter()
+        .map(|(k, v)| {
+            optimizer::redact::remember_secret(&v);
+            k
+        })
+        .collect();
     Ok(Overrides {
         infra: args.infra.clone(),
         cloud: args.cloud.clone(),
@@ -122,12 +306,34 @@ fn overrides(args: &LaunchArgs) -> anyhow::Result<Overrides> {
         } else {
             None
         },
-        disk_size: args.disk_size,
+        disk_size,
         disk_tier: args.disk_tier.clone(),
         image_id: args.image_id.clone(),
         ports: args.ports.clone(),
         num_nodes,
         name: args.name.clone(),
+        network_tier: args.network_tier.clone(),
+        local_disk: args.local_disk.clone(),
+        priority: args.priority.clone(),
+        envs,
+        secret_names,
+        workdir: args.workdir.clone(),
+        git_url: args.git_url.clone(),
+        git_ref: args.git_ref.clone(),
+        config: None,
+        provision: ProvisionFlags {
+            detach_run: args.detach_run,
+            backend,
+            idle_minutes_to_autostop: args.idle_minutes_to_autostop,
+            wait_for: args.wait_for.clone(),
+            down: args.down,
+            retry_until_up: args.retry_until_up,
+            no_setup: args.no_setup,
+            clone_disk_from: args.clone_disk_from.clone(),
+            fast: args.fast,
+            resize: args.resize,
+            async_call: args.async_call,
+        },
     })
 }
 
@@ -142,12 +348,13 @@ fn default_cluster_name() -> String {
 
 /// Asks the confirmation question; `true` to go ahead.
 fn confirm(printer: &Printer, cluster: &str) -> bool {
+    confirm_text(printer, &render::launch::prompt(cluster), true)
+}
+
+/// Asks `question`; an empty answer is `default`.
+fn confirm_text(printer: &Printer, question: &str, default: bool) -> bool {
     let mut stdout = std::io::stdout();
-    let _ = write!(
-        stdout,
-        "{}",
-        printer.paint(printer.color, &render::launch::prompt(cluster))
-    );
+    let _ = write!(stdout, "{}", printer.paint(printer.color, question));
     let _ = stdout.flush();
     let mut answer = String::new();
     let read = std::io::stdin().lock().read_line(&mut answer).unwrap_or(0);
@@ -156,20 +363,44 @@ fn confirm(printer: &Printer, cluster: &str) -> bool {
         println!();
     }
     let answer = answer.trim().to_ascii_lowercase();
-    read > 0 && (answer.is_empty() || answer == "y" || answer == "yes")
+    read > 0 && ((answer.is_empty() && default) || answer == "y" || answer == "yes")
+}
+
+/// `common_utils.cluster_name_looks_like_file_path`.
+fn looks_like_file_path(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || Path::new(name).is_file()
 }
 
 pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<Exit> {
     let printer = Printer { color };
     let (opts, request) = tracing::info_span!("options").in_scope(|| {
-        anyhow::Ok((
-            options(&args.common)?,
-            Request {
-                entrypoint: args.entrypoint.clone(),
-                overrides: overrides(&args)?,
-            },
-        ))
+        let mut opts = options(&args.common)?;
+        opts.config_args = args.config.clone();
+        opts.workspace = args.workspace.clone();
+        opts.project_dir = std::env::current_dir().ok();
+        let request = Request {
+            entrypoint: args.entrypoint.clone(),
+            overrides: overrides(&args)?,
+        };
+        anyhow::Ok((opts, request))
     })?;
+    if let Some(cluster) = args.cluster.as_deref().filter(|c| looks_like_file_path(c)) {
+        let warning = render::launch::cluster_name_looks_like_path(cluster);
+        if args.yes {
+            printer.stdout(&warning);
+        } else if !confirm_text(
+            &printer,
+            &format!("{warning}\nProceed anyway? [y/N]: "),
+            false,
+        ) {
+            printer.stdout(render::launch::ABORTED);
+            return Ok(Exit::Request);
+        }
+    }
     if args.cloud.is_some() || args.region.is_some() || args.zone.is_some() {
         printer.print(&[render::launch::deprecated_location_flags()]);
     }
@@ -189,6 +420,7 @@ pub async fn launch(args: LaunchArgs, color: bool) -> anyhow::Result<Exit> {
         cluster: &cluster,
         json: args.output == OutputFormat::Json,
         yes: args.yes,
+        full_logging: (!minimize_logging()).then(log_prefix),
         dryrun: args.dryrun,
         timings: args.common.timings,
     };
@@ -267,6 +499,8 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     let mut opts = options(&args.common)?;
     let wanted = parse_clouds(&args.clouds)?;
     opts.declared_clouds = (!wanted.is_empty()).then_some(wanted);
+    opts.config_args = args.config.clone();
+    opts.workspace = args.workspace.clone();
     let report = launch::check(&opts).await?;
     let warnings: Vec<Line> = report
         .warnings
@@ -274,12 +508,19 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
         .map(|w| render::launch::warning(w))
         .collect();
     printer.print(&warnings);
-    let mut lines = render::check::report(&report);
-    if args.common.timings {
-        lines.extend(render::timings::check(&report.fanout));
-    }
-    for line in &lines {
-        printer.stdout(line);
+    let view = render::check::CheckView {
+        verbose: args.verbose,
+    };
+    if args.output == OutputFormat::Json {
+        println!("{}", render::check::json(&report, &view));
+    } else {
+        let mut lines = render::check::report(&report, &view);
+        if args.common.timings {
+            lines.extend(render::timings::check(&report.fanout));
+        }
+        for line in &lines {
+            printer.stdout(line);
+        }
     }
     Ok(if report.enabled().is_empty() {
         Exit::NoCloud

@@ -316,6 +316,54 @@ pub fn gpu_resource_key(nodes: &[KubeNode]) -> &'static str {
     }
 }
 
+/// Whether a node belongs to a cluster with high-performance networking
+/// (`Kubernetes._detect_network_type` for `network_tier: best`, the node
+/// scan): Nebius, CoreWeave InfiniBand, Together, OCI RoCE and AWS EKS nodes
+/// by label prefix, GKE A3/A4 GPUDirect machines by machine family or type.
+/// The autoscaler-based cold-start fallbacks (no such node running yet) are
+/// not modelled: they need the autoscaler's machine list.
+pub fn has_high_performance_network(node: &super::KubeNode) -> bool {
+    const PREFIXES: [&str; 7] = [
+        "nebius.com/",
+        "ib.coreweave.cloud/",
+        "node-role.together.ai/",
+        "oci.oraclecloud.com/rdma.",
+        "k8s.io/cloud-provider-aws",
+        "topology.k8s.aws",
+        "topology.ebs.csi.aws.com",
+    ];
+    if node
+        .labels
+        .keys()
+        .any(|k| PREFIXES.iter().any(|p| k.starts_with(p)))
+    {
+        return true;
+    }
+    let label = |k: &str| node.labels.get(k).map(String::as_str).unwrap_or("");
+    let family = label("cloud.google.com/machine-family");
+    let instance_type = label("node.kubernetes.io/instance-type");
+    if matches!(family, "a3" | "a4")
+        && ([
+            "a3-highgpu-8g",
+            "a3-edgegpu-8g",
+            "a3-megagpu-8g",
+            "a4-highgpu-8g",
+            "a3-ultragpu-8g",
+        ]
+        .iter()
+        .any(|t| instance_type.contains(t))
+            || family == "a4")
+    {
+        return true;
+    }
+    // `gcp_constants.GPU_DIRECT_TCPX_INSTANCE_TYPES` with a high-end GPU.
+    let gke_accelerator = label("cloud.google.com/gke-accelerator");
+    ["a3-edgegpu-8g", "a3-highgpu-8g"].contains(&instance_type)
+        && ["nvidia-h100", "nvidia-h200", "nvidia-b200"]
+            .iter()
+            .any(|g| gke_accelerator.contains(g))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

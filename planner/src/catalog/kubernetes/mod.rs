@@ -47,7 +47,8 @@ pub use fits::fits;
 pub use instance_type::{InvalidInstanceType, KubeInstanceType};
 pub use labels::{
     CANONICAL_GPU_NAMES, LabelFormatter, accelerator_name_matches, canonical_gpu_name,
-    detect_label_formatter, gpu_resource_key, is_tpu_on_gke, normalize_tpu_accelerator_name,
+    detect_label_formatter, gpu_resource_key, has_high_performance_network, is_tpu_on_gke,
+    normalize_tpu_accelerator_name,
 };
 pub use nodes::{
     ACCELERATOR_RESOURCE_KEYS, AMD_GPU_KEY, KubeContext, KubeNode, KubeParseError,

@@ -11,6 +11,7 @@ mod cli;
 mod generate;
 mod output;
 mod status;
+mod trace_file;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ use clap::Parser;
 
 use cli::{Command, Opts};
 use planner::launch::Exit;
+use trace_file::TraceFile;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -60,13 +62,15 @@ fn main() -> ExitCode {
             return ExitCode::from(Exit::Config.code());
         }
     };
-    // Signals are caught before the state folder is touched, so an
-    // interrupt always goes through the clean exit (only a `--trace` file,
-    // asked for by name, may be created before).
+    // Signals are caught before any file is created (the trace, the state
+    // folder's entries), so an interrupt always goes through the clean exit.
     let signals = {
         let _entered = runtime.enter();
         Signals::new()
     };
+    if let Some((_, file)) = &guard {
+        file.open();
+    }
     drop(started);
     let code = run(&runtime, signals, opts);
     // Do not wait for hung network tasks: their deadlines already expired or
@@ -90,7 +94,11 @@ fn trace_flag(args: &[std::ffi::OsString]) -> Option<std::path::PathBuf> {
     None
 }
 
-fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::FlushGuard> {
+/// Installs the log layer and, with a trace path, the Chrome layer; the
+/// trace file is created by [`TraceFile::open`].
+fn init_tracing(
+    trace: Option<&std::path::Path>,
+) -> Option<(tracing_chrome::FlushGuard, TraceFile)> {
     use optimizer::redact::RedactingWriter;
     use tracing_subscriber::prelude::*;
     let filter =
@@ -104,22 +112,15 @@ fn init_tracing(trace: Option<&std::path::Path>) -> Option<tracing_chrome::Flush
         .with_filter(filter);
     match trace {
         Some(path) => {
-            let file = match std::fs::File::create(path) {
-                Ok(file) => file,
-                Err(e) => {
-                    eprintln!("sky: cannot write the trace {}: {e}", path.display());
-                    tracing_subscriber::registry().with(fmt).init();
-                    return None;
-                }
-            };
+            let file = TraceFile::new(path.to_path_buf());
             let (chrome, guard) = tracing_chrome::ChromeLayerBuilder::new()
-                .writer(RedactingWriter::new(std::io::BufWriter::new(file)))
+                .writer(RedactingWriter::new(file.clone()))
                 .trace_style(tracing_chrome::TraceStyle::Async)
                 .include_args(true)
                 .build();
             let chrome = chrome.with_filter(tracing_subscriber::filter::LevelFilter::INFO);
             tracing_subscriber::registry().with(fmt).with(chrome).init();
-            Some(guard)
+            Some((guard, file))
         }
         None => {
             tracing_subscriber::registry().with(fmt).init();

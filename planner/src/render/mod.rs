@@ -7,6 +7,7 @@
 //! is off.
 
 pub mod check;
+pub mod gpus;
 pub mod json;
 pub mod launch;
 pub mod optimizer;

@@ -9,6 +9,7 @@
 
 mod cli;
 mod generate;
+mod gpus;
 mod output;
 mod status;
 
@@ -30,6 +31,8 @@ fn main() -> ExitCode {
         Command::Launch(a) => &a.common,
         Command::Check(a) => &a.common,
         Command::Catalog(a) => &a.common,
+        Command::Gpus(a) => a.common(),
+        Command::ShowGpus(a) => &a.common,
     };
     let trace_path = common.trace.clone().or_else(|| {
         std::env::var_os("SKYPILOT_TIMELINE_FILE_PATH")
@@ -152,6 +155,8 @@ fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
             Command::Launch(args) => output::launch(*args, color).await,
             Command::Check(args) => output::check(args, color).await,
             Command::Catalog(args) => output::catalog(args).await,
+            Command::Gpus(args) => gpus::run(args.into_list(), color),
+            Command::ShowGpus(args) => gpus::run(*args, color),
         }
     };
     let result = runtime.block_on(async {

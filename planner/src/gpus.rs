@@ -159,11 +159,30 @@ struct Row {
     accelerator_count: Num,
     vcpus: Num,
     memory: Num,
-    gpu_info: Option<String>,
+    /// `GpuInfo`, read once: `None` when the cell is empty.
+    gpu_info: Option<GpuInfo>,
     price: Num,
     spot_price: Num,
     region: Option<String>,
     zone: Option<String>,
+}
+
+/// A `GpuInfo` cell as `ast.literal_eval` sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum GpuInfo {
+    /// Not a Python literal (GCP's bare `tpu-v4-8`): `literal_eval` raises.
+    NotLiteral,
+    /// A literal; its `Gpus[0].MemoryInfo.SizeInMiB` in GiB, if it has one.
+    Literal(Option<f64>),
+}
+
+impl GpuInfo {
+    fn read(cell: &str) -> GpuInfo {
+        match pylit::parse(cell) {
+            None => GpuInfo::NotLiteral,
+            Some(v) => GpuInfo::Literal(pylit::device_memory_mib(&v).map(|m| m / 1024.0)),
+        }
+    }
 }
 
 /// The rows of one cloud's catalog that the listing reads.
@@ -205,7 +224,15 @@ const NA_STRINGS: [&str; 18] = [
 ];
 
 fn is_na(cell: &str) -> bool {
-    NA_STRINGS.contains(&cell) || cell == "null"
+    // Every NA string starts with one of these: most cells are decided by
+    // their first byte.
+    match cell.as_bytes().first() {
+        None => true,
+        Some(b'#' | b'-' | b'1' | b'<' | b'N' | b'n') => {
+            NA_STRINGS.contains(&cell) || cell == "null"
+        }
+        Some(_) => false,
+    }
 }
 
 impl CloudGpuRows {
@@ -248,8 +275,18 @@ impl CloudGpuRows {
         // Integer-ness per number column: count, vCPUs, memory, price, spot.
         let mut int_col = [true; 5];
         let num_cols = [Some(c_count), c_vcpus, c_mem, c_price, c_spot];
-        for record in reader.records() {
-            let Ok(record) = record else { continue };
+        // Only GCP looks at rows without a GpuInfo (its host VMs); for the
+        // others `gpus_only` drops them first, so they are not kept.
+        let keep_all = cloud == CloudId::Gcp;
+        let mut record = csv::StringRecord::new();
+        while reader.read_record(&mut record).unwrap_or(false) {
+            let has_info = c_info
+                .and_then(|c| record.get(c))
+                .is_some_and(|v| !is_na(v));
+            if !has_info && !keep_all && int_col.iter().all(|i| !i) {
+                // A row that is dropped and cannot change a column's type.
+                continue;
+            }
             let text = |c: Option<usize>| {
                 c.and_then(|c| record.get(c))
                     .filter(|v| !is_na(v))
@@ -277,6 +314,9 @@ impl CloudGpuRows {
                     int_col[i] = false;
                 }
             }
+            if !has_info && !keep_all {
+                continue;
+            }
             raw.push([
                 text(c_type),
                 text(Some(c_acc)),
@@ -302,7 +342,7 @@ impl CloudGpuRows {
                     accelerator_count: num(0),
                     vcpus: num(1),
                     memory: num(2),
-                    gpu_info,
+                    gpu_info: gpu_info.as_deref().map(GpuInfo::read),
                     price: num(3),
                     spot_price: num(4),
                     region,
@@ -456,11 +496,9 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
     // and the column is None for every row.
     let memories: Option<Vec<Option<f64>>> = rows
         .iter()
-        .map(|r| {
-            r.gpu_info
-                .as_deref()
-                .and_then(pylit::parse)
-                .map(|v| pylit::device_memory_mib(&v).map(|m| m / 1024.0))
+        .map(|r| match r.gpu_info {
+            Some(GpuInfo::Literal(m)) => Some(m),
+            _ => None,
         })
         .collect();
     struct Item {
@@ -469,6 +507,7 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
         has_column: bool,
     }
     let mut items: Vec<Item> = Vec::new();
+    let mut seen: std::collections::HashSet<DedupKey> = std::collections::HashSet::new();
     for (i, row) in rows.into_iter().enumerate() {
         if row.accelerator_name.is_none() {
             continue;
@@ -483,18 +522,22 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
             has_column,
         };
         // drop_duplicates over the nine listed columns (NaN equals NaN).
-        let dup = items.iter().any(|o| {
-            o.row.instance_type == item.row.instance_type
-                && o.row.accelerator_name == item.row.accelerator_name
-                && same(o.row.accelerator_count, item.row.accelerator_count)
-                && same(o.row.vcpus, item.row.vcpus)
-                && same_opt(o.device_memory, item.device_memory)
-                && same(o.row.memory, item.row.memory)
-                && same(o.row.price, item.row.price)
-                && same(o.row.spot_price, item.row.spot_price)
-                && o.row.region == item.row.region
-        });
-        if !dup {
+        let key = DedupKey {
+            text: [
+                item.row.instance_type.clone(),
+                item.row.accelerator_name.clone(),
+                item.row.region.clone(),
+            ],
+            nums: [
+                bits(item.row.accelerator_count.value),
+                bits(item.row.vcpus.value),
+                bits(item.device_memory.unwrap_or(f64::NAN)),
+                bits(item.row.memory.value),
+                bits(item.row.price.value),
+                bits(item.row.spot_price.value),
+            ],
+        };
+        if seen.insert(key) {
             items.push(item);
         }
     }
@@ -525,17 +568,30 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
                         }
                     })
             });
+            // drop_duplicates(subset=[type, name, count, vCPUs, memory(, region)]).
             let mut kept: Vec<Item> = Vec::new();
+            let mut seen: std::collections::HashSet<DedupKey> = std::collections::HashSet::new();
             for it in rows {
-                let dup = kept.iter().any(|o| {
-                    o.row.instance_type == it.row.instance_type
-                        && o.row.accelerator_name == it.row.accelerator_name
-                        && same(o.row.accelerator_count, it.row.accelerator_count)
-                        && same(o.row.vcpus, it.row.vcpus)
-                        && same(o.row.memory, it.row.memory)
-                        && (!filter.all_regions || o.row.region == it.row.region)
-                });
-                if !dup {
+                let key = DedupKey {
+                    text: [
+                        it.row.instance_type.clone(),
+                        it.row.accelerator_name.clone(),
+                        if filter.all_regions {
+                            it.row.region.clone()
+                        } else {
+                            None
+                        },
+                    ],
+                    nums: [
+                        bits(it.row.accelerator_count.value),
+                        bits(it.row.vcpus.value),
+                        bits(it.row.memory.value),
+                        0,
+                        0,
+                        0,
+                    ],
+                };
+                if seen.insert(key) {
                     kept.push(it);
                 }
             }
@@ -610,15 +666,22 @@ fn py_tuple_cmp(a: &[Key], b: &[Key]) -> Ordering {
     Ordering::Equal
 }
 
-fn same(a: Num, b: Num) -> bool {
-    (a.value.is_nan() && b.value.is_nan()) || a.value == b.value
+/// A row's identity for `drop_duplicates`.
+#[derive(Hash, PartialEq, Eq)]
+struct DedupKey {
+    text: [Option<String>; 3],
+    nums: [u64; 6],
 }
 
-fn same_opt(a: Option<f64>, b: Option<f64>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
-        _ => false,
+/// A float's bits with every NaN the same (pandas treats NaN as equal
+/// when dropping duplicates) and `-0.0` as `0.0`.
+fn bits(x: f64) -> u64 {
+    if x.is_nan() {
+        f64::NAN.to_bits()
+    } else if x == 0.0 {
+        0
+    } else {
+        x.to_bits()
     }
 }
 
@@ -674,22 +737,34 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
             gpus.push(r);
         }
     }
+    let zones = zone_index(all);
+    // The merge's key: (InstanceType, Region, AvailabilityZone), exact.
+    let mut hosts: std::collections::HashMap<(&str, Option<&str>, Option<&str>), Vec<&Row>> =
+        std::collections::HashMap::new();
+    for h in all {
+        if let Some(t) = h.instance_type.as_deref() {
+            hosts
+                .entry((t, h.region.as_deref(), h.zone.as_deref()))
+                .or_default()
+                .push(h);
+        }
+    }
     let mut priced: Vec<Row> = Vec::new();
     for acc in gpus {
         let name = acc.accelerator_name.as_deref().unwrap_or("");
         let count = acc.accelerator_count.value as u32;
-        let Some(host) = gcp_host(all, name, count, &acc) else {
+        let Some(host) = gcp_host(&zones, name, count, &acc) else {
             continue;
         };
         if acc.price.get().is_none() {
             continue;
         }
         // The merge on (InstanceType, Region, AvailabilityZone): every host row.
-        for h in all.iter().filter(|h| {
-            h.instance_type.as_deref() == Some(host.as_str())
-                && h.region == acc.region
-                && h.zone == acc.zone
-        }) {
+        let exact = hosts
+            .get(&(host.as_str(), acc.region.as_deref(), acc.zone.as_deref()))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for h in exact {
             let mut r = acc.clone();
             r.instance_type = Some(host.clone());
             r.vcpus = h.vcpus;
@@ -744,30 +819,43 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
 /// default vCPUs and 4 GiB per vCPU). `None` where SkyPilot finds none — or
 /// where its table has no entry for the count (SkyPilot raises `KeyError`
 /// there; the row is left out instead).
-fn gcp_host(all: &[Row], name: &str, count: u32, acc: &Row) -> Option<String> {
+/// GCP's instance rows per (region, zone), lower-cased as
+/// `_get_host_instance_type` compares them, in file order.
+type ZoneIndex<'a> = std::collections::HashMap<(Option<String>, Option<String>), Vec<&'a Row>>;
+
+fn zone_index(all: &[Row]) -> ZoneIndex<'_> {
+    let mut index: ZoneIndex<'_> = std::collections::HashMap::new();
+    for r in all.iter().filter(|r| r.instance_type.is_some()) {
+        let lower = |s: &Option<String>| s.as_deref().map(str::to_lowercase);
+        index
+            .entry((lower(&r.region), lower(&r.zone)))
+            .or_default()
+            .push(r);
+    }
+    index
+}
+
+fn gcp_host(zones: &ZoneIndex<'_>, name: &str, count: u32, acc: &Row) -> Option<String> {
     let lower = |s: &Option<String>| s.as_deref().map(str::to_lowercase);
-    let (region, zone) = (lower(&acc.region), lower(&acc.zone));
-    let in_zone = |h: &&Row| {
-        h.instance_type.is_some() && lower(&h.region) == region && lower(&h.zone) == zone
-    };
+    let in_zone = zones
+        .get(&(lower(&acc.region), lower(&acc.zone)))
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let all = in_zone.iter().copied();
     let candidates: Vec<&Row> = if let Some(table) = gcp::fixed_machine_types(name) {
         let types = table.iter().find(|(c, _)| *c == count).map(|(_, t)| *t)?;
-        all.iter()
-            .filter(in_zone)
-            .filter(|h| types.contains(&h.instance_type.as_deref().unwrap_or("")))
+        all.filter(|h| types.contains(&h.instance_type.as_deref().unwrap_or("")))
             .collect()
     } else {
         let cpus = f64::from(gcp::default_host_cpus(name, count)?);
         let memory = cpus * 4.0;
-        all.iter()
-            .filter(in_zone)
-            .filter(|h| {
-                let t = h.instance_type.as_deref().unwrap_or("");
-                gcp::HOST_VM_FAMILIES.iter().any(|f| t.starts_with(f))
-                    && h.vcpus.value >= cpus
-                    && h.memory.value >= memory
-            })
-            .collect()
+        all.filter(|h| {
+            let t = h.instance_type.as_deref().unwrap_or("");
+            gcp::HOST_VM_FAMILIES.iter().any(|f| t.starts_with(f))
+                && h.vcpus.value >= cpus
+                && h.memory.value >= memory
+        })
+        .collect()
     };
     // idxmin over Price (rows without one dropped): the first minimum.
     let mut best: Option<&Row> = None;

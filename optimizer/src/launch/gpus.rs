@@ -26,6 +26,23 @@ pub struct GpusOutcome {
     pub json: Option<gpus::Listing>,
     /// One line each: catalogs that could not be read or were replaced.
     pub warnings: Vec<String>,
+    /// Enabled Kubernetes-like clouds whose GPUs SkyPilot would list first
+    /// and this command does not (their realtime availability needs the
+    /// pods of every node, which the launch's node listing does not read).
+    pub unlisted: Vec<CloudId>,
+}
+
+/// The clouds whose GPUs come from live nodes rather than a catalog.
+pub const REALTIME_CLOUDS: [CloudId; 3] = [CloudId::Kubernetes, CloudId::Ssh, CloudId::Slurm];
+
+/// The enabled set as SkyPilot's `sdk.enabled_clouds()` answers it: the
+/// declared clouds, else those of the last `sky check` (none before one).
+fn enabled_clouds(options: &LaunchOptions) -> Vec<CloudId> {
+    options
+        .declared_clouds
+        .clone()
+        .or_else(|| super::check::persisted_enabled_clouds(&options.state_dir))
+        .unwrap_or_default()
 }
 
 /// Where one cloud's `vms.csv` bytes come from.
@@ -117,6 +134,9 @@ pub enum GpusListError {
     /// A filter is invalid.
     #[error(transparent)]
     Gpus(#[from] GpusError),
+    /// `--infra` names a cloud whose GPUs only its live nodes know.
+    #[error("{}", planner::render::gpus::realtime_not_listed(*.0))]
+    Realtime(CloudId),
 }
 
 /// Lists the accelerators for `query` (already validated), as text or JSON.
@@ -132,6 +152,13 @@ pub fn gpus_list(
         &options.catalogs,
     )
     .map_err(|e: ConfigError| GpusListError::Launch(LaunchError::from(e)))?;
+    if let Some(c) = query.cloud.filter(|c| REALTIME_CLOUDS.contains(c)) {
+        return Err(GpusListError::Realtime(c));
+    }
+    let unlisted: Vec<CloudId> = enabled_clouds(options)
+        .into_iter()
+        .filter(|c| REALTIME_CLOUDS.contains(c) && query.cloud.is_none())
+        .collect();
     let mut warnings = Vec::new();
     let catalogs = load(&mode, &query.catalog_clouds(), &mut warnings);
     let refs: Vec<&CloudGpuRows> = catalogs.iter().collect();
@@ -141,11 +168,13 @@ pub fn gpus_list(
             report: None,
             json: Some(gpus::json_listing(query, &refs)?),
             warnings,
+            unlisted,
         });
     }
     Ok(GpusOutcome {
         report: Some(gpus::report(query, &refs, false)?),
         json: None,
         warnings,
+        unlisted,
     })
 }

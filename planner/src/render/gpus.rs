@@ -222,6 +222,41 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
     out
 }
 
+/// `click.UsageError` as click prints it for `sky gpus list` (stderr, exit 2).
+pub fn usage_error(message: &str) -> String {
+    format!(
+        "Usage: sky gpus list [OPTIONS] [ACCELERATOR_STR]\nTry 'sky gpus list --help' for help.\n\nError: {message}"
+    )
+}
+
+/// Ours: close names after a GPU name matched nothing, in the wording of
+/// SkyPilot's catalog (`common.py::validate_region_zone_impl`).
+pub fn did_you_mean(suggestions: &[String]) -> String {
+    format!(
+        "Did you mean one of these: {}?",
+        crate::pytext::py_str_repr(&suggestions.join(", "))
+    )
+}
+
+/// `--infra` on a Kubernetes-like cloud: not listed by this command.
+pub fn realtime_not_listed(cloud: crate::cloud::CloudId) -> String {
+    format!(
+        "sky gpus list --infra {}: the GPUs of {} nodes are not listed by this sky (SkyPilot 0.14.1 reads each node and its pods); `sky launch --dryrun --gpus NAME --infra {}` plans on them.",
+        cloud.name(),
+        cloud.repr(),
+        cloud.name()
+    )
+}
+
+/// The warning when enabled Kubernetes-like clouds are left out of a listing.
+pub fn realtime_left_out(clouds: &[crate::cloud::CloudId]) -> String {
+    let names: Vec<&str> = clouds.iter().map(|c| c.repr()).collect();
+    format!(
+        "{} enabled: their nodes' GPUs are not listed here, only the cloud catalogs (SkyPilot 0.14.1 lists them first).",
+        names.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

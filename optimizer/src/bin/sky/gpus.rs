@@ -125,10 +125,7 @@ pub struct GpusListArgs {
 /// `click.UsageError` as click prints it (exit 2).
 fn usage_error(message: &str) -> Exit {
     let _ = std::io::stdout().flush();
-    eprintln!("Usage: sky gpus list [OPTIONS] [ACCELERATOR_STR]");
-    eprintln!("Try 'sky gpus list --help' for help.");
-    eprintln!();
-    eprintln!("Error: {message}");
+    eprintln!("{}", render::gpus::usage_error(message));
     Exit::Config
 }
 
@@ -202,17 +199,26 @@ pub fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
     let json = args.output == GpusFormat::Json;
     let outcome = match optimizer::launch::gpus_list(&opts, &query, json) {
         Ok(o) => o,
-        Err(optimizer::launch::GpusListError::Gpus(e)) => {
+        Err(e @ optimizer::launch::GpusListError::Gpus(_)) => {
             eprintln!("sky: {e}");
             return Ok(Exit::Request);
         }
+        Err(e @ optimizer::launch::GpusListError::Realtime(_)) => {
+            eprintln!("sky: {e}");
+            return Ok(Exit::Config);
+        }
         Err(e) => return Err(e.into()),
     };
-    let warnings: Vec<_> = outcome
+    let mut warnings: Vec<_> = outcome
         .warnings
         .iter()
         .map(|w| render::launch::warning(w))
         .collect();
+    if !outcome.unlisted.is_empty() {
+        warnings.push(render::launch::warning(&render::gpus::realtime_left_out(
+            &outcome.unlisted,
+        )));
+    }
     printer.print(&warnings);
     let mut stdout = std::io::stdout().lock();
     if let Some(listing) = &outcome.json {
@@ -226,10 +232,7 @@ pub fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
         if !report.suggestions.is_empty() {
             // Ours: SkyPilot's catalog wording for close names, on stderr so
             // the table output stays SkyPilot's.
-            eprintln!(
-                "Did you mean one of these: {}?",
-                planner::pytext::format::py_str_repr(&report.suggestions.join(", "))
-            );
+            eprintln!("{}", render::gpus::did_you_mean(&report.suggestions));
         }
     }
     Ok(Exit::Ok)

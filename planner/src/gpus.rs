@@ -739,8 +739,7 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
     }
     let zones = zone_index(all);
     // The merge's key: (InstanceType, Region, AvailabilityZone), exact.
-    let mut hosts: std::collections::HashMap<(&str, Option<&str>, Option<&str>), Vec<&Row>> =
-        std::collections::HashMap::new();
+    let mut hosts: HostIndex<'_> = std::collections::HashMap::new();
     for h in all {
         if let Some(t) = h.instance_type.as_deref() {
             hosts
@@ -822,6 +821,10 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
 /// GCP's instance rows per (region, zone), lower-cased as
 /// `_get_host_instance_type` compares them, in file order.
 type ZoneIndex<'a> = std::collections::HashMap<(Option<String>, Option<String>), Vec<&'a Row>>;
+
+/// GCP's instance rows per exact (InstanceType, Region, AvailabilityZone).
+type HostIndex<'a> =
+    std::collections::HashMap<(&'a str, Option<&'a str>, Option<&'a str>), Vec<&'a Row>>;
 
 fn zone_index(all: &[Row]) -> ZoneIndex<'_> {
     let mut index: ZoneIndex<'_> = std::collections::HashMap::new();

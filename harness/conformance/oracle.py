@@ -397,7 +397,7 @@ def _format_exception(e: BaseException) -> str:
 # The CLI commands the oracle runs besides `sky launch --dryrun -y`, keyed by
 # the scenario's `command` (the words after `sky`): the click command object
 # in sky.client.cli.command.
-CLI_COMMANDS = {'gpus list': 'gpus_list'}
+CLI_COMMANDS = {'gpus list': 'gpus_list', 'show-gpus': 'show_gpus'}
 
 
 def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:

@@ -100,6 +100,18 @@ bench-vs-skypilot *ARGS:
     cargo build --release -p optimizer --bin sky
     python3 harness/conformance/bench_vs_skypilot.py --sky target/release/sky {{ARGS}}
 
+# Whole-process `sky launch --dryrun -y --gpus H100:8` (release, 30 runs): median and peak RSS.
+[group('bench')]
+bench-process RUNS="30":
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate process --runs {{RUNS}}
+
+# Whole-process `sky gpus list --all` on the bundled catalogs (release, 30 runs; goal: median <= 20 ms).
+[group('bench')]
+bench-gpus-list RUNS="30":
+    cargo build --release -p benches --bin bench-gate
+    target/release/bench-gate process --runs {{RUNS}} --command gpus-list-all
+
 # Run the suite and store it as the portable baseline benches/baselines/NAME.json.
 [group('bench')]
 bench-save NAME:

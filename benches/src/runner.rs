@@ -286,7 +286,27 @@ fn read_stop_dumps(dir: &Path) -> anyhow::Result<Vec<u64>> {
     Ok(parts.into_iter().map(|(_, t)| t).collect())
 }
 
-/// Whole-process `sky launch --dryrun -y --gpus H100:8` figures.
+/// Which `sky` command [`measure_process`] times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProcessCommand {
+    /// `sky launch --dryrun -y --gpus H100:8`, every catalog cloud declared.
+    Launch,
+    /// `sky gpus list --all` on the bundled catalogs (`SKY_BUNDLED_CATALOGS=1`):
+    /// every catalog cloud's `vms.csv` read and listed, no network.
+    GpusListAll,
+}
+
+impl ProcessCommand {
+    /// The arguments after `sky`.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            ProcessCommand::Launch => &["launch", "--dryrun", "-y", "--gpus", "H100:8"],
+            ProcessCommand::GpusListAll => &["gpus", "list", "--all"],
+        }
+    }
+}
+
+/// Whole-process `sky` figures (one [`ProcessCommand`]).
 #[derive(Debug, Clone)]
 pub struct ProcessFigures {
     /// How the times were taken.
@@ -311,10 +331,15 @@ impl ProcessFigures {
     }
 }
 
-/// Measures the release `sky` binary with every catalog cloud declared:
-/// hyperfine when installed (else a timing loop here), and peak RSS with
-/// `/usr/bin/time -v`. Home and state directory are fresh temp folders.
-pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessFigures> {
+/// Measures the release `sky` binary running `command` with every catalog
+/// cloud declared: hyperfine when installed (else a timing loop here), and
+/// peak RSS with `/usr/bin/time -v`. Home and state directory are fresh
+/// temp folders.
+pub fn measure_process(
+    workspace: &Path,
+    runs: usize,
+    command: ProcessCommand,
+) -> anyhow::Result<ProcessFigures> {
     let status = Command::new("cargo")
         .args(["build", "--release", "-p", "optimizer", "--bin", "sky"])
         .current_dir(workspace)
@@ -330,7 +355,7 @@ pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessF
         .context("creating a temp dir")?;
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home)?;
-    let env: Vec<(&str, String)> = vec![
+    let mut env: Vec<(&str, String)> = vec![
         ("SKY_ENABLED_CLOUDS", crate::all_catalog_clouds()),
         ("HOME", home.display().to_string()),
         (
@@ -338,7 +363,10 @@ pub fn measure_process(workspace: &Path, runs: usize) -> anyhow::Result<ProcessF
             dir.path().join("state").display().to_string(),
         ),
     ];
-    let args = ["launch", "--dryrun", "-y", "--gpus", "H100:8"];
+    if command == ProcessCommand::GpusListAll {
+        env.push(("SKY_BUNDLED_CATALOGS", "1".into()));
+    }
+    let args = command.args();
     let env_text = env
         .iter()
         .map(|(k, v)| format!("{k}={v}"))

@@ -208,7 +208,11 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
                                                 'fake-ssh')
             env['SKY_SLURM_FIXTURE_DIR'] = os.path.join(
                 sc['folder'], 'slurm', 'hosts')
-        cmd = [sky, 'launch', '--dryrun', '-y'] + list(sc['args'])
+        if sc.get('command', 'launch') != 'launch':
+            # CLI-level scenario: `sky <command> <args>` as typed.
+            cmd = [sky] + sc['command'].split() + list(sc['args'])
+        else:
+            cmd = [sky, 'launch', '--dryrun', '-y'] + list(sc['args'])
         if sc.get('task'):
             cmd.append(os.path.join(sc['folder'], sc['task']))
         try:
@@ -352,7 +356,12 @@ def main() -> int:
     for sc, (rc, out, err) in zip(scenarios, ours):
         exp_text, exp_code, unordered = expected_for(sc,
                                                      live.get(sc['folder']))
-        act_text = extract_ours(out, err)
+        if sc.get('command', 'launch') != 'launch':
+            # The whole output: stdout, then stderr (the oracle's order).
+            act_text = strip_ansi(out.replace('\r\n', '\n')) + strip_ansi(
+                err.replace('\r\n', '\n'))
+        else:
+            act_text = extract_ours(out, err)
         for f in {os.path.realpath(sc['folder']), sc['folder']}:
             act_text = act_text.replace(f.rstrip('/'), '<scenario>')
         exp_n = normalise(exp_text, unordered)

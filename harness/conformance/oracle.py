@@ -35,7 +35,10 @@ from typing import Any, Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-VENV = os.path.join(REPO, '.venv-conformance')
+# `SKY_CONFORMANCE_VENV` names another venv made from requirements.lock
+# (e.g. when the checkout's `.venv-conformance` link is unusable).
+VENV = (os.environ.get('SKY_CONFORMANCE_VENV') or
+        os.path.join(REPO, '.venv-conformance'))
 VENV_PY = os.path.join(VENV, 'bin', 'python')
 DEFAULT_CATALOGS = os.path.join(REPO, 'fixtures', 'catalogs')
 SKYPILOT_VERSION = '0.14.1'
@@ -71,6 +74,10 @@ def load_scenario(folder: str) -> Dict[str, Any]:
     sc.setdefault('args', [])
     sc.setdefault('clouds', list(ALL_CATALOG_CLOUDS))
     sc.setdefault('exit_code', 0)
+    sc.setdefault('command', 'launch')
+    if sc['command'] != 'launch' and sc['command'] not in CLI_COMMANDS:
+        raise ValueError(f'{folder}: unknown command {sc["command"]!r} '
+                         f'(expected launch or one of {sorted(CLI_COMMANDS)})')
     sc['folder'] = os.path.abspath(folder)
     return sc
 
@@ -383,6 +390,101 @@ def _format_exception(e: BaseException) -> str:
     return ''.join(traceback.format_exception_only(type(e2), e2))
 
 
+# ---------------------------------------------------------------------------
+# CLI-level commands other than `sky launch` (scenario.toml `command`).
+# ---------------------------------------------------------------------------
+
+# The CLI commands the oracle runs besides `sky launch --dryrun -y`, keyed by
+# the scenario's `command` (the words after `sky`): the click command object
+# in sky.client.cli.command.
+CLI_COMMANDS = {'gpus list': 'gpus_list', 'show-gpus': 'show_gpus'}
+
+
+def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
+    """Answers the client SDK's API-server requests in process.
+
+    0.14.1's CLI asks an API server for everything (`sdk.<call>` returns a
+    request id, `sdk.get`/`sdk.stream_and_get` wait for the answer). Offline
+    there is no server, so each request runs the function the server's
+    endpoint runs (`sky/server/server.py`), and its answer goes through the
+    same encoder, JSON and decoder as over HTTP (`sky/server/requests/
+    serializers`): NaN, numpy scalars and namedtuples reach the CLI in the
+    form they have with a real server.
+    """
+    # pylint: disable=import-outside-toplevel
+    from sky import catalog, core
+    from sky.client import sdk
+    from sky.provision.kubernetes import utils as kubernetes_utils
+    from sky.server import constants as server_constants
+    from sky.server.requests.serializers import decoders, encoders
+    from sky.utils import registry
+
+    names = list(sc['clouds'])
+
+    def enabled_clouds(workspace=None, expand=False):
+        del workspace, expand
+        # What core.enabled_clouds answers: canonical names.
+        return [
+            registry.CLOUD_REGISTRY.from_str(c).canonical_name() for c in names
+        ]
+
+    def request(name, func):
+
+        def make(*args, **kwargs):
+            return ('@@inprocess', name, func, args, kwargs)
+
+        return make
+
+    def answer(request_id, *args, **kwargs):
+        del args, kwargs
+        _, name, func, fargs, fkwargs = request_id
+        value = func(*fargs, **fkwargs)
+        # The handlers are registered under the prefixed request name.
+        key = server_constants.REQUEST_NAME_PREFIX + name
+        encoded = encoders.get_encoder(key)(value)
+        wire = json.loads(json.dumps(encoded))
+        return decoders.get_decoder(key)(wire)
+
+    sdk.enabled_clouds = request('enabled_clouds', enabled_clouds)
+    sdk.list_accelerators = request('list_accelerators',
+                                    catalog.list_accelerators)
+    sdk.list_accelerator_counts = request('list_accelerator_counts',
+                                          catalog.list_accelerator_counts)
+    sdk.realtime_kubernetes_gpu_availability = request(
+        'realtime_kubernetes_gpu_availability',
+        core.realtime_kubernetes_gpu_availability)
+    sdk.kubernetes_node_info = request(
+        'kubernetes_node_info', kubernetes_utils.get_kubernetes_node_info)
+    sdk.realtime_slurm_gpu_availability = request(
+        'realtime_slurm_gpu_availability',
+        core.realtime_slurm_gpu_availability)
+    sdk.get = answer
+    sdk.stream_and_get = answer
+
+
+def run_cli_command(sc: Dict[str, Any], buf: io.StringIO) -> int:
+    """Runs `sky <command> <args>` (0.14.1's click command) into `buf`."""
+    # pylint: disable=import-outside-toplevel
+    import click
+    from sky.client.cli import command
+
+    _install_inprocess_sdk(sc)
+    # `--all` pages its output (`click.echo_via_pager`); without a terminal
+    # click writes it straight through, which is what a pipe sees.
+    click.echo_via_pager = lambda gen, color=None: [
+        click.echo(chunk, nl=False, color=color) for chunk in gen
+    ] and click.echo(color=color)
+    cmd = getattr(command, CLI_COMMANDS[sc['command']])
+    cmd.main(args=list(sc['args']),
+             prog_name=f'sky {sc["command"]}',
+             standalone_mode=False)
+    return 0
+
+
+class _CliDone(Exception):
+    """A CLI command other than `launch` finished (its output is in buf)."""
+
+
 def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     t_start = time.perf_counter()
     sc = load_scenario(folder)
@@ -423,6 +525,11 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         # Route the `sky` logger (and prints) into our buffer.
         sys.stdout = buf
         sky_logging.reload_logger()
+
+        if sc['command'] != 'launch':
+            phase[0] = 'server'
+            exit_code = run_cli_command(sc, buf)
+            raise _CliDone()
 
         # ---- client: the CLI turns flags (+ YAML) into a Task ------------
         class _Captured(Exception):
@@ -527,9 +634,17 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         result['best_resources'] = [
             repr(t.best_resources) for t in ldag.tasks
         ]
+    except _CliDone:
+        pass
     except click.exceptions.ClickException as e:  # usage errors
         exit_code = e.exit_code
         error = f'Error: {e.format_message()}\n'
+        if sc['command'] != 'launch':
+            # A CLI-level scenario compares what click prints: usage line,
+            # hint and error, as `e.show()` writes them to stderr.
+            shown = io.StringIO()
+            e.show(file=shown)
+            error = shown.getvalue()
     except click.exceptions.Abort:
         exit_code = 1
         error = 'Aborted!\n'

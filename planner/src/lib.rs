@@ -28,6 +28,7 @@ pub mod check;
 pub mod cloud;
 pub mod config;
 pub mod feasibility;
+pub mod gpus;
 pub mod launch;
 pub mod optimize;
 pub mod pytext;

@@ -6,7 +6,7 @@
 //! bench-gate compare BASE.json HEAD.json                                 # two saved files
 //! bench-gate instructions [--baseline NAME] [--filter REGEX]             # callgrind only
 //! bench-gate report BASE_REV                                             # `just report BASE_REV`
-//! bench-gate process [--runs N]                                          # whole-process sky figures
+//! bench-gate process [--runs N] [--command launch|gpus-list-all]          # whole-process sky figures
 //! ```
 //!
 //! Exit codes: 0 no regression, 1 at least one regression, 2 error (missing
@@ -115,11 +115,14 @@ enum Cmd {
         #[arg(long)]
         harness_runs: Option<usize>,
     },
-    /// Whole-process `sky launch --dryrun -y --gpus H100:8` (7 catalog clouds): median time and peak RSS.
+    /// Whole-process `sky` (default `sky launch --dryrun -y --gpus H100:8`, 7 catalog clouds): median time and peak RSS.
     Process {
         /// Timed runs (after 3 warm-ups).
         #[arg(long, default_value_t = 30)]
         runs: usize,
+        /// The command timed: `launch`, or `gpus-list-all` (`sky gpus list --all`, bundled catalogs).
+        #[arg(long, value_enum, default_value_t = runner::ProcessCommand::Launch)]
+        command: runner::ProcessCommand,
     },
 }
 
@@ -304,15 +307,16 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
             println!("report: {}", outcome.path.display());
             Ok(u8::from(outcome.regressions > 0))
         }
-        Cmd::Process { runs } => {
-            let f = runner::measure_process(&ws, runs.max(1))?;
+        Cmd::Process { runs, command } => {
+            let f = runner::measure_process(&ws, runs.max(1), command)?;
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
             let (min, max) = (
                 f.times.first().copied().unwrap_or_default(),
                 f.times.last().copied().unwrap_or_default(),
             );
             println!(
-                "\nwhole-process `sky launch --dryrun -y --gpus H100:8`, SKY_ENABLED_CLOUDS={}",
+                "\nwhole-process `sky {}`, SKY_ENABLED_CLOUDS={}",
+                command.args().join(" "),
                 benches::all_catalog_clouds()
             );
             println!(

@@ -5,10 +5,10 @@
 //! is unchanged, else parsing it and storing one), the `common/` tables and
 //! the AWS zone mappings.
 
-mod bundled;
+pub(crate) mod bundled;
 mod download;
 mod folder;
-mod gather;
+pub(crate) mod gather;
 
 pub use download::{
     DownloadOptions, HOSTED_CATALOG_DIR_URL, HOSTED_CATALOG_DIR_URL_S3_MIRROR, MAX_CATALOG_BYTES,

@@ -9,6 +9,7 @@
 //! [`planner::launch::LaunchResult::exit`] picks the exit code.
 
 mod check;
+mod gpus;
 mod prepare;
 mod refresh;
 
@@ -31,6 +32,7 @@ use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
 pub use check::{ENABLED_CLOUDS_FILE, check};
+pub use gpus::{GpusListError, GpusOutcome, gpus_list};
 use prepare::prepare;
 pub use refresh::refresh_catalogs;
 

@@ -36,6 +36,9 @@ struct Scenario {
     /// this says, passed as `SKY_CATALOG_DIR` (otherwise `sky` runs on its
     /// bundled catalogs, the same files).
     catalogs: Option<Catalogs>,
+    /// A CLI-level case: the words after `sky` (e.g. `gpus list`), run
+    /// with `args` instead of `sky launch -c sky-test --dryrun -y`.
+    command: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -174,9 +177,16 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         for (k, v) in &scenario.env {
             cmd.env(k, v);
         }
-        cmd.arg("launch").arg("-c").arg("sky-test");
-        if scenario.stdin.is_none() {
-            cmd.arg("--dryrun").arg("-y");
+        match &scenario.command {
+            Some(command) => {
+                cmd.args(command.split_whitespace());
+            }
+            None => {
+                cmd.arg("launch").arg("-c").arg("sky-test");
+                if scenario.stdin.is_none() {
+                    cmd.arg("--dryrun").arg("-y");
+                }
+            }
         }
         cmd.args(&scenario.args);
         if let Some(task) = &scenario.task {

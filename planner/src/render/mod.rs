@@ -1,12 +1,14 @@
 //! Rendering in one place: every table and message `sky` prints, from plain
 //! data. [`launch`] is a whole `sky launch` (header, notices, tables, errors,
 //! timings), [`optimizer`] the optimizer's notices and plan tables, [`json`]
-//! the `-o json` plan document, [`check`] the `sky check` report, [`timings`]
+//! the `-o json` plan document, [`check`] the `sky check` report, [`gpus`]
+//! `sky gpus list`, [`timings`]
 //! `--timings`; [`table`] holds the prettytable layouts they share. Text
 //! carries SkyPilot's ANSI colours; [`strip_ansi`] removes them where colour
 //! is off.
 
 pub mod check;
+pub mod gpus;
 pub mod json;
 pub mod launch;
 pub mod optimizer;

@@ -32,6 +32,11 @@ pub enum Command {
     Check(CheckArgs),
     /// Manage SkyPilot's catalog folder (~/.sky/catalogs/v8).
     Catalog(CatalogArgs),
+    /// GPU/accelerator commands (`sky gpus list`).
+    Gpus(crate::gpus::GpusArgs),
+    /// Deprecated: use `sky gpus list`.
+    #[command(name = "show-gpus")]
+    ShowGpus(Box<crate::gpus::GpusListArgs>),
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@
 
 mod cli;
 mod generate;
+mod gpus;
 mod output;
 mod status;
 mod trace_file;
@@ -171,6 +172,8 @@ fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
             Command::Launch(args) => output::launch(*args, color).await,
             Command::Check(args) => output::check(args, color).await,
             Command::Catalog(args) => output::catalog(args).await,
+            Command::Gpus(args) => gpus::run(args.into_list(), color),
+            Command::ShowGpus(args) => gpus::run(*args, color),
         }
     };
     let result = runtime.block_on(async {

@@ -19,13 +19,13 @@ use crate::cli::{CatalogArgs, CatalogCommand, CheckArgs, CommonArgs, LaunchArgs,
 use crate::status::PendingStatus;
 
 /// Prints rendered lines, each stream coloured only where it should be.
-struct Printer {
+pub(crate) struct Printer {
     /// Colours on stdout (a terminal, `NO_COLOR` unset).
-    color: bool,
+    pub(crate) color: bool,
 }
 
 impl Printer {
-    fn print(&self, lines: &[Line]) {
+    pub(crate) fn print(&self, lines: &[Line]) {
         let mut stdout = std::io::stdout().lock();
         for line in lines {
             match line.stream {
@@ -51,7 +51,7 @@ impl Printer {
         }]);
     }
 
-    fn paint(&self, color: bool, text: &str) -> String {
+    pub(crate) fn paint(&self, color: bool, text: &str) -> String {
         if color {
             text.to_string()
         } else {
@@ -90,7 +90,7 @@ fn process_env() -> BTreeMap<String, String> {
 /// The longest `--cloud-timeout` in force (ten years: a deadline no run reaches).
 const MAX_CLOUD_TIMEOUT: Duration = Duration::from_secs(10 * 365 * 86_400);
 
-fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
+pub(crate) fn options(common: &CommonArgs) -> anyhow::Result<LaunchOptions> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .or_else(dirs::home_dir)

@@ -69,8 +69,14 @@ pub fn instrumented_launches(
             .map(|l| l.label.clone())
             .unwrap_or_else(|| s.name().to_string()),
     });
+    // Through the same redaction nets as `sky --trace`: SDK spans record
+    // their providers' Debug text, environment included.
+    let trace_file =
+        std::fs::File::create(trace_path).map_err(|e| crate::HarnessError::io(trace_path, e))?;
     let (chrome, guard) = ChromeLayerBuilder::new()
-        .file(trace_path)
+        .writer(optimizer::redact::RedactingWriter::new(
+            std::io::BufWriter::new(trace_file),
+        ))
         .trace_style(TraceStyle::Async)
         .include_args(true)
         .name_fn(name_fn)

@@ -172,6 +172,10 @@ impl Sandbox {
         } else {
             None
         };
+        // What the launches trace or log passes the redaction nets: the
+        // credentials handed to `sky` here are masked like a user's
+        // (`sky` itself registers its process environment the same way).
+        optimizer::redact::remember_env_secrets(env.iter());
         Ok(ModeEnv {
             env,
             home: self.home.clone(),

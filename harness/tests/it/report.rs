@@ -1,5 +1,6 @@
 //! `harness run tiny` end to end: every report file, the trace's tracks, the
-//! SVGs, and a second run against the first as baseline.
+//! SVGs, a second run against the first as baseline, and no credential in
+//! any file either run wrote.
 
 use std::path::Path;
 use std::process::Command;
@@ -164,4 +165,48 @@ fn tiny_run_writes_every_file_and_a_baseline_diff() {
     }
     let summary = std::fs::read_to_string(second.join("summary.md")).unwrap_or_default();
     assert!(summary.contains("Span time that moved most"), "{summary}");
+
+    // The credentials the sandbox hands `sky` (every cloud of `tiny` is
+    // configured): the AWS key pair and the Kubernetes bearer tokens. None
+    // may reach a report, a trace, a flamegraph or a folded stack.
+    let canaries: Vec<String> = mocks::aws_sts_env("http://unused")
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("AWS_ACCESS") || k.starts_with("AWS_SECRET"))
+        .map(|(_, v)| v)
+        .chain(["mock-token-".to_string()])
+        .collect();
+    assert_eq!(canaries.len(), 3, "{canaries:?}");
+    let mut scanned = 0;
+    for dir in [&first, &second] {
+        for file in walk(dir) {
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            let text = String::from_utf8_lossy(&bytes);
+            for canary in &canaries {
+                assert!(
+                    !text.contains(canary.as_str()),
+                    "{} contains the credential {canary:?}",
+                    file.display()
+                );
+            }
+            scanned += 1;
+        }
+    }
+    assert!(scanned >= 2 * FILES.len(), "scanned only {scanned} files");
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

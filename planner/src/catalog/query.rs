@@ -83,6 +83,7 @@ pub struct LocalDisk {
     pub at_least: bool,
 }
 
+#[inline]
 fn region_zone_ok(row: &VmRow, region: Option<&str>, zone: Option<&str>) -> bool {
     // An empty region is pandas' NaN, which equals nothing.
     if let Some(r) = region
@@ -116,6 +117,7 @@ pub fn local_disk_ok(row: &VmRow, disk: Option<LocalDisk>) -> bool {
     }
 }
 
+#[inline]
 fn row_passes(row: &VmRow, f: &Filter<'_>) -> bool {
     region_zone_ok(row, f.region, f.zone)
         && f.cpus.is_none_or(|c| c.matches(row.vcpus(), row.vcpus()))
@@ -331,15 +333,26 @@ impl CloudCatalog {
     ) -> Option<String> {
         let use_spot_price = spot && filter.max_hourly_cost.is_some();
         let mut best: Option<(&VmRow, f64)> = None;
-        let mut any_row = false;
+        // A type's rows are adjacent and share one interned name, so the
+        // family (a few prefix compares, or Azure's name parsing) is decided
+        // once per type rather than once per zone row, and it goes first:
+        // most rows are outside the default family.
+        let mut last_type: Option<(&Text, bool)> = None;
         for row in &self.rows {
-            let Some(it) = row.instance_type.as_deref() else {
+            let Some(it) = row.instance_type.as_ref() else {
                 continue;
             };
-            if !family(it) || !row_passes(row, filter) {
+            let in_family = match last_type {
+                Some((seen, verdict)) if Text::ptr_eq(seen, it) => verdict,
+                _ => {
+                    let verdict = family(it);
+                    last_type = Some((it, verdict));
+                    verdict
+                }
+            };
+            if !in_family || !row_passes(row, filter) {
                 continue;
             }
-            any_row = true;
             let Some(price) = row.price_for(use_spot_price) else {
                 continue;
             };
@@ -350,7 +363,6 @@ impl CloudCatalog {
                 best = Some((row, price));
             }
         }
-        let _ = any_row;
         best.and_then(|(r, _)| r.instance_type.as_deref().map(str::to_string))
     }
 

@@ -77,7 +77,7 @@ pub(super) fn feasible(world: &World, cloud: CloudId, r: &Resources) -> Feasible
     };
     let mut c = candidate(r, cloud, kit.to_string(), r.accelerator.clone());
     c.region = r.region.clone();
-    if regions_with_offering(world, cloud, &c, &kit.to_string()).is_empty() {
+    if contexts_fitting(world, cloud, &c, &kit).is_empty() {
         return FeasibleResources::default();
     }
     FeasibleResources {
@@ -94,10 +94,20 @@ pub(super) fn regions_with_offering(
     r: &Resources,
     it: &str,
 ) -> Vec<RegionZones> {
+    match it.parse::<KubeInstanceType>() {
+        Ok(kit) => contexts_fitting(world, cloud, r, &kit),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`regions_with_offering`] for an instance type already parsed.
+fn contexts_fitting(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    kit: &KubeInstanceType,
+) -> Vec<RegionZones> {
     let region = r.region.as_deref();
-    let Ok(kit) = it.parse::<KubeInstanceType>() else {
-        return Vec::new();
-    };
     let disk =
         (r.disk_size != crate::resources::DEFAULT_DISK_SIZE_GB).then_some(r.disk_size as f64);
     world
@@ -105,7 +115,7 @@ pub(super) fn regions_with_offering(
         .iter()
         .filter(|ctx| region.is_none_or(|reg| reg == ctx.name))
         .filter(|ctx| match &ctx.nodes {
-            Ok(nodes) => kubernetes::fits(&kit, nodes, disk).is_ok(),
+            Ok(nodes) => kubernetes::fits(kit, nodes, disk).is_ok(),
             Err(_) => false,
         })
         .map(|ctx| RegionZones {

@@ -110,12 +110,9 @@ pub fn fits(
     nodes: &[KubeNode],
     disk_size_gib: Option<f64>,
 ) -> Result<(), String> {
-    let eph_reason = disk_size_gib
-        .map(|d| format!(" and/or ephemeral storage (>= {} G)", py_num(d)))
-        .unwrap_or_default();
-    let cpus = py_float_str(instance.cpus);
-    let mem = py_float_str(instance.memory_gib);
-    let (candidates, prefix): (Vec<&KubeNode>, String) = match &instance.accelerator {
+    // The candidate nodes, and the name the "not enough" message uses
+    // (the TPU type for TPUs; `None` for CPU-only requests).
+    let (candidates, acc_name): (Vec<&KubeNode>, Option<String>) = match &instance.accelerator {
         Some((acc, count)) => {
             let (key, value) = accelerator_label(nodes, acc, *count)?;
             let gpu_nodes: Vec<&KubeNode> = nodes
@@ -127,12 +124,10 @@ pub fn fits(
                     "No ready GPU nodes found with {acc} on the cluster"
                 ));
             }
-            let mut acc_name = acc.clone();
-            let gpu_nodes = if is_tpu_on_gke(acc) {
+            if is_tpu_on_gke(acc) {
                 let (tpu_type, _) = normalize_tpu_accelerator_name(acc);
                 check_tpu_fits(&tpu_type, *count, &gpu_nodes)?;
-                acc_name = tpu_type;
-                gpu_nodes
+                (gpu_nodes, Some(tpu_type))
             } else {
                 let gpu_key = gpu_resource_key(nodes);
                 let enough: Vec<&KubeNode> = gpu_nodes
@@ -142,23 +137,15 @@ pub fn fits(
                 if enough.is_empty() {
                     return Err(format!("No GPU nodes found with {count} or more GPUs."));
                 }
-                enough
-            };
-            let prefix = format!(
-                "GPU nodes with {acc_name} do not have enough CPU (>= {cpus} CPUs) and/or memory \
-                 (>= {mem} G){eph_reason}. "
-            );
-            (gpu_nodes, prefix)
+                (enough, Some(acc.clone()))
+            }
         }
         None => {
             let ready: Vec<&KubeNode> = nodes.iter().filter(|n| n.ready).collect();
             if ready.is_empty() {
                 return Err("No ready nodes found in the cluster.".to_string());
             }
-            let prefix = format!(
-                "No nodes found with enough CPU (>= {cpus} CPUs) and/or memory (>= {mem} G){eph_reason}. "
-            );
-            (ready, prefix)
+            (ready, None)
         }
     };
     let (mut max_cpu, mut max_mem, mut max_eph) = (0.0f64, 0.0f64, 0.0f64);
@@ -176,6 +163,22 @@ pub fn fits(
             return Ok(());
         }
     }
+    // The message is built only when nothing fits: every candidate context
+    // is checked on every launch, and most fit.
+    let eph_reason = disk_size_gib
+        .map(|d| format!(" and/or ephemeral storage (>= {} G)", py_num(d)))
+        .unwrap_or_default();
+    let cpus = py_float_str(instance.cpus);
+    let mem = py_float_str(instance.memory_gib);
+    let prefix = match acc_name {
+        Some(acc_name) => format!(
+            "GPU nodes with {acc_name} do not have enough CPU (>= {cpus} CPUs) and/or memory \
+             (>= {mem} G){eph_reason}. "
+        ),
+        None => format!(
+            "No nodes found with enough CPU (>= {cpus} CPUs) and/or memory (>= {mem} G){eph_reason}. "
+        ),
+    };
     Err(format!(
         "{prefix}Maximum resources found on a single node: {} CPUs, {}G Memory, {}G Ephemeral Storage",
         py_float_str(max_cpu),

@@ -126,6 +126,27 @@ impl KubeInstanceType {
     /// Round-trips through the name, as SkyPilot does between choosing a type
     /// and checking/pricing it.
     fn normalised(&self) -> Option<KubeInstanceType> {
+        // Whole, non-negative numbers print without decimals and parse back
+        // to themselves, and an ASCII word name prints as itself: such a type
+        // is its own round trip (a zero count is dropped, as the name drops
+        // it). Anything else takes the round trip through the name.
+        let whole = |x: f64| x.is_finite() && x.is_sign_positive() && x.fract() == 0.0;
+        let plain_name = |name: &str| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        };
+        if whole(self.cpus)
+            && whole(self.memory_gib)
+            && self.accelerator.as_ref().is_none_or(|(n, _)| plain_name(n))
+        {
+            let mut same = self.clone();
+            if matches!(same.accelerator, Some((_, 0))) {
+                same.accelerator = None;
+            }
+            return Some(same);
+        }
         self.to_string().parse().ok()
     }
 
@@ -181,6 +202,46 @@ impl FromStr for KubeInstanceType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalising_equals_the_round_trip_through_the_name() {
+        let names = [
+            None,
+            Some("H100"),
+            Some("A100-80GB"),
+            Some("tpu_v5"),
+            Some("Ä100"),
+            Some(""),
+        ];
+        let numbers = [
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            16.0,
+            0.25,
+            1.05,
+            2.5,
+            1e20,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for cpus in numbers {
+            for memory_gib in numbers {
+                for name in names {
+                    for count in [0, 1, 8] {
+                        let t = KubeInstanceType {
+                            cpus,
+                            memory_gib,
+                            accelerator: name.map(|n| (n.to_string(), count)),
+                        };
+                        let round_trip: Option<KubeInstanceType> = t.to_string().parse().ok();
+                        assert_eq!(t.normalised(), round_trip, "{t:?}");
+                    }
+                }
+            }
+        }
+    }
 
     type DisplayCase<'a> = (&'a str, f64, f64, Option<(&'a str, u32)>);
     type RequestCase<'a> = (

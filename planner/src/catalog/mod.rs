@@ -13,6 +13,7 @@ pub mod oci;
 pub mod query;
 pub mod selection;
 pub mod slurm;
+mod small_table;
 pub mod ssh;
 
 use std::borrow::Cow;
@@ -23,6 +24,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
+
+use small_table::SmallTable;
 
 use crate::cloud::CloudId;
 
@@ -277,6 +280,9 @@ pub struct CloudCatalog {
     /// catalog is re-indexed after the zone mapping drops rows, and many
     /// requests never ask.
     by_instance: std::sync::OnceLock<FxHashMap<Text, Vec<u32>>>,
+    /// Row indexes per accelerator name (see [`CloudCatalog::accelerator_rows`]),
+    /// built on first use.
+    by_accelerator: std::sync::OnceLock<Vec<(Text, Vec<u32>)>>,
     /// `Some` when `rows` holds only the rows a request selected
     /// ([`selection`]): every (region, zone) pair of the whole file, in order
     /// of first appearance, for region and zone validation.
@@ -409,6 +415,7 @@ impl CloudCatalog {
             has_zones,
             schema,
             by_instance: std::sync::OnceLock::new(),
+            by_accelerator: std::sync::OnceLock::new(),
             partial_locations: None,
         }
     }
@@ -484,6 +491,41 @@ impl CloudCatalog {
             .map(move |&i| &self.rows[i as usize])
     }
 
+    /// The rows whose accelerator name `accept`s, grouped by name (each
+    /// group in file order). A query that prices or lists one accelerator
+    /// tests each distinct name once instead of every row: GCP's catalog
+    /// has ~23k rows and a few dozen accelerator names.
+    pub fn accelerator_rows<'a>(
+        &'a self,
+        mut accept: impl FnMut(&str) -> bool + 'a,
+    ) -> impl Iterator<Item = &'a VmRow> + 'a {
+        let groups = self.by_accelerator.get_or_init(|| {
+            let mut groups: Vec<(Text, Vec<u32>)> = Vec::new();
+            let mut slot_of: FxHashMap<Text, usize> = FxHashMap::default();
+            // Rows come in runs of one accelerator: look a name up once per run.
+            let mut last: Option<(&Text, usize)> = None;
+            for (i, row) in self.rows.iter().enumerate() {
+                let Some(name) = &row.accelerator_name else {
+                    continue;
+                };
+                let slot = match last {
+                    Some((seen, slot)) if Text::ptr_eq(seen, name) || **seen == **name => slot,
+                    _ => *slot_of.entry(name.clone()).or_insert_with(|| {
+                        groups.push((name.clone(), Vec::new()));
+                        groups.len() - 1
+                    }),
+                };
+                last = Some((name, slot));
+                groups[slot].1.push(i as u32);
+            }
+            groups
+        });
+        groups
+            .iter()
+            .filter(move |(name, _)| accept(name))
+            .flat_map(move |(_, rows)| rows.iter().map(move |&i| &self.rows[i as usize]))
+    }
+
     /// Whether the instance type exists in this catalog.
     pub fn has_instance_type(&self, instance_type: &str) -> bool {
         self.by_instance().contains_key(instance_type)
@@ -520,8 +562,14 @@ impl CloudCatalog {
             });
         }
         if self.rows.len() != before {
-            self.by_instance = std::sync::OnceLock::new();
+            self.rows_changed();
         }
+    }
+
+    /// Drops the indexes built over `rows`: call after changing the rows.
+    pub(crate) fn rows_changed(&mut self) {
+        self.by_instance = std::sync::OnceLock::new();
+        self.by_accelerator = std::sync::OnceLock::new();
     }
 }
 
@@ -811,33 +859,21 @@ pub struct AzMapping {
 impl AzMapping {
     /// Parses `AvailabilityZone,AvailabilityZoneName` rows.
     pub fn from_reader<R: Read>(reader: R, source_name: &str) -> Result<AzMapping, CatalogError> {
-        let mut csv = csv::Reader::from_reader(reader);
-        let mut names = HashMap::new();
-        let headers = csv
-            .headers()
-            .map_err(|e| CatalogError::Read {
-                source_name: source_name.into(),
-                message: e.to_string(),
-            })?
-            .clone();
-        let id_col = headers.iter().position(|h| h == "AvailabilityZone");
-        let name_col = headers.iter().position(|h| h == "AvailabilityZoneName");
+        let table = SmallTable::parse(&read_all(reader, source_name)?, source_name)?;
+        let id_col = table.column("AvailabilityZone");
+        let name_col = table.column("AvailabilityZoneName");
         let (Some(id_col), Some(name_col)) = (id_col, name_col) else {
             return Err(CatalogError::MissingColumn {
                 source_name: source_name.into(),
                 column: "AvailabilityZoneName",
-                found: headers.iter().collect::<Vec<_>>().join(","),
+                found: table.header_line(),
             });
         };
-        for record in csv.records() {
-            let record = record.map_err(|e| CatalogError::Read {
-                source_name: source_name.into(),
-                message: e.to_string(),
-            })?;
-            if let (Some(id), Some(name)) = (record.get(id_col), record.get(name_col)) {
-                names.insert(id.into(), Text::from(name));
-            }
-        }
+        let names = table
+            .records
+            .iter()
+            .map(|r| (r[id_col].as_str().into(), Text::from(r[name_col].as_str())))
+            .collect();
         Ok(AzMapping { names })
     }
 
@@ -862,28 +898,25 @@ pub struct AcceleratorTable {
 impl AcceleratorTable {
     /// Parses `AcceleratorName,Clouds`.
     pub fn from_reader<R: Read>(reader: R, source_name: &str) -> Result<Self, CatalogError> {
-        let mut csv = csv::Reader::from_reader(reader);
-        let err = |e: csv::Error| CatalogError::Read {
-            source_name: source_name.into(),
-            message: e.to_string(),
-        };
-        let headers = csv.headers().map_err(err)?.clone();
-        let name = headers
-            .iter()
-            .position(|h| h == "AcceleratorName")
+        let table = SmallTable::parse(&read_all(reader, source_name)?, source_name)?;
+        let name = table
+            .column("AcceleratorName")
             .ok_or_else(|| CatalogError::MissingColumn {
                 source_name: source_name.into(),
                 column: "AcceleratorName",
-                found: headers.iter().collect::<Vec<_>>().join(","),
+                found: table.header_line(),
             })?;
-        let clouds = headers.iter().position(|h| h == "Clouds");
-        let mut entries = Vec::new();
-        for record in csv.records() {
-            let record = record.map_err(err)?;
-            let Some(n) = record.get(name) else { continue };
-            let c = clouds.and_then(|c| record.get(c)).unwrap_or("");
-            entries.push((n.to_string(), c.to_string()));
-        }
+        let clouds = table.column("Clouds");
+        let entries = table
+            .records
+            .into_iter()
+            .map(|mut r| {
+                let c = clouds
+                    .map(|c| std::mem::take(&mut r[c]))
+                    .unwrap_or_default();
+                (std::mem::take(&mut r[name]), c)
+            })
+            .collect();
         Ok(AcceleratorTable { entries })
     }
 }
@@ -904,40 +937,38 @@ pub fn parse_gpu_metadata<R: Read>(
     reader: R,
     source_name: &str,
 ) -> Result<Vec<GpuMetadata>, CatalogError> {
-    let mut csv = csv::Reader::from_reader(reader);
-    let err = |e: csv::Error| CatalogError::Read {
-        source_name: source_name.into(),
-        message: e.to_string(),
-    };
-    let headers = csv.headers().map_err(err)?.clone();
+    let table = SmallTable::parse(&read_all(reader, source_name)?, source_name)?;
     let pos = |n: &'static str| {
-        headers
-            .iter()
-            .position(|h| h == n)
-            .ok_or_else(|| CatalogError::MissingColumn {
-                source_name: source_name.into(),
-                column: n,
-                found: headers.iter().collect::<Vec<_>>().join(","),
-            })
+        table.column(n).ok_or_else(|| CatalogError::MissingColumn {
+            source_name: source_name.into(),
+            column: n,
+            found: table.header_line(),
+        })
     };
     let (g, m, f) = (pos("GPU")?, pos("MemoryGB")?, pos("Manufacturer")?);
-    let mut out = Vec::new();
-    for record in csv.records() {
-        let record = record.map_err(err)?;
-        let (Some(gpu), Some(mem), Some(man)) = (record.get(g), record.get(m), record.get(f))
-        else {
-            continue;
-        };
-        let Ok(memory_gb) = mem.trim().parse::<f64>() else {
-            continue;
-        };
-        out.push(GpuMetadata {
-            gpu: gpu.to_string(),
-            memory_gb,
-            manufacturer: man.to_string(),
-        });
-    }
-    Ok(out)
+    Ok(table
+        .records
+        .iter()
+        .filter_map(|r| {
+            Some(GpuMetadata {
+                gpu: r[g].clone(),
+                memory_gb: r[m].trim().parse::<f64>().ok()?,
+                manufacturer: r[f].clone(),
+            })
+        })
+        .collect())
+}
+
+/// The whole of a small table's input.
+fn read_all<R: Read>(mut reader: R, source_name: &str) -> Result<Vec<u8>, CatalogError> {
+    let mut data = Vec::new();
+    reader
+        .read_to_end(&mut data)
+        .map_err(|e| CatalogError::Read {
+            source_name: source_name.to_string(),
+            message: e.to_string(),
+        })?;
+    Ok(data)
 }
 
 /// Every catalog the optimizer consults.

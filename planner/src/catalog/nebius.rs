@@ -354,7 +354,7 @@ impl CloudCatalog {
         rows.retain(|_| keep.next().unwrap_or(false));
         self.rows = rows;
         self.has_zones = self.has_zones || other.has_zones;
-        self.by_instance = std::sync::OnceLock::new();
+        self.rows_changed();
     }
 }
 

@@ -20,7 +20,7 @@ impl CloudCatalog {
         self.rows
             .retain(|row| regions.iter().any(|r| *r == *row.region));
         if self.rows.len() != before {
-            self.by_instance = std::sync::OnceLock::new();
+            self.rows_changed();
         }
     }
 }

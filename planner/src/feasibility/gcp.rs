@@ -346,13 +346,9 @@ fn gcp_accelerator_cost(
 ) -> f64 {
     let pattern = crate::catalog::query::NamePattern::new(&acc.name);
     let rows: Vec<_> = cat
-        .rows
-        .iter()
+        .accelerator_rows(|n| pattern.full_match(n))
         .filter(|row| {
-            row.accelerator_name
-                .as_deref()
-                .is_some_and(|n| pattern.full_match(n))
-                && row.accelerator_count() == Some(acc.count.0)
+            row.accelerator_count() == Some(acc.count.0)
                 && region.is_none_or(|r| *row.region == *r)
                 && zone.is_none_or(|z| row.zone.as_deref() == Some(z))
         })

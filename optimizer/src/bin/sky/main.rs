@@ -52,8 +52,11 @@ fn main() -> ExitCode {
         Opts::parse_from(args)
     };
     let started = tracing::info_span!("start_runtime").entered();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread drives every cloud check: they wait on the network, not
+    // the CPU, and the CPU-bound work (catalog loading, client
+    // construction) runs on blocking threads. Worker threads would cost
+    // their start-up and a cross-thread hand-off on every launch.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

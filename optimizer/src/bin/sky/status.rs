@@ -91,8 +91,8 @@ impl FanOutObserver for PendingStatus {
     fn started(&self, clouds: &[CloudId]) {
         self.shared.lock().pending = clouds.to_vec();
         let shared = Arc::clone(&self.shared);
-        // A plain thread, not a tokio task: the runtime's two workers are busy
-        // with the checks and the catalogs, and the line must appear on time.
+        // A plain thread, not a tokio task: the runtime's one thread is busy
+        // with the checks, and the line must appear on time.
         let spawned = std::thread::Builder::new()
             .name("sky-status".into())
             .spawn(move || {

@@ -373,19 +373,46 @@ fn summary(
     )
 }
 
+/// `registry.CLOUD_REGISTRY`'s order in 0.14.1: registration happens as
+/// each cloud module is imported. `sky/clouds/__init__.py` imports them by
+/// module name, but the import of `sky.clouds.aws` (the first) already
+/// imports GCP and Verda through the provisioners, so those two come first
+/// (what SkyPilot prints; conformance case `check-allowed-cloudflare`).
+const REGISTRY_ORDER: [CloudId; 25] = [
+    CloudId::Gcp,
+    CloudId::Verda,
+    CloudId::Aws,
+    CloudId::Azure,
+    CloudId::Cudo,
+    CloudId::Do,
+    CloudId::Fluidstack,
+    CloudId::Hyperbolic,
+    CloudId::Ibm,
+    CloudId::Kubernetes,
+    CloudId::Lambda,
+    CloudId::Mithril,
+    CloudId::Nebius,
+    CloudId::Oci,
+    CloudId::Paperspace,
+    CloudId::PrimeIntellect,
+    CloudId::Runpod,
+    CloudId::Scp,
+    CloudId::Seeweb,
+    CloudId::Shadeform,
+    CloudId::Slurm,
+    CloudId::Ssh,
+    CloudId::Vast,
+    CloudId::Vsphere,
+    CloudId::Yotta,
+];
+
 /// The clouds and storage-only providers a workspace does not allow, as
 /// `check.get_all_clouds` lists them: the registry's clouds in its order
-/// (`sky/clouds/__init__.py` imports them by module name), then
-/// `STORAGE_ONLY_CLOUDS`.
+/// ([`REGISTRY_ORDER`]), then `STORAGE_ONLY_CLOUDS`.
 fn disallowed(ws: &WorkspaceCheck) -> Vec<Provider> {
-    let mut clouds: Vec<CloudId> = CloudId::ALL
-        .iter()
-        .copied()
-        .filter(|c| !ws.allowed.contains(c))
-        .collect();
-    clouds.sort_by_key(|c| c.name());
-    clouds
+    REGISTRY_ORDER
         .into_iter()
+        .filter(|c| !ws.allowed.contains(c))
         .map(Provider::Cloud)
         .chain(
             StorageOnly::ALL
@@ -638,7 +665,7 @@ Checking credentials to enable infra for SkyPilot.
   Kubernetes [compute]
     Allowed contexts:
     └── kind-a
-Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: AWS, Azure, Cudo, DO, Fluidstack, Hyperbolic, IBM, Lambda, Mithril, Nebius, OCI, Paperspace, PrimeIntellect, RunPod, SCP, Seeweb, Shadeform, Slurm, SSH, Vast, Verda, vSphere, Yotta, Cloudflare, CoreWeave, VastData, HuggingFace
+Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: Verda, AWS, Azure, Cudo, DO, Fluidstack, Hyperbolic, IBM, Lambda, Mithril, Nebius, OCI, Paperspace, PrimeIntellect, RunPod, SCP, Seeweb, Shadeform, Slurm, SSH, Vast, vSphere, Yotta, Cloudflare, CoreWeave, VastData, HuggingFace
 ";
         assert_eq!(out.split("\n\nTo enable").next().unwrap(), want.trim_end());
         // Rejected credentials are a verdict: no such note.
@@ -767,5 +794,17 @@ Note: The following clouds were disabled because they were not included in allow
         assert_eq!(vast["cloud"], "VastData");
         assert_eq!(vast["transient"], true);
         assert_eq!(ws["disallowed"], serde_json::json!(["HuggingFace"]));
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_order_names_every_cloud_once() {
+        let mut sorted = REGISTRY_ORDER.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, CloudId::ALL.to_vec());
     }
 }

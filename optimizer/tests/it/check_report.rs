@@ -578,3 +578,91 @@ async fn allowed_clouds_and_workspaces_cover_storage_only_providers() {
         text(&report(&r, &CheckView::default()))
     );
 }
+
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The real binary, every storage call made (S3, GCP's two, the Hub), with
+/// debug logs and a trace: no secret, token or key id reaches stdout,
+/// stderr, the trace or the state folder.
+#[test]
+fn storage_checks_leak_no_credential() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (sts, s3, gcp, hub) = runtime.block_on(async {
+        (
+            StsMock::start().await.unwrap(),
+            S3Mock::start().await.unwrap(),
+            GcpMock::start().await.unwrap(),
+            HuggingFaceMock::start().await.unwrap(),
+        )
+    });
+    let home = tempfile::tempdir().unwrap();
+    // GCP's ADC (refresh token: the canary), gcloud's account; the Hub's
+    // token in its file.
+    let opts = gcp_home(home.path(), &gcp);
+    std::fs::create_dir_all(home.path().join(".cache/huggingface")).unwrap();
+    std::fs::write(home.path().join(".cache/huggingface/token"), hub.token()).unwrap();
+    let trace = home.path().join("trace.json");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sky"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("SKY_LOG", "debug")
+        .env("SKY_BUNDLED_CATALOGS", "1")
+        .envs(opts.env.iter().filter(|(k, _)| k.starts_with("CLOUDSDK_")))
+        .envs(sts.aws_env())
+        .envs(s3.aws_env())
+        .envs(hub.env())
+        .env("AWS_SECRET_ACCESS_KEY", CANARY_SECRET);
+    let out = cmd
+        .args(["check", "aws", "gcp", "huggingface", "--timings", "--trace"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for line in [
+        "  AWS: enabled [compute, storage]",
+        "  GCP: enabled [compute, storage]",
+        "  HuggingFace: enabled [storage]",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}\n{stderr}");
+    }
+    s3.list_buckets().assert_count(1);
+    gcp.test_iam_permissions().assert_count(1);
+    hub.whoami().assert_count(1);
+    let trace_text = std::fs::read_to_string(&trace).unwrap();
+    assert!(trace_text.contains("storage_check"), "{trace_text}");
+    let mut everything = format!("{stdout}{stderr}{trace_text}");
+    let mut files = Vec::new();
+    walk(home.path(), &mut files);
+    for file in files {
+        // The credential files themselves hold the secrets, by design.
+        let name = file.display().to_string();
+        if name.contains("application_default_credentials") || name.ends_with("huggingface/token") {
+            continue;
+        }
+        everything.push_str(&name);
+        everything.push_str(&String::from_utf8_lossy(&std::fs::read(&file).unwrap()));
+    }
+    for secret in [
+        CANARY_SECRET,
+        &CANARY_SECRET[..16],
+        "AKIDMOCKEXAMPLE",
+        hub.token(),
+        "ya29.mock-access-token",
+        "mock-client-secret",
+    ] {
+        assert!(!everything.contains(secret), "{secret} leaked");
+    }
+}

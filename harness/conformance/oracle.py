@@ -475,7 +475,9 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
         # The client side of `sdk.check`: each infra string parsed as
         # `InfraInfo.from_str` parses it, then the server's `check.check`.
         from sky import check as sky_check
+        from sky import sky_logging
         from sky.utils import infra_utils
+        logger = sky_logging.init_logger('sky.client.sdk')
         clouds = None
         if infra_list is not None:
             specified = []
@@ -483,6 +485,11 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
                 infra = infra_utils.InfraInfo.from_str(infra_str)
                 if infra.cloud is None:
                     raise ValueError(f'Invalid infra to check: {infra_str}')
+                if infra.region is not None or infra.zone is not None:
+                    region_zone = infra_str.partition('/')[-1]
+                    logger.warning(f'Infra {infra_str} is specified, but '
+                                   '`check` only supports checking '
+                                   f'{infra.cloud}, ignoring {region_zone}')
                 specified.append(infra.cloud)
             clouds = tuple(specified)
 

@@ -562,11 +562,17 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     opts.declared_unknown = targets.unknown;
     opts.config_args = args.config.clone();
     opts.workspace = args.workspace.clone();
+    // The client's logger warns on stdout, before the server's text
+    // (`sdk.check`); `-o json` keeps stdout for the document.
+    if args.output != OutputFormat::Json {
+        for w in &targets.warnings {
+            printer.stdout(w);
+        }
+    }
     let report = launch::check(&opts).await?;
-    let warnings: Vec<Line> = targets
+    let warnings: Vec<Line> = report
         .warnings
         .iter()
-        .chain(&report.warnings)
         .map(|w| render::launch::warning(w))
         .collect();
     printer.print(&warnings);

@@ -232,6 +232,8 @@ async fn storage_failures_that_are_not_a_verdict() {
             Fault::ConnectionReset,
             "Failed to reach AWS S3 at http://127.0.0.1:",
         ),
+        // The body cap (`clouds/http.rs`): 100 MB are not read.
+        (Fault::HugeBody, "the answer is larger than 1048576 bytes"),
     ];
     for (fault, says) in cases {
         let label = format!("{fault:?}");
@@ -279,6 +281,30 @@ async fn storage_failures_that_are_not_a_verdict() {
             "{label}"
         );
     }
+}
+
+/// The S3 endpoint may come from the options instead of the environment
+/// (and beats it).
+#[tokio::test]
+async fn the_s3_endpoint_can_be_given_in_the_options() {
+    let sts = StsMock::start().await.unwrap();
+    let s3 = S3Mock::start().await.unwrap();
+    let elsewhere = S3Mock::builder()
+        .fault(Fault::Forbidden)
+        .start()
+        .await
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut opts = options(home.path(), &sts, &elsewhere, Some(&[CloudId::Aws]));
+    opts.aws.s3_endpoint_url = Some(s3.uri());
+    let r = check(&opts).await.unwrap();
+    s3.list_buckets().assert_count(1);
+    elsewhere.list_buckets().assert_count(0);
+    assert!(
+        lines_of(&r).ends_with("  AWS: enabled [compute, storage]"),
+        "{}",
+        lines_of(&r)
+    );
 }
 
 /// Storage is checked by `sky check` only: a launch never lists buckets.

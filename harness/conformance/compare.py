@@ -164,6 +164,10 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
             os.makedirs(os.path.join(home, '.sky'), exist_ok=True)
             shutil.copy(os.path.join(sc['folder'], sc['config']),
                         os.path.join(home, '.sky', 'config.yaml'))
+        for dest, src in (sc.get('home_files') or {}).items():
+            path = os.path.join(home, dest)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copy(os.path.join(sc['folder'], src), path)
         env = {
             k: v
             for k, v in os.environ.items()

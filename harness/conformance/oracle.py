@@ -165,6 +165,12 @@ def _prepare_home(sc: Dict[str, Any], catalog_dir: str) -> str:
     if config_text:
         with open(cfg_path, 'w', encoding='utf-8') as f:
             f.write(config_text)
+    # `home_files`: files placed below the fresh home (credential files of
+    # `sky check` scenarios), as compare.py and the insta test place them.
+    for dest, src in (sc.get('home_files') or {}).items():
+        path = os.path.join(home, dest)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        shutil.copy(os.path.join(sc['folder'], src), path)
     return home
 
 
@@ -397,7 +403,14 @@ def _format_exception(e: BaseException) -> str:
 # The CLI commands the oracle runs besides `sky launch --dryrun -y`, keyed by
 # the scenario's `command` (the words after `sky`): the click command object
 # in sky.client.cli.command.
-CLI_COMMANDS = {'gpus list': 'gpus_list', 'show-gpus': 'show_gpus'}
+CLI_COMMANDS = {
+    'gpus list': 'gpus_list',
+    'show-gpus': 'show_gpus',
+    'check': 'check',
+}
+# What the server streams besides the text: rich status payloads, which the
+# client decodes and does not print (`rich_utils.decode_rich_status`).
+_SKY_PAYLOAD_RE = re.compile(r'^<sky-payload>.*</sky-payload>\n', re.M)
 
 
 def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
@@ -458,6 +471,47 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
     sdk.realtime_slurm_gpu_availability = request(
         'realtime_slurm_gpu_availability',
         core.realtime_slurm_gpu_availability)
+    def check(infra_list, verbose, workspace=None):
+        # The client side of `sdk.check`: each infra string parsed as
+        # `InfraInfo.from_str` parses it, then the server's `check.check`.
+        from sky import check as sky_check
+        from sky import sky_logging
+        from sky.utils import infra_utils
+        logger = sky_logging.init_logger('sky.client.sdk')
+        clouds = None
+        if infra_list is not None:
+            specified = []
+            for infra_str in infra_list:
+                infra = infra_utils.InfraInfo.from_str(infra_str)
+                if infra.cloud is None:
+                    raise ValueError(f'Invalid infra to check: {infra_str}')
+                if infra.region is not None or infra.zone is not None:
+                    region_zone = infra_str.partition('/')[-1]
+                    logger.warning(f'Infra {infra_str} is specified, but '
+                                   '`check` only supports checking '
+                                   f'{infra.cloud}, ignoring {region_zone}')
+                specified.append(infra.cloud)
+            clouds = tuple(specified)
+
+        def streamed(**kwargs):
+            # What the client prints of the streamed log: the text, without
+            # the rich status payloads.
+            real = sys.stdout
+            out = io.StringIO()
+            sys.stdout = out
+            try:
+                return sky_check.check(**kwargs)
+            finally:
+                sys.stdout = real
+                real.write(_SKY_PAYLOAD_RE.sub('', out.getvalue()))
+
+        return ('@@inprocess', 'check', streamed, (), {
+            'clouds': clouds,
+            'verbose': verbose,
+            'workspace': workspace,
+        })
+
+    sdk.check = check
     sdk.get = answer
     sdk.stream_and_get = answer
 
@@ -475,9 +529,20 @@ def run_cli_command(sc: Dict[str, Any], buf: io.StringIO) -> int:
         click.echo(chunk, nl=False, color=color) for chunk in gen
     ] and click.echo(color=color)
     cmd = getattr(command, CLI_COMMANDS[sc['command']])
+    start = buf.tell()
     cmd.main(args=list(sc['args']),
              prog_name=f'sky {sc["command"]}',
              standalone_mode=False)
+    if sc['command'] == 'check':
+        # `sky check` ends with the API server it asked
+        # (`Using SkyPilot API server: <url>` after a blank line); offline
+        # there is none, and our `sky` has none to name.
+        text = buf.getvalue()
+        tail = re.sub(r'\n[^\n]*Using SkyPilot API server: [^\n]*\n\Z',
+                      '', text[start:])
+        buf.seek(start)
+        buf.truncate()
+        buf.write(tail)
     return 0
 
 

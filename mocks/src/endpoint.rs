@@ -97,6 +97,10 @@ pub(crate) enum Flavor {
     OAuth,
     /// OCI `{"code", "message"}` JSON.
     Oci,
+    /// S3 REST-XML `Error` document.
+    S3,
+    /// Hugging Face Hub `{"error": "..."}` JSON.
+    HfApi,
     /// gRPC: refusals as `grpc-status` 16/7 at HTTP 200 (trailers-only
     /// headers), other statuses as the HTTP error a proxy would send.
     Grpc,
@@ -116,6 +120,9 @@ impl Flavor {
     fn error(self, kind: ErrorKind) -> (u16, ResponseTemplate) {
         let status = match (self, kind) {
             (_, ErrorKind::Status(s)) => s,
+            // S3 never answers 401: bad keys are 403, an expired session 400.
+            (Flavor::S3, ErrorKind::Unauthorized) => 403,
+            (Flavor::S3, ErrorKind::Expired) => 400,
             (_, ErrorKind::Unauthorized) => 401,
             (_, ErrorKind::Forbidden) => 403,
             (Flavor::Sts, ErrorKind::Expired) => 403,
@@ -242,6 +249,35 @@ impl Flavor {
                 let body = serde_json::json!({ "error": err, "error_description": description });
                 tpl.set_body_raw(body.to_string(), "application/json")
             }
+            Flavor::S3 => {
+                let (code, message) = match (kind, status) {
+                    (ErrorKind::Expired, _) => ("ExpiredToken", "The provided token has expired."),
+                    (ErrorKind::Unauthorized, _) => (
+                        "InvalidAccessKeyId",
+                        "The AWS Access Key Id you provided does not exist in our records.",
+                    ),
+                    (_, 403) => ("AccessDenied", "Access Denied"),
+                    (_, 503) => ("SlowDown", "Please reduce your request rate."),
+                    (_, s) if s >= 500 => (
+                        "InternalError",
+                        "We encountered an internal error. Please try again.",
+                    ),
+                    _ => ("InvalidRequest", "Invalid request (mock)"),
+                };
+                tpl.set_body_raw(s3_error_xml(code, message), "application/xml")
+            }
+            Flavor::HfApi => {
+                let message = match status {
+                    401 => "Invalid credentials in Authorization header",
+                    429 => "Too many requests (mock)",
+                    s if s >= 500 => {
+                        "Internal Error - We're working hard to fix this as soon as possible!"
+                    }
+                    _ => "Bad request (mock)",
+                };
+                let body = serde_json::json!({ "error": message });
+                tpl.set_body_raw(body.to_string(), "application/json")
+            }
             Flavor::Oci => {
                 let (code, message) = match status {
                     401 => (
@@ -295,6 +331,10 @@ impl Flavor {
                 "<DescribeAvailabilityZonesResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">\n  <availabilityZoneInfo>\n    <item><zoneName>us-e",
                 "text/xml",
             ),
+            Flavor::S3 => tpl.set_body_raw(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Buckets><Bucket><Na",
+                "application/xml",
+            ),
             Flavor::Sts => tpl.set_body_raw(
                 "<GetCallerIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\n  <GetCallerIdentityResult>\n    <Arn>arn:aws:iam::1234",
                 "text/xml",
@@ -303,7 +343,7 @@ impl Flavor {
             Flavor::Grpc => tpl
                 .insert_header("grpc-status", "0")
                 .set_body_raw(vec![0u8, 0, 0, 1, 0, 10, 3], "application/grpc"),
-            Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci => tpl.set_body_raw(
+            Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci | Flavor::HfApi => tpl.set_body_raw(
                 "{\"kind\": \"List\", \"items\": [{\"metadata\": {\"name\": \"trunc",
                 "application/json",
             ),
@@ -317,6 +357,18 @@ pub(crate) fn ec2_error_xml(code: &str, message: &str) -> String {
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>{code}</Code><Message>{message}</Message></Error></Errors><RequestID>{}</RequestID></Response>",
         fixtures::REQUEST_ID
+    )
+}
+
+/// S3's error document (`fixtures/s3/error.xml`).
+pub(crate) fn s3_error_xml(code: &str, message: &str) -> String {
+    fixtures::render(
+        fixtures::S3_ERROR_XML,
+        &[
+            ("code", code),
+            ("message", message),
+            ("request_id", fixtures::REQUEST_ID),
+        ],
     )
 }
 

@@ -19,6 +19,13 @@ pub(crate) const STS_ERROR_XML: &str = include_str!("../../fixtures/sts/error.xm
 /// `fixtures/kube/version.json`, served as-is.
 pub(crate) const KUBE_VERSION_JSON: &str = include_str!("../../fixtures/kube/version.json");
 
+/// `fixtures/s3/list-buckets.xml`: placeholders `owner_id`, `bucket`.
+pub(crate) const S3_LIST_BUCKETS_XML: &str = include_str!("../../fixtures/s3/list-buckets.xml");
+/// `fixtures/s3/error.xml`: placeholders `code`, `message`, `request_id`.
+pub(crate) const S3_ERROR_XML: &str = include_str!("../../fixtures/s3/error.xml");
+/// `fixtures/huggingface/whoami-v2.json`: placeholder `name`.
+pub(crate) const HF_WHOAMI_JSON: &str = include_str!("../../fixtures/huggingface/whoami-v2.json");
+
 /// Request id used in every STS body.
 pub(crate) const REQUEST_ID: &str = "01234567-89ab-cdef-0123-456789abcdef";
 

@@ -105,7 +105,10 @@ async fn read_head(stream: &mut TcpStream) -> Option<(Vec<u8>, usize)> {
 fn content_type(flavor: Flavor) -> &'static str {
     match flavor {
         Flavor::Sts | Flavor::Ec2 => "text/xml",
-        Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci => "application/json",
+        Flavor::S3 => "application/xml",
+        Flavor::Kube | Flavor::GcpApi | Flavor::OAuth | Flavor::Oci | Flavor::HfApi => {
+            "application/json"
+        }
         Flavor::Grpc => "application/grpc",
         Flavor::Text => "text/plain",
     }

@@ -1,4 +1,6 @@
-//! GCP: the OAuth token endpoint and the compute reservations list.
+//! GCP: the OAuth token endpoint, the compute reservations list, and what
+//! `sky check`'s storage check asks: Cloud Resource Manager
+//! `projects.testIamPermissions` and Service Usage `services.get`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -57,6 +59,16 @@ pub struct GcpOptions {
     pub token: EndpointOptions,
     /// `GET /compute/v1/projects/{project}/aggregated/reservations`.
     pub reservations: EndpointOptions,
+    /// `POST /v1/projects/{project}:testIamPermissions` (Cloud Resource Manager).
+    pub test_iam_permissions: EndpointOptions,
+    /// `GET /v1/projects/{project}/services/{service}` (Service Usage).
+    pub services: EndpointOptions,
+    /// The permissions `testIamPermissions` grants among those asked.
+    /// Default: `None`, every one asked.
+    pub granted_permissions: Option<Vec<String>>,
+    /// Services (`storage.googleapis.com`) whose state is `DISABLED`;
+    /// every other one is `ENABLED`. Default none.
+    pub disabled_services: Vec<String>,
     /// The access token handed out. Default `ya29.mock-access-token`.
     pub access_token: String,
     /// Its `expires_in`, seconds. Default 3599.
@@ -77,6 +89,10 @@ impl Default for GcpOptions {
         GcpOptions {
             token: EndpointOptions::default(),
             reservations: EndpointOptions::default(),
+            test_iam_permissions: EndpointOptions::default(),
+            services: EndpointOptions::default(),
+            granted_permissions: None,
+            disabled_services: Vec::new(),
             access_token: "ya29.mock-access-token".into(),
             expires_in: 3599,
             project: "mock-project".into(),
@@ -88,17 +104,33 @@ impl Default for GcpOptions {
 }
 
 impl GcpOptions {
-    /// Sets the latency of both endpoints.
+    /// Sets the latency of every endpoint.
     pub fn latency(mut self, latency: Latency) -> Self {
         self.token.latency = latency;
         self.reservations.latency = latency;
+        self.test_iam_permissions.latency = latency;
+        self.services.latency = latency;
         self
     }
 
-    /// Sets the fault of both endpoints.
+    /// Sets the fault of every endpoint.
     pub fn fault(mut self, fault: Fault) -> Self {
         self.token.fault = fault;
         self.reservations.fault = fault;
+        self.test_iam_permissions.fault = fault;
+        self.services.fault = fault;
+        self
+    }
+
+    /// Grants only these permissions in `testIamPermissions`.
+    pub fn granted_permissions(mut self, permissions: Vec<String>) -> Self {
+        self.granted_permissions = Some(permissions);
+        self
+    }
+
+    /// Reports these services as `DISABLED`.
+    pub fn disabled_services(mut self, services: Vec<String>) -> Self {
+        self.disabled_services = services;
         self
     }
 
@@ -188,6 +220,26 @@ fn reservations_page(
     Some(body)
 }
 
+/// `/v1/projects/{project}:testIamPermissions`.
+fn test_iam_permissions_path() -> PathPred {
+    Arc::new(|p: &str| {
+        p.strip_prefix("/v1/projects/")
+            .and_then(|rest| rest.strip_suffix(":testIamPermissions"))
+            .is_some_and(|project| !project.is_empty() && !project.contains('/'))
+    })
+}
+
+/// `/v1/projects/{project}/services/{service}`.
+fn service_path() -> PathPred {
+    Arc::new(|p: &str| {
+        p.strip_prefix("/v1/projects/")
+            .and_then(|rest| rest.split_once("/services/"))
+            .is_some_and(|(project, service)| {
+                !project.is_empty() && !service.is_empty() && !service.contains('/')
+            })
+    })
+}
+
 fn aggregated_path() -> PathPred {
     Arc::new(|p: &str| {
         p.strip_prefix("/compute/v1/projects/")
@@ -217,6 +269,8 @@ pub struct GcpMock {
     served: Served,
     token: Recorder,
     reservations: Recorder,
+    test_iam_permissions: Recorder,
+    services: Recorder,
 }
 
 impl GcpMock {
@@ -289,7 +343,72 @@ impl GcpMock {
                 })
             }
         };
-        let recorders = (token.recorder.clone(), reservations.recorder.clone());
+        let iam = EndpointState::new(
+            &format!("{name}/test_iam_permissions"),
+            &opts.test_iam_permissions,
+            base_seed,
+            origin,
+            Flavor::GcpApi,
+        )?;
+        let services = EndpointState::new(
+            &format!("{name}/services"),
+            &opts.services,
+            base_seed,
+            origin,
+            Flavor::GcpApi,
+        )?;
+        let granted = opts.granted_permissions.clone();
+        let iam_ok: OkFn = Arc::new(move |request: &wiremock::Request| {
+            let asked: Vec<String> = serde_json::from_slice::<Value>(&request.body)
+                .ok()
+                .and_then(|doc| {
+                    doc.get("permissions")
+                        .and_then(|p| p.as_array())
+                        .map(|list| {
+                            list.iter()
+                                .filter_map(|p| p.as_str().map(str::to_string))
+                                .collect()
+                        })
+                })
+                .unwrap_or_default();
+            let answer: Vec<String> = asked
+                .into_iter()
+                .filter(|p| granted.as_ref().is_none_or(|g| g.contains(p)))
+                .collect();
+            // The API omits an empty list.
+            let body = if answer.is_empty() {
+                json!({})
+            } else {
+                json!({ "permissions": answer })
+            };
+            ok_raw(body.to_string(), "application/json")
+        });
+        let disabled = opts.disabled_services.clone();
+        let services_ok: OkFn = Arc::new(move |request: &wiremock::Request| {
+            let path = request.url.path();
+            let (project, service) = path
+                .strip_prefix("/v1/projects/")
+                .and_then(|rest| rest.split_once("/services/"))
+                .unwrap_or(("", ""));
+            let state = if disabled.iter().any(|d| d == service) {
+                "DISABLED"
+            } else {
+                "ENABLED"
+            };
+            let body = json!({
+                "name": format!("projects/{project}/services/{service}"),
+                "config": { "name": service },
+                "state": state,
+                "parent": format!("projects/{project}"),
+            });
+            ok_raw(body.to_string(), "application/json")
+        });
+        let recorders = (
+            token.recorder.clone(),
+            reservations.recorder.clone(),
+            iam.recorder.clone(),
+            services.recorder.clone(),
+        );
         let served = Served::start(vec![
             Route {
                 method: "POST",
@@ -307,12 +426,30 @@ impl GcpMock {
                 ok: reservations_ok,
                 expect: opts.reservations.expect,
             },
+            Route {
+                method: "POST",
+                path: test_iam_permissions_path(),
+                body_contains: None,
+                state: iam,
+                ok: iam_ok,
+                expect: opts.test_iam_permissions.expect,
+            },
+            Route {
+                method: "GET",
+                path: service_path(),
+                body_contains: None,
+                state: services,
+                ok: services_ok,
+                expect: opts.services.expect,
+            },
         ])
         .await?;
         Ok(GcpMock {
             served,
             token: recorders.0,
             reservations: recorders.1,
+            test_iam_permissions: recorders.2,
+            services: recorders.3,
         })
     }
 
@@ -340,13 +477,23 @@ impl GcpMock {
         format!("{}/compute/v1/", self.uri())
     }
 
-    /// `CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE` pointing at this mock
-    /// (gcloud's override, which the optimizer honours too).
+    /// gcloud's endpoint overrides pointing at this mock (which the
+    /// optimizer honours too): `CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE`
+    /// (`<uri>/compute/v1/`), `..._CLOUDRESOURCEMANAGER` and
+    /// `..._SERVICEUSAGE` (`<uri>/`, the version is the client's).
     pub fn gcloud_env(&self) -> Vec<(&'static str, String)> {
-        vec![(
-            "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE",
-            self.compute_endpoint(),
-        )]
+        let root = format!("{}/", self.uri());
+        vec![
+            (
+                "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE",
+                self.compute_endpoint(),
+            ),
+            (
+                "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDRESOURCEMANAGER",
+                root.clone(),
+            ),
+            ("CLOUDSDK_API_ENDPOINT_OVERRIDES_SERVICEUSAGE", root),
+        ]
     }
 
     /// An `authorized_user` application-default credentials file whose
@@ -372,9 +519,24 @@ impl GcpMock {
         &self.reservations
     }
 
+    /// The `testIamPermissions` request log.
+    pub fn test_iam_permissions(&self) -> &Recorder {
+        &self.test_iam_permissions
+    }
+
+    /// The `services.get` request log.
+    pub fn services(&self) -> &Recorder {
+        &self.services
+    }
+
     /// Snapshots of every endpoint's log.
     pub fn recordings(&self) -> Vec<Recording> {
-        vec![self.token.recording(), self.reservations.recording()]
+        vec![
+            self.token.recording(),
+            self.reservations.recording(),
+            self.test_iam_permissions.recording(),
+            self.services.recording(),
+        ]
     }
 
     /// The underlying wiremock server.

@@ -13,11 +13,13 @@
 //! |---|---|
 //! | [`StsMock`] | `POST /` `Action=GetCallerIdentity` → awsQuery XML |
 //! | [`KubeMock`] | `GET /version`, `GET /api/v1/nodes`, `GET /api/v1/pods` |
-//! | [`GcpMock`] | `POST /token`, `GET /compute/v1/projects/{p}/aggregated/reservations` |
+//! | [`GcpMock`] | `POST /token`, `GET /compute/v1/projects/{p}/aggregated/reservations`, `POST /v1/projects/{p}:testIamPermissions`, `GET /v1/projects/{p}/services/{service}` |
 //! | [`OciMock`] | `GET /20160918/tenancies/{t}/regionSubscriptions` (OCI-signed) |
 //! | [`NebiusMock`] | gRPC over h2c: `ProjectService/List`, `PlatformService/List`, `CalculatorService/EstimateBatch`, `TokenExchangeService/Exchange` |
 //! | [`CatalogServer`] | `GET /catalogs/v8/<file>` → files under a directory (ETag/304, truncation) |
 //! | [`Ec2Mock`] | `POST /` `Action=DescribeRegions` / `DescribeAvailabilityZones` → EC2 XML |
+//! | [`S3Mock`] | `GET /` (`ListBuckets`, SigV4 for `s3`) → REST XML |
+//! | [`HuggingFaceMock`] | `GET /api/whoami-v2` (bearer token) → JSON |
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -80,7 +82,7 @@
 //!
 //! # Fixtures
 //!
-//! Canned bodies live in `fixtures/{sts,kube,gcp}` and are embedded with
+//! Canned bodies live in `fixtures/{sts,kube,gcp,s3,huggingface}` and are embedded with
 //! `include_str!`; [`fixtures_dir`] locates the directory for tests.
 
 mod catalog;
@@ -91,12 +93,14 @@ mod fault;
 mod fixtures;
 mod gate;
 mod gcp;
+mod huggingface;
 mod kube;
 mod kubeconfig;
 mod latency;
 mod nebius;
 mod oci;
 mod record;
+mod s3;
 mod set;
 mod sts;
 
@@ -107,6 +111,7 @@ pub use error::MockError;
 pub use fault::{Fault, HANG_DELAY, HUGE_BODY_BYTES, MAX_STREAM_TIME, TRICKLE_INTERVAL};
 pub use fixtures::fixtures_dir;
 pub use gcp::{GcpMock, GcpOptions, Reservation, reservations_aggregated};
+pub use huggingface::{HuggingFaceMock, HuggingFaceOptions};
 pub use kube::{GpuLabel, GpuSpec, KubeMock, KubeOptions, NodePool, node_list, pod_list};
 pub use kubeconfig::{kubeconfig_yaml, write_kubeconfig};
 pub use latency::{Latency, LatencySampler, MAX_LATENCY};
@@ -116,6 +121,7 @@ pub use nebius::{
 };
 pub use oci::{OciMock, OciOptions, region_subscriptions};
 pub use record::{Recorder, Recording, RequestRecord};
+pub use s3::{S3Mock, S3Options};
 pub use set::{KubeContext, KubeOverride, KubeSpec, MockSet, MocksSpec};
 pub use sts::{StsMock, StsOptions, aws_sts_env};
 

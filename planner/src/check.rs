@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, Provider, StorageOnly, StorageRule};
 
 /// What a successful check learnt about a cloud, consumed by the pure core.
 #[derive(Debug, Clone, PartialEq)]
@@ -237,8 +237,40 @@ impl CloudReport {
 pub struct FanOut {
     /// One report per cloud, in the order the clouds were given.
     pub reports: Vec<CloudReport>,
+    /// One report per storage check, in the order they were given (only
+    /// `sky check` asks for any).
+    pub storage: Vec<StorageReport>,
     /// Wall time of the whole fan-out.
     pub wall: Duration,
+}
+
+/// What a storage check found (`check_storage_credentials`'s `(ok, reason)`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StorageOutcome {
+    /// `(True, None)`: the storage capability is enabled.
+    Enabled,
+    /// `(False, reason)`: a verdict, with SkyPilot's reason (several lines
+    /// indented as it indents them).
+    Disabled(String),
+    /// The answer is the compute check's (OCI without its S3-compatible
+    /// profile falls back to `_check_credentials`).
+    SameAsCompute,
+    /// The check could not finish: a timeout or a server error is not a
+    /// verdict ([`CloudError::is_transient`]), as for compute.
+    Failed(CloudError),
+}
+
+/// One storage check in the fan-out result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StorageReport {
+    /// Whose storage was checked.
+    pub provider: Provider,
+    /// What happened.
+    pub outcome: StorageOutcome,
+    /// When it started, relative to the fan-out's start.
+    pub started: Duration,
+    /// How long it took.
+    pub elapsed: Duration,
 }
 
 impl FanOut {
@@ -268,9 +300,24 @@ pub struct CheckReport {
     pub workspaces: Vec<WorkspaceCheck>,
     /// Whether `--workspace` picked one (per-cloud details are then always shown).
     pub workspace_selected: bool,
-    /// The clouds named on the command line (`sky check aws gcp`), if any:
-    /// they are reported even where a workspace does not allow them.
-    pub explicit: Option<Vec<CloudId>>,
+    /// The clouds and storage-only providers named on the command line
+    /// (`sky check aws cloudflare`), if any: they are reported even where a
+    /// workspace does not allow them.
+    pub explicit: Option<Vec<Provider>>,
+    /// A name on the command line that is no cloud (`sky check r2`): 0.14.1
+    /// prints the header, then raises `ValueError` with this message
+    /// ([`invalid_cloud_message`]); nothing was checked.
+    pub invalid: Option<String>,
+}
+
+/// `check.get_cloud_tuple`'s error for a name that is neither a cloud nor a
+/// storage-only provider.
+pub fn invalid_cloud_message(name: &str) -> String {
+    format!(
+        "Cloud {} is not a valid cloud among {}",
+        crate::pytext::py_str_repr(name),
+        crate::pytext::py_list(&Provider::all_names_sorted())
+    )
 }
 
 /// One workspace of a `sky check`: the clouds it allows
@@ -282,6 +329,37 @@ pub struct WorkspaceCheck {
     pub name: String,
     /// The clouds it allows, in `CloudId::ALL` order.
     pub allowed: Vec<CloudId>,
+    /// The storage-only providers it allows, in `StorageOnly::ALL` order.
+    pub storage_only: Vec<StorageOnly>,
+    /// Clouds whose capabilities the config restricts
+    /// (`workspaces.<name>.<cloud>.capabilities`, else `<cloud>.capabilities`:
+    /// `check._get_workspace_cloud_capabilities`); the others check both.
+    pub capabilities: Vec<(CloudId, Vec<Capability>)>,
+}
+
+impl WorkspaceCheck {
+    /// Whether the workspace allows `provider` (`allowed_clouds`, less what
+    /// it disables).
+    pub fn allows(&self, provider: Provider) -> bool {
+        match provider {
+            Provider::Cloud(c) => self.allowed.contains(&c),
+            Provider::StorageOnly(s) => self.storage_only.contains(&s),
+        }
+    }
+
+    /// The capabilities checked for an allowed `provider`: what the config
+    /// lists for it, else both (`sky.clouds.cloud.ALL_CAPABILITIES`).
+    pub fn capabilities_of(&self, provider: Provider) -> &[Capability] {
+        let listed = match provider {
+            Provider::Cloud(c) => self
+                .capabilities
+                .iter()
+                .find(|(cloud, _)| *cloud == c)
+                .map(|(_, caps)| caps.as_slice()),
+            Provider::StorageOnly(_) => None,
+        };
+        listed.unwrap_or(&ALL_CAPABILITIES)
+    }
 }
 
 /// What a cloud's credentials are checked for (`sky.clouds.CloudCapability`).
@@ -304,21 +382,138 @@ impl Capability {
     }
 }
 
-/// The capabilities one credential check answers for `cloud`: compute for
-/// every cloud, and storage where 0.14.1's `_check_storage_credentials` is
-/// the compute check itself (Azure and IBM: `return cls._check_credentials()`).
-/// AWS, GCP, OCI, Nebius and Seeweb check storage with calls of their own
-/// (S3 `ListBuckets`, IAM storage permissions, ...) that `sky` does not
-/// make, so their storage capability is not reported rather than guessed.
-pub fn checked_capabilities(cloud: CloudId) -> &'static [Capability] {
-    match cloud {
-        CloudId::Azure | CloudId::Ibm => &[Capability::Compute, Capability::Storage],
-        _ => &[Capability::Compute],
+/// `sky.clouds.cloud.ALL_CAPABILITIES`, in SkyPilot's order.
+pub const ALL_CAPABILITIES: [Capability; 2] = [Capability::Compute, Capability::Storage];
+
+impl Capability {
+    /// The capability a config value names (`compute`, `storage`, any case,
+    /// as the schema's `case_insensitive_enum` accepts them).
+    pub fn parse(text: &str) -> Option<Capability> {
+        match text.to_ascii_lowercase().as_str() {
+            "compute" => Some(Capability::Compute),
+            "storage" => Some(Capability::Storage),
+            _ => None,
+        }
+    }
+
+    /// Whether `provider` has a check for this capability at all (else
+    /// SkyPilot's `check_credentials` raises `NotSupportedError` and the
+    /// capability is not shown): compute for every cloud and for
+    /// Cloudflare; storage per [`StorageRule`] and for every storage-only
+    /// provider.
+    pub fn supported_by(self, provider: Provider) -> bool {
+        match (self, provider) {
+            (Capability::Compute, Provider::Cloud(_)) => true,
+            (Capability::Compute, Provider::StorageOnly(s)) => s.answers_compute(),
+            (Capability::Storage, Provider::Cloud(c)) => {
+                c.storage_rule() != StorageRule::Unsupported
+            }
+            (Capability::Storage, Provider::StorageOnly(_)) => true,
+        }
     }
 }
 
+/// One capability's answer for one provider, as
+/// `check_one_cloud_one_capability` returns it (`(ok, reason)`), before any
+/// text is made of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CapabilityAnswer<'a> {
+    /// `ok`.
+    Enabled,
+    /// Not enabled, for this reason (SkyPilot's text; not yet stripped).
+    Disabled(&'a str),
+    /// The check failed: transient or not ([`CloudError::is_transient`]).
+    Failed(&'a CloudError),
+    /// The workspace does not allow the provider: no check ran.
+    NotAllowed,
+    /// The provider was allowed but no check of this capability ran
+    /// (it was not asked for).
+    NotChecked,
+}
+
 impl CheckReport {
-    /// Enabled clouds, in check order.
+    /// Whether anything is enabled: in some reported workspace, some
+    /// provider has some capability enabled (what the summary lists).
+    pub fn enabled_anywhere(&self) -> bool {
+        self.workspaces.iter().any(|ws| {
+            self.shown(ws).into_iter().any(|p| {
+                self.answers(ws, p)
+                    .iter()
+                    .any(|(_, a)| *a == CapabilityAnswer::Enabled)
+            })
+        })
+    }
+
+    /// The providers a workspace reports: the ones named on the command
+    /// line, else every cloud and storage-only provider it allows.
+    pub fn shown(&self, ws: &WorkspaceCheck) -> Vec<Provider> {
+        match &self.explicit {
+            Some(list) => list.clone(),
+            None => ws
+                .allowed
+                .iter()
+                .map(|&c| Provider::Cloud(c))
+                .chain(ws.storage_only.iter().map(|&s| Provider::StorageOnly(s)))
+                .collect(),
+        }
+    }
+
+    /// `provider`'s answer per capability in `ws`, in capability order:
+    /// every capability when the workspace does not allow it (SkyPilot
+    /// reports "not included in allowed_clouds" for each, no check runs);
+    /// else each capability the workspace checks and the provider supports.
+    /// Empty when none is supported (SkyPilot prints nothing then). The
+    /// storage check stands in for Cloudflare's compute, and the compute
+    /// check for storage where the storage check is the compute check.
+    pub fn answers(
+        &self,
+        ws: &WorkspaceCheck,
+        provider: Provider,
+    ) -> Vec<(Capability, CapabilityAnswer<'_>)> {
+        if !ws.allows(provider) {
+            return ALL_CAPABILITIES
+                .iter()
+                .map(|&c| (c, CapabilityAnswer::NotAllowed))
+                .collect();
+        }
+        let compute = match provider {
+            Provider::Cloud(c) => self.fanout.reports.iter().find(|r| r.cloud == c),
+            Provider::StorageOnly(_) => None,
+        };
+        let storage = self.fanout.storage.iter().find(|r| r.provider == provider);
+        let compute_answer = || match compute.map(|r| &r.outcome) {
+            Some(Outcome::Ready(_)) => CapabilityAnswer::Enabled,
+            Some(Outcome::NoCredentials(hint)) => CapabilityAnswer::Disabled(hint),
+            Some(Outcome::Failed(e)) => CapabilityAnswer::Failed(e),
+            None => CapabilityAnswer::NotChecked,
+        };
+        let storage_answer = || match storage.map(|r| &r.outcome) {
+            Some(StorageOutcome::Enabled) => CapabilityAnswer::Enabled,
+            Some(StorageOutcome::Disabled(reason)) => CapabilityAnswer::Disabled(reason),
+            Some(StorageOutcome::SameAsCompute) => compute_answer(),
+            Some(StorageOutcome::Failed(e)) => CapabilityAnswer::Failed(e),
+            None => CapabilityAnswer::NotChecked,
+        };
+        ws.capabilities_of(provider)
+            .iter()
+            .filter(|c| c.supported_by(provider))
+            .map(|&capability| {
+                let answer = match (capability, provider) {
+                    (Capability::Compute, Provider::Cloud(_)) => compute_answer(),
+                    (Capability::Compute, Provider::StorageOnly(_)) => storage_answer(),
+                    (Capability::Storage, Provider::Cloud(c))
+                        if c.storage_rule() == StorageRule::SameAsCompute =>
+                    {
+                        compute_answer()
+                    }
+                    (Capability::Storage, _) => storage_answer(),
+                };
+                (capability, answer)
+            })
+            .collect()
+    }
+
+    /// Clouds enabled for compute, in check order.
     pub fn enabled(&self) -> Vec<CloudId> {
         self.fanout
             .reports
@@ -382,6 +577,7 @@ mod tests {
                         elapsed: Duration::ZERO,
                     })
                     .collect(),
+                storage: Vec::new(),
                 wall: Duration::ZERO,
             },
             not_allowed: Vec::new(),

@@ -5,7 +5,8 @@
 use serde_yaml_ng::{Mapping, Value};
 
 use crate::catalog::kubernetes::KubePricing;
-use crate::cloud::{CloudId, UnknownCloud};
+use crate::check::Capability;
+use crate::cloud::{CloudId, StorageOnly, UnknownCloud};
 
 /// Why a config document or a list of cloud names is unusable.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +45,10 @@ pub const DEFAULT_WORKSPACE: &str = "default";
 pub struct SkyConfig {
     /// `allowed_clouds` (the names that are known clouds, in order).
     pub allowed_clouds: Option<Vec<CloudId>>,
+    /// The storage-only providers `allowed_clouds` names (`cloudflare`,
+    /// ...; meaningful only when `allowed_clouds` is set: without it every
+    /// provider is allowed). Launches never use them; `sky check` lists them.
+    pub allowed_storage_only: Vec<StorageOnly>,
     /// Names in `allowed_clouds` that are not clouds `sky` knows. SkyPilot's
     /// config schema rejects them (the whole config is invalid); `sky` skips
     /// each with a warning so one typo does not stop every launch.
@@ -183,13 +188,79 @@ impl SkyConfig {
 
     /// `workspaces.<workspace>.<cloud>.disabled` (`get_workspace_cloud`).
     pub fn workspace_disables(&self, workspace: &str, cloud: CloudId) -> bool {
+        self.workspace_disables_name(workspace, cloud.name())
+    }
+
+    /// Whether `provider` may be checked in `workspace` (listed in
+    /// `allowed_clouds`, when set, and not
+    /// `workspaces.<workspace>.<provider>.disabled`).
+    pub fn workspace_allows_storage_only(&self, workspace: &str, provider: StorageOnly) -> bool {
+        let listed = self.allowed_clouds.is_none() || self.allowed_storage_only.contains(&provider);
+        listed && !self.workspace_disables_name(workspace, provider.name())
+    }
+
+    fn workspace_disables_name(&self, workspace: &str, name: &str) -> bool {
         self.raw
             .get("workspaces")
             .and_then(|w| w.get(workspace))
-            .and_then(|w| w.get(cloud.name()))
+            .and_then(|w| w.get(name))
             .and_then(|c| c.get("disabled"))
             .and_then(|d| d.as_bool())
             .unwrap_or(false)
+    }
+
+    /// The capabilities `sky check` checks for `cloud` in `workspace`, when
+    /// the config restricts them (`check._get_workspace_cloud_capabilities`:
+    /// `workspaces.<workspace>.<cloud>.capabilities`, else
+    /// `<cloud>.capabilities`; an empty list restricts nothing). The error
+    /// names the key and the values the schema accepts.
+    pub fn cloud_capabilities(
+        &self,
+        workspace: &str,
+        cloud: CloudId,
+    ) -> Result<Option<Vec<Capability>>, String> {
+        let in_workspace = self
+            .raw
+            .get("workspaces")
+            .and_then(|w| w.get(workspace))
+            .and_then(|w| w.get(cloud.name()))
+            .and_then(|c| c.get("capabilities"))
+            .map(|v| {
+                (
+                    format!("workspaces.{workspace}.{}.capabilities", cloud.name()),
+                    v,
+                )
+            });
+        let global = self
+            .raw
+            .get(cloud.name())
+            .and_then(|c| c.get("capabilities"))
+            .map(|v| (format!("{}.capabilities", cloud.name()), v));
+        // `if not cloud_capabilities:` falls through on an empty list too.
+        let not_empty = |(_, v): &(String, &Value)| {
+            !v.is_null() && v.as_sequence().is_none_or(|s| !s.is_empty())
+        };
+        let Some((key, value)) = in_workspace
+            .filter(not_empty)
+            .or_else(|| global.filter(not_empty))
+        else {
+            return Ok(None);
+        };
+        let bad = || {
+            format!(
+                "Invalid config: {key} must be a list of 'compute' and 'storage', got {}",
+                serde_yaml_ng::to_string(value)
+                    .unwrap_or_default()
+                    .trim_end()
+            )
+        };
+        let items = value.as_sequence().ok_or_else(bad)?;
+        let mut out = Vec::new();
+        for item in items {
+            let capability = item.as_str().and_then(Capability::parse).ok_or_else(bad)?;
+            out.push(capability);
+        }
+        Ok(Some(out))
     }
 
     /// `check._get_workspace_allowed_clouds`: whether `cloud` may be enabled
@@ -409,6 +480,13 @@ fn build_sky_config(raw: Value, source_name: &str) -> Result<SkyConfig, ConfigEr
             let name = item
                 .as_str()
                 .ok_or_else(|| err("allowed_clouds must be a list of cloud names".into()))?;
+            // `check.get_cloud_tuple` tries the storage-only providers first.
+            if let Some(provider) = StorageOnly::from_name(name) {
+                if !cfg.allowed_storage_only.contains(&provider) {
+                    cfg.allowed_storage_only.push(provider);
+                }
+                continue;
+            }
             match name.parse::<CloudId>() {
                 Ok(id) if !clouds.contains(&id) => clouds.push(id),
                 Ok(_) => {}
@@ -489,6 +567,62 @@ mod vast_tests {
         assert!(
             text.contains("cfg.yaml") && text.contains("vast.datacenter_only"),
             "{text}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    use super::*;
+
+    #[test]
+    fn storage_only_providers_in_allowed_clouds_and_workspaces() {
+        let parse = |text: &str| parse_sky_config(text, "cfg.yaml").unwrap();
+        // No `allowed_clouds`: every provider is allowed.
+        let open = parse("");
+        assert!(open.workspace_allows_storage_only("default", StorageOnly::HuggingFace));
+        let cfg = parse(
+            "allowed_clouds: [aws, Cloudflare, vastdata]\n\
+             workspaces:\n  team:\n    vastdata:\n      disabled: true\n",
+        );
+        assert_eq!(cfg.allowed_clouds, Some(vec![CloudId::Aws]));
+        assert!(cfg.ignored_clouds.is_empty(), "{:?}", cfg.ignored_clouds);
+        assert_eq!(
+            cfg.allowed_storage_only,
+            vec![StorageOnly::Cloudflare, StorageOnly::VastData]
+        );
+        assert!(cfg.workspace_allows_storage_only("default", StorageOnly::Cloudflare));
+        assert!(cfg.workspace_allows_storage_only("default", StorageOnly::VastData));
+        assert!(!cfg.workspace_allows_storage_only("team", StorageOnly::VastData));
+        assert!(!cfg.workspace_allows_storage_only("default", StorageOnly::CoreWeave));
+    }
+
+    #[test]
+    fn capabilities_come_from_the_workspace_then_the_cloud_section() {
+        let cfg = parse_sky_config(
+            "aws:\n  capabilities: [Compute]\n\
+             gcp:\n  capabilities: []\n\
+             workspaces:\n  team:\n    aws:\n      capabilities: [storage, compute]\n\
+             \x20 bad:\n    gcp:\n      capabilities: [gpu]\n",
+            "cfg.yaml",
+        )
+        .unwrap();
+        use Capability::*;
+        assert_eq!(
+            cfg.cloud_capabilities("default", CloudId::Aws),
+            Ok(Some(vec![Compute]))
+        );
+        assert_eq!(
+            cfg.cloud_capabilities("team", CloudId::Aws),
+            Ok(Some(vec![Storage, Compute]))
+        );
+        // An empty list restricts nothing, as `if not cloud_capabilities`.
+        assert_eq!(cfg.cloud_capabilities("default", CloudId::Gcp), Ok(None));
+        assert_eq!(cfg.cloud_capabilities("default", CloudId::Azure), Ok(None));
+        let err = cfg.cloud_capabilities("bad", CloudId::Gcp).unwrap_err();
+        assert!(
+            err.contains("workspaces.bad.gcp.capabilities") && err.contains("gpu"),
+            "{err}"
         );
     }
 }

@@ -36,14 +36,17 @@ use md5::{Digest, Md5};
 use tracing::{Instrument, debug, warn};
 
 mod ec2;
+mod s3;
 
 pub use ec2::AzMappingFetch;
 
-use super::{CheckContext, Cloud, Credentials};
+use super::{CheckContext, Cloud, Credentials, StorageCheck};
 use crate::config::expand_home;
 use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
-use planner::check::{AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts};
-use planner::cloud::CloudId;
+use planner::check::{
+    AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts, StorageOutcome,
+};
+use planner::cloud::{CloudId, Provider};
 
 /// The cache kind (folder under the state directory) of AWS identities.
 pub const IDENTITY_CACHE_KIND: &str = "identity";
@@ -128,6 +131,10 @@ pub struct AwsOptions {
     /// `DescribeAvailabilityZones`, see [`AzMappingFetch`]). Default: none
     /// (a launch sets it when it uses SkyPilot's folder).
     pub az_mappings: Option<AzMappingFetch>,
+    /// S3 endpoint of `sky check`'s storage check (`ListBuckets`; tests,
+    /// VPC endpoints). Beats `AWS_ENDPOINT_URL_S3`, which beats
+    /// `AWS_ENDPOINT_URL`. Default: none (`https://s3.<region>.amazonaws.com`).
+    pub s3_endpoint_url: Option<String>,
 }
 
 impl Default for AwsOptions {
@@ -145,6 +152,7 @@ impl Default for AwsOptions {
             detect_ec2: true,
             clock: Clock::system(),
             az_mappings: None,
+            s3_endpoint_url: None,
         }
     }
 }
@@ -160,6 +168,18 @@ pub struct AwsCloud {
     http: SharedHttpClient,
     /// The client inside `http`, for [`AwsCloud::prewarm_tls`].
     https: SharedHttpClient,
+    /// One resolution for every check of this adapter (see
+    /// [`AwsCloud::sharing_identity`]); `None`: each check resolves anew.
+    shared: Option<tokio::sync::OnceCell<Result<Resolved, CloudError>>>,
+}
+
+/// What the credential chain and STS said: the compute check's answer, the
+/// credentials it signed with, and the region they are configured for.
+#[derive(Clone)]
+struct Resolved {
+    outcome: CheckOutcome,
+    creds: aws_credential_types::Credentials,
+    region: String,
 }
 
 impl fmt::Debug for AwsCloud {
@@ -220,6 +240,18 @@ impl AwsCloud {
             options,
             http,
             https,
+            shared: None,
+        }
+    }
+
+    /// An adapter whose compute check ([`Cloud::check`]) and storage check
+    /// ([`StorageCheck::check_storage`]) share one credential resolution
+    /// and STS call, as SkyPilot caches `_check_credentials_exist` per
+    /// request: what `sky check` builds. Resolving again means a new adapter.
+    pub fn sharing_identity(options: AwsOptions) -> Self {
+        AwsCloud {
+            shared: Some(tokio::sync::OnceCell::new()),
+            ..AwsCloud::new(options)
         }
     }
 
@@ -262,7 +294,9 @@ impl AwsCloud {
     /// mapping, never the AWS check).
     async fn identity(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
         let started = tokio::time::Instant::now();
-        let (mut outcome, creds) = self.identity_and_credentials(ctx).await?;
+        let Resolved {
+            mut outcome, creds, ..
+        } = self.resolve(ctx).await?;
         if let (Some(fetch), CloudFacts::Aws(facts)) =
             (&self.options.az_mappings, &mut outcome.facts)
             && let Some(identity) = &facts.identity
@@ -282,10 +316,19 @@ impl AwsCloud {
         Ok(outcome)
     }
 
-    async fn identity_and_credentials(
-        &self,
-        ctx: &CheckContext,
-    ) -> Result<(CheckOutcome, aws_credential_types::Credentials), CloudError> {
+    /// [`AwsCloud::identity_and_credentials`], once per adapter when it is
+    /// [shared](AwsCloud::sharing_identity).
+    async fn resolve(&self, ctx: &CheckContext) -> Result<Resolved, CloudError> {
+        match &self.shared {
+            Some(cell) => cell
+                .get_or_init(|| self.identity_and_credentials(ctx))
+                .await
+                .clone(),
+            None => self.identity_and_credentials(ctx).await,
+        }
+    }
+
+    async fn identity_and_credentials(&self, ctx: &CheckContext) -> Result<Resolved, CloudError> {
         self.prewarm_tls(ctx);
         let files = SharedFiles::read(ctx)?;
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
@@ -318,7 +361,11 @@ impl AwsCloud {
                         age_ms = age.as_millis() as u64,
                         "AWS identity from the cache"
                     );
-                    return Ok((outcome(value, CacheUse::Hit { age }), creds));
+                    return Ok(Resolved {
+                        outcome: outcome(value, CacheUse::Hit { age }),
+                        creds,
+                        region,
+                    });
                 }
                 Lookup::Miss(reason) => {
                     debug!(cache = "miss", reason = %reason, "AWS identity not cached")
@@ -348,7 +395,11 @@ impl AwsCloud {
                 age_ms = age.as_millis() as u64,
                 "AWS identity cached by another process"
             );
-            return Ok((outcome(value, CacheUse::Hit { age }), creds));
+            return Ok(Resolved {
+                outcome: outcome(value, CacheUse::Hit { age }),
+                creds,
+                region,
+            });
         }
 
         span.record("cache", "miss");
@@ -360,7 +411,11 @@ impl AwsCloud {
                 if let Some((store, key)) = &cache {
                     self.remember(store, key, &identity, &creds);
                 }
-                Ok((outcome(identity, CacheUse::Miss), creds))
+                Ok(Resolved {
+                    outcome: outcome(identity, CacheUse::Miss),
+                    creds,
+                    region,
+                })
             }
             Err(CloudError::Auth(message)) => {
                 if let Some((store, key)) = &cache
@@ -614,6 +669,79 @@ impl Cloud for AwsCloud {
     ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>> {
         let span = tracing::debug_span!("aws_identity", cache = tracing::field::Empty);
         Box::pin(self.identity(ctx).instrument(span))
+    }
+}
+
+impl AwsCloud {
+    /// `AWS._check_storage_credentials`: the compute check's credentials
+    /// and identity (its answer, when they fail), then `ListBuckets`.
+    async fn storage(&self, ctx: &CheckContext) -> StorageOutcome {
+        let started = tokio::time::Instant::now();
+        if let Credentials::Missing(hint) = self.credentials(ctx) {
+            return StorageOutcome::Disabled(hint);
+        }
+        let resolved = match self.resolve(ctx).await {
+            Ok(r) => r,
+            Err(e) => return StorageOutcome::Failed(e),
+        };
+        let identity = match &resolved.outcome.facts {
+            CloudFacts::Aws(AwsFacts {
+                identity: Some(i), ..
+            }) => format!("{} [account={}]", i.user_id, i.account),
+            _ => "None".to_string(),
+        };
+        let endpoint = s3::endpoint(
+            self.options.s3_endpoint_url.as_deref(),
+            &ctx.env,
+            &resolved.region,
+        );
+        // Leave the fan-out a margin to take the answer before its deadline.
+        let left = (started + ctx.cloud_timeout.saturating_sub(OUTER_GUARD_SLACK))
+            .saturating_duration_since(tokio::time::Instant::now())
+            .min(self.options.operation_timeout);
+        let result = s3::list_buckets(
+            &endpoint,
+            &resolved.region,
+            &resolved.creds,
+            self.options.connect_timeout,
+            left,
+        )
+        .instrument(tracing::debug_span!("aws_s3_list_buckets"))
+        .await;
+        match result {
+            Ok(()) => StorageOutcome::Enabled,
+            Err(s3::ListBucketsError::Transport(e)) => StorageOutcome::Failed(e),
+            Err(s3::ListBucketsError::Client {
+                status,
+                code,
+                message,
+            }) => {
+                let text = format!(
+                    "Failed to list buckets for the account {identity}. It is likely due to permission issues, please check the storage permission required for AWS: https://docs.skypilot.co/en/latest/cloud-setup/cloud-permissions/aws.html\n    Details: [botocore.exceptions.ClientError] {}",
+                    s3::ListBucketsError::client_error_text(&code, &message)
+                );
+                // Throttling and server errors say nothing about the
+                // permission: not a verdict.
+                if status >= 500 || status == 429 || code == "SlowDown" {
+                    StorageOutcome::Failed(CloudError::Service(text))
+                } else {
+                    StorageOutcome::Disabled(text)
+                }
+            }
+        }
+    }
+}
+
+impl StorageCheck for AwsCloud {
+    fn provider(&self) -> Provider {
+        Provider::Cloud(CloudId::Aws)
+    }
+
+    fn check_storage<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, StorageOutcome> {
+        Box::pin(
+            self.storage(ctx)
+                .instrument(tracing::debug_span!("aws_storage")),
+        )
     }
 }
 

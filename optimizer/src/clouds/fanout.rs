@@ -1,5 +1,6 @@
-//! The one function that fans out: a tokio task per enabled cloud, each in
-//! its own tracing span and under its own deadline, all under a global one.
+//! The one function that fans out: a tokio task per enabled cloud (and, for
+//! `sky check`, per storage check), each in its own tracing span and under
+//! its own deadline, all under a global one.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -7,9 +8,11 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use super::{CheckContext, Cloud, Credentials};
-use planner::check::{CacheUse, CloudError, CloudReport, FanOut, Outcome};
-use planner::cloud::CloudId;
+use super::{CheckContext, Cloud, Credentials, StorageCheck};
+use planner::check::{
+    CacheUse, CloudError, CloudReport, FanOut, Outcome, StorageOutcome, StorageReport,
+};
+use planner::cloud::{CloudId, Provider};
 
 /// A deadline that never comes (30 years), for deadlines past `Instant`'s range.
 const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 86_400);
@@ -106,9 +109,57 @@ pub async fn fan_out(
     ctx: Arc<CheckContext>,
     options: FanOutOptions,
 ) -> FanOut {
+    fan_out_checks(clouds, Vec::new(), ctx, options).await
+}
+
+/// A storage check under the per-cloud deadline; its span records the outcome.
+async fn check_storage_one(check: Arc<dyn StorageCheck>, ctx: Arc<CheckContext>) -> StorageOutcome {
+    let outcome = match tokio::time::timeout(ctx.cloud_timeout, check.check_storage(&ctx)).await {
+        Ok(o) => o,
+        Err(_) => StorageOutcome::Failed(CloudError::Timeout(ctx.cloud_timeout)),
+    };
+    let label = match &outcome {
+        StorageOutcome::Enabled => "ok",
+        StorageOutcome::Disabled(_) => "disabled",
+        StorageOutcome::SameAsCompute => "as-compute",
+        StorageOutcome::Failed(_) => "failed",
+    };
+    tracing::Span::current().record("outcome", tracing::field::display(label));
+    outcome
+}
+
+fn storage_span(provider: Provider) -> tracing::Span {
+    let span = tracing::info_span!(
+        parent: None,
+        "storage_check",
+        provider = %provider.name(),
+        outcome = tracing::field::Empty
+    );
+    span.follows_from(tracing::Span::current());
+    span
+}
+
+/// A finished task of the fan-out.
+enum Done {
+    Compute(usize, CloudReport),
+    Storage(usize, StorageReport),
+}
+
+/// [`fan_out`], plus the storage checks `sky check` makes
+/// (`check_storage_credentials`), concurrently with the cloud checks and
+/// under the same per-cloud and global deadlines. The observer hears of the
+/// cloud checks only; it is told `done` when everything has finished.
+pub async fn fan_out_checks(
+    clouds: Vec<Arc<dyn Cloud>>,
+    storage: Vec<Arc<dyn StorageCheck>>,
+    ctx: Arc<CheckContext>,
+    options: FanOutOptions,
+) -> FanOut {
     let start = Instant::now();
     let ids: Vec<CloudId> = clouds.iter().map(|c| c.id()).collect();
+    let providers: Vec<Provider> = storage.iter().map(|s| s.provider()).collect();
     let mut reports: Vec<Option<CloudReport>> = vec![None; clouds.len()];
+    let mut storage_reports: Vec<Option<StorageReport>> = vec![None; storage.len()];
     // Saturating: `--cloud-timeout 1e15` is a deadline far away, not a panic.
     let now = tokio::time::Instant::now();
     let deadline = now
@@ -137,6 +188,21 @@ pub async fn fan_out(
                 o.finished(id);
             }
         }
+        for (j, check) in storage.into_iter().enumerate() {
+            let started = start.elapsed();
+            let provider = check.provider();
+            let fut = check_storage_one(check, ctx.clone()).instrument(storage_span(provider));
+            let outcome = match tokio::time::timeout_at(deadline, fut).await {
+                Ok(o) => o,
+                Err(_) => StorageOutcome::Failed(CloudError::Timeout(options.global_deadline)),
+            };
+            storage_reports[j] = Some(StorageReport {
+                provider,
+                outcome,
+                started,
+                elapsed: start.elapsed() - started,
+            });
+        }
     } else {
         let mut set = JoinSet::new();
         for (i, cloud) in clouds.into_iter().enumerate() {
@@ -146,7 +212,7 @@ pub async fn fan_out(
                 async move {
                     let started = start.elapsed();
                     let outcome = check_one(cloud, ctx).await;
-                    (
+                    Done::Compute(
                         i,
                         CloudReport {
                             cloud: id,
@@ -159,14 +225,35 @@ pub async fn fan_out(
                 .instrument(cloud_span(id)),
             );
         }
+        for (j, check) in storage.into_iter().enumerate() {
+            let ctx = ctx.clone();
+            let provider = check.provider();
+            set.spawn(
+                async move {
+                    let started = start.elapsed();
+                    let outcome = check_storage_one(check, ctx).await;
+                    Done::Storage(
+                        j,
+                        StorageReport {
+                            provider,
+                            outcome,
+                            started,
+                            elapsed: start.elapsed() - started,
+                        },
+                    )
+                }
+                .instrument(storage_span(provider)),
+            );
+        }
         loop {
             match tokio::time::timeout_at(deadline, set.join_next()).await {
-                Ok(Some(Ok((i, report)))) => {
+                Ok(Some(Ok(Done::Compute(i, report)))) => {
                     if let Some(o) = observer {
                         o.finished(report.cloud);
                     }
                     reports[i] = Some(report);
                 }
+                Ok(Some(Ok(Done::Storage(j, report)))) => storage_reports[j] = Some(report),
                 Ok(Some(Err(join_error))) => {
                     tracing::warn!(error = %join_error, "cloud check task failed");
                 }
@@ -193,8 +280,21 @@ pub async fn fan_out(
             })
         })
         .collect();
+    let storage = storage_reports
+        .into_iter()
+        .zip(providers)
+        .map(|(r, provider)| {
+            r.unwrap_or(StorageReport {
+                provider,
+                outcome: StorageOutcome::Failed(CloudError::Timeout(options.global_deadline)),
+                started: Duration::ZERO,
+                elapsed: start.elapsed(),
+            })
+        })
+        .collect();
     FanOut {
         reports,
+        storage,
         wall: start.elapsed(),
     }
 }

@@ -32,6 +32,7 @@
 
 mod adc;
 mod rest;
+mod storage;
 
 use std::future::Future;
 use std::time::Duration;
@@ -58,6 +59,10 @@ pub const RESERVATIONS_CACHE_SCHEMA: u32 = 1;
 pub const DEFAULT_COMPUTE_API_ROOT: &str = "https://compute.googleapis.com/compute/v1/";
 /// gcloud's compute endpoint override, honoured with gcloud's meaning.
 pub const COMPUTE_ENDPOINT_ENV: &str = "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE";
+pub use storage::{
+    DEFAULT_RESOURCE_MANAGER_ROOT, DEFAULT_SERVICE_USAGE_ROOT, RESOURCE_MANAGER_ENDPOINT_ENV,
+    SERVICE_USAGE_ENDPOINT_ENV,
+};
 /// A server that keeps returning pages is broken; stop instead of looping.
 const MAX_PAGES: usize = 1000;
 
@@ -71,6 +76,14 @@ pub struct GcpOptions {
     /// Compute API root including the version path (`https://host/compute/v1/`).
     /// Beats `CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE`. Default: none.
     pub compute_endpoint: Option<String>,
+    /// Cloud Resource Manager root, without the version (`https://host/`),
+    /// for `sky check`'s storage permissions. Beats
+    /// `CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDRESOURCEMANAGER`. Default: none.
+    pub resource_manager_endpoint: Option<String>,
+    /// Service Usage root, without the version, for `sky check`'s Cloud
+    /// Storage API check. Beats `CLOUDSDK_API_ENDPOINT_OVERRIDES_SERVICEUSAGE`.
+    /// Default: none.
+    pub service_usage_endpoint: Option<String>,
     /// TCP/TLS connect deadline. Default: 1 s.
     pub connect_timeout: Duration,
     /// Deadline for one request, answer body included. Default: 5 s.
@@ -93,6 +106,8 @@ impl Default for GcpOptions {
     fn default() -> Self {
         GcpOptions {
             compute_endpoint: None,
+            resource_manager_endpoint: None,
+            service_usage_endpoint: None,
             connect_timeout: Duration::from_secs(1),
             request_timeout: Duration::from_secs(5),
             max_attempts: 2,
@@ -150,7 +165,7 @@ impl GcpCloud {
             });
         }
         let adc = AdcFile::read(&adc_path(ctx))?;
-        let project = resolve_project(ctx, &adc)?;
+        let project = resolve_project(ctx, &adc, "the reservation lookup")?;
         let api_root = self.api_root(ctx);
         let span = tracing::Span::current();
         span.record("project", tracing::field::display(&project));
@@ -409,8 +424,9 @@ fn fingerprint(hasher: &KeyedHasher, adc: &AdcFile, project: &str, api_root: &st
     ])
 }
 
-/// The project to list (order in the module docs).
-fn resolve_project(ctx: &CheckContext, adc: &AdcFile) -> Result<String, CloudError> {
+/// The project to list (order in the module docs); `purpose` names what
+/// needs it in the error.
+fn resolve_project(ctx: &CheckContext, adc: &AdcFile, purpose: &str) -> Result<String, CloudError> {
     let env = |name: &str| {
         ctx.env
             .get(name)
@@ -425,17 +441,21 @@ fn resolve_project(ctx: &CheckContext, adc: &AdcFile) -> Result<String, CloudErr
         .or_else(|| gcloud_project(ctx))
         .or_else(|| adc.project().map(str::to_string))
         .ok_or_else(|| {
-            CloudError::Config(
-                "Failed to get the GCP project id for the reservation lookup. Set gcp.project_id in \
+            CloudError::Config(format!(
+                "Failed to get the GCP project id for {purpose}. Set gcp.project_id in \
                  ~/.sky/config.yaml, or run: gcloud config set project <PROJECT_ID>"
-                    .into(),
-            )
+            ))
         })
 }
 
-/// `[core] project` of gcloud's active configuration
-/// (`CLOUDSDK_ACTIVE_CONFIG_NAME`, else the `active_config` file, else `default`).
+/// `[core] project` of gcloud's active configuration.
 fn gcloud_project(ctx: &CheckContext) -> Option<String> {
+    gcloud_core_property(ctx, "project")
+}
+
+/// `[core] <key>` of gcloud's active configuration
+/// (`CLOUDSDK_ACTIVE_CONFIG_NAME`, else the `active_config` file, else `default`).
+fn gcloud_core_property(ctx: &CheckContext, key: &str) -> Option<String> {
     let dir = adc::gcloud_config_dir(ctx);
     let active = ctx
         .env
@@ -451,7 +471,7 @@ fn gcloud_project(ctx: &CheckContext) -> Option<String> {
         .unwrap_or_else(|| "default".to_string());
     let text = std::fs::read_to_string(dir.join("configurations").join(format!("config_{active}")))
         .ok()?;
-    ini_value(&text, "core", "project")
+    ini_value(&text, "core", key)
 }
 
 /// A value from a minimal INI document (gcloud's properties files).

@@ -29,6 +29,9 @@ use http_body_util::{BodyExt, Limited};
 pub const MAX_STS_BODY_BYTES: usize = 1 << 20;
 /// Largest GCP REST answer (a big project's reservation list is a few MB).
 pub const MAX_GCP_BODY_BYTES: usize = 8 << 20;
+/// Largest answer of a storage check (an S3 `ListBuckets` asked for one
+/// bucket, a Hugging Face `whoami`: a few kB).
+pub const MAX_STORAGE_BODY_BYTES: usize = 1 << 20;
 /// Largest page of a Kubernetes node listing (pages are requested with a
 /// `limit`, so a large cluster comes in several pages below this).
 pub const MAX_KUBE_PAGE_BYTES: usize = 16 << 20;

@@ -4,7 +4,8 @@
 //! listing) and Slurm (SSH to the login nodes) do I/O of their own, one file
 //! or folder each; every other
 //! cloud is a [`CatalogOnlyCloud`] driven by its entry in the planner's
-//! cloud table.
+//! cloud table. `sky check` adds storage checks ([`StorageCheck`]): the AWS
+//! and GCP adapters' own, and [`storage`] for the rest.
 
 pub mod aws;
 mod cached;
@@ -19,17 +20,18 @@ pub mod nebius;
 pub mod oci;
 pub mod slurm;
 pub mod ssh;
+pub mod storage;
 
 pub(crate) use catalog_only::CatalogOnlyCloud;
 
-pub use fanout::{FanOutObserver, FanOutOptions, fan_out};
+pub use fanout::{FanOutObserver, FanOutOptions, fan_out, fan_out_checks};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use planner::check::{CheckOutcome, CloudError};
-use planner::cloud::CloudId;
+use planner::check::{CheckOutcome, CloudError, StorageOutcome};
+use planner::cloud::{CloudId, Provider};
 use planner::config::SkyConfig;
 
 /// A snapshot of the process environment, injected so that tests and the
@@ -93,6 +95,19 @@ pub trait Cloud: Send + Sync {
         &'a self,
         ctx: &'a CheckContext,
     ) -> BoxFuture<'a, Result<CheckOutcome, CloudError>>;
+}
+
+/// One storage check (SkyPilot's `_check_storage_credentials` /
+/// `check_storage_credentials`), made by `sky check` only, never by a
+/// launch.
+pub trait StorageCheck: Send + Sync {
+    /// Whose storage this checks.
+    fn provider(&self) -> Provider;
+
+    /// The check. A timeout or server error is [`StorageOutcome::Failed`]
+    /// with a transient [`CloudError`] (not a verdict); the fan-out adds
+    /// `ctx.cloud_timeout` around it.
+    fn check_storage<'a>(&'a self, ctx: &'a CheckContext) -> BoxFuture<'a, StorageOutcome>;
 }
 
 /// An error and its sources on one line (a source already contained in an

@@ -16,7 +16,7 @@ mod refresh;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use planner::cloud::CloudId;
+use planner::cloud::{CloudId, StorageOnly};
 use planner::launch::{LaunchResult, TaskSource};
 use planner::task::Overrides;
 
@@ -28,6 +28,7 @@ use crate::clouds::nebius::NebiusOptions;
 use crate::clouds::oci::OciOptions;
 use crate::clouds::slurm::SlurmOptions;
 use crate::clouds::ssh::SshOptions;
+use crate::clouds::storage::HuggingFaceOptions;
 use crate::clouds::{EnvMap, FanOutOptions};
 use crate::config::ConfigError;
 
@@ -55,6 +56,16 @@ pub struct LaunchOptions {
     /// Clouds declared enabled (`SKY_ENABLED_CLOUDS`), in enumeration order;
     /// `None` = detect from credentials like `sky check`.
     pub declared_clouds: Option<Vec<CloudId>>,
+    /// Storage-only providers named on `sky check`'s command line (with
+    /// `declared_clouds` set: the clouds named beside them, maybe none).
+    /// Launches never read it.
+    pub declared_storage_only: Vec<StorageOnly>,
+    /// A name on `sky check`'s command line that is neither a cloud nor a
+    /// storage-only provider (lower-cased, as the CLI passes it on):
+    /// [`check`] then reports it as 0.14.1 does — the header, then
+    /// [`CheckReport::invalid`](planner::check::CheckReport::invalid) — and
+    /// checks nothing.
+    pub declared_unknown: Option<String>,
     /// Bypass caches (`--refresh`).
     pub refresh: bool,
     /// Per-cloud deadline (`--cloud-timeout`); set it with
@@ -83,6 +94,8 @@ pub struct LaunchOptions {
     /// Nebius adapter options (tenant prices: endpoint, offline answers,
     /// timeouts, cache TTL).
     pub nebius: NebiusOptions,
+    /// `sky check`'s Hugging Face storage check (endpoint, timeouts).
+    pub huggingface: HuggingFaceOptions,
     /// SSH Node Pools adapter options. Offline mode: `SKY_SSH_NODES_DIR`
     /// (`<dir>/<ssh-pool>.json` NodeLists) with `SKY_SSH_CONTEXTS` (the
     /// `ssh-<pool>` contexts the kubeconfig would have).
@@ -166,6 +179,8 @@ impl LaunchOptions {
             state_dir,
             catalog_dir: None,
             declared_clouds,
+            declared_storage_only: Vec::new(),
+            declared_unknown: None,
             refresh: false,
             cloud_timeout: DEFAULT_CLOUD_TIMEOUT,
             fanout,
@@ -178,6 +193,7 @@ impl LaunchOptions {
             warnings,
             oci: OciOptions::default(),
             nebius: NebiusOptions::default(),
+            huggingface: HuggingFaceOptions::default(),
             ssh,
             slurm,
             config_args: Vec::new(),
@@ -195,6 +211,7 @@ impl LaunchOptions {
         self.fanout.global_deadline = FanOutOptions::global_deadline_for(cloud_timeout);
         self.aws.operation_timeout = cloud_timeout;
         self.gcp.request_timeout = cloud_timeout;
+        self.huggingface.request_timeout = cloud_timeout;
     }
 }
 

@@ -1,9 +1,11 @@
 //! Cloud identities: the closed set of clouds the planner knows, what each
 //! is as data ([`CloudSpec`], one entry per cloud in `table.rs`), their names
-//! as users write them, and "did you mean" for the rest.
+//! as users write them, and "did you mean" for the rest; which clouds
+//! check storage, and the storage-only providers `sky check` lists.
 
 mod feature;
 mod spec;
+mod storage;
 mod table;
 
 use std::fmt;
@@ -14,6 +16,7 @@ pub use spec::{
     CatalogPull, CatalogRules, CloudSpec, Credential, Detection, FileCheck, InstanceFamily,
     KeySyntax, LocalCatalog,
 };
+pub use storage::{Provider, StorageOnly, StorageRule};
 
 /// Every cloud this optimizer knows about.
 ///

@@ -7,10 +7,10 @@
 use super::ansi;
 use crate::catalog::kubernetes::KubeContext;
 use crate::check::{
-    CacheUse, Capability, CheckReport, CloudFacts, CloudReport, Outcome, WorkspaceCheck,
-    checked_capabilities,
+    CacheUse, Capability, CapabilityAnswer, CheckReport, CloudError, CloudFacts, CloudReport,
+    Outcome, WorkspaceCheck,
 };
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, Provider, StorageOnly};
 use crate::pytext::py_str_repr;
 
 /// `colorama.Fore.LIGHTRED_EX`.
@@ -35,14 +35,17 @@ pub struct CheckView {
     pub verbose: bool,
 }
 
-/// One cloud as one workspace sees it.
+/// One cloud (or storage-only provider) as one workspace sees it.
 struct CloudLine<'a> {
-    cloud: CloudId,
-    /// The capabilities its check enabled (empty: disabled).
+    provider: Provider,
+    /// The capabilities its checks enabled (empty: disabled).
     enabled: Vec<Capability>,
-    /// `(capabilities, reason)` for the disabled ones.
+    /// `(capabilities, reason)` for the disabled ones, one entry per
+    /// distinct reason in capability order (`reasons_to_capabilities`).
     reasons: Vec<(Vec<Capability>, String)>,
-    /// The fan-out's report, when the cloud was checked.
+    /// Whether a check failed without a verdict (timeout, server error).
+    transient: bool,
+    /// The compute check's report, when the cloud was checked.
     report: Option<&'a CloudReport>,
 }
 
@@ -54,65 +57,85 @@ fn caps(list: &[Capability]) -> String {
         .join(", ")
 }
 
-/// Every cloud the workspace reports, sorted by name as SkyPilot sorts them
+/// A failed check's reason: its error, and for a timeout or server error
+/// that it is not a verdict (upstream #4373: said so, and not recorded as
+/// disabled).
+fn failure_reason(e: &CloudError) -> String {
+    let mut reason = e.to_string();
+    if e.is_transient() {
+        reason.push_str(&format!(
+            " {}(not a verdict: the cloud keeps its previous standing for later launches){}",
+            ansi::DIM,
+            ansi::RESET
+        ));
+    }
+    reason
+}
+
+/// Every cloud and storage-only provider the workspace reports, sorted by
+/// name as SkyPilot sorts them
 /// (`sorted(check_results_dict.items(), key=lambda item: item[0][0])`).
 fn cloud_lines<'a>(report: &'a CheckReport, ws: &WorkspaceCheck) -> Vec<CloudLine<'a>> {
-    let shown: Vec<CloudId> = match &report.explicit {
-        Some(list) => list.clone(),
-        None => ws.allowed.clone(),
-    };
-    let mut lines: Vec<CloudLine<'a>> = shown
+    let mut lines: Vec<CloudLine<'a>> = report
+        .shown(ws)
         .into_iter()
-        .map(|cloud| {
-            let capabilities = checked_capabilities(cloud).to_vec();
-            if !ws.allowed.contains(&cloud) {
-                // `check_one_cloud_one_capability` with `allowed=False`.
-                return CloudLine {
-                    cloud,
-                    enabled: Vec::new(),
-                    reasons: vec![(
-                        capabilities,
-                        format!(
-                            "{} is not included in allowed_clouds in ~/.sky/config.yaml",
-                            cloud.repr()
-                        ),
-                    )],
-                    report: None,
-                };
-            }
-            let report = report.fanout.reports.iter().find(|r| r.cloud == cloud);
-            let (enabled, reasons) = match report.map(|r| &r.outcome) {
-                Some(Outcome::Ready(_)) => (capabilities, Vec::new()),
-                Some(Outcome::NoCredentials(hint)) => {
-                    (Vec::new(), vec![(capabilities, hint.trim().to_string())])
-                }
-                Some(Outcome::Failed(e)) => {
-                    let mut reason = e.to_string();
-                    if e.is_transient() {
-                        // Upstream #4373: said so, and not recorded as disabled.
-                        reason.push_str(&format!(
-                            " {}(not a verdict: the cloud keeps its previous standing for later launches){}",
-                            ansi::DIM,
-                            ansi::RESET
-                        ));
-                    }
-                    (Vec::new(), vec![(capabilities, reason)])
-                }
-                None => (
-                    Vec::new(),
-                    vec![(capabilities, "not checked".to_string())],
-                ),
-            };
-            CloudLine {
-                cloud,
-                enabled,
-                reasons,
-                report,
-            }
-        })
+        .filter_map(|provider| line_for(report, ws, provider))
         .collect();
-    lines.sort_by(|a, b| a.cloud.repr().cmp(b.cloud.repr()));
+    lines.sort_by(|a, b| a.provider.repr().cmp(b.provider.repr()));
     lines
+}
+
+/// `provider`'s line: its answers grouped as `_print_checked_cloud` groups
+/// them (one reason, stripped, per distinct text, with its capabilities).
+/// `None` when no capability was checked: SkyPilot prints nothing then.
+fn line_for<'a>(
+    report: &'a CheckReport,
+    ws: &WorkspaceCheck,
+    provider: Provider,
+) -> Option<CloudLine<'a>> {
+    let answers = report.answers(ws, provider);
+    if answers.is_empty() {
+        return None;
+    }
+    let mut enabled = Vec::new();
+    let mut reasons: Vec<(Vec<Capability>, String)> = Vec::new();
+    let mut transient = false;
+    for (capability, answer) in answers {
+        let reason = match answer {
+            CapabilityAnswer::Enabled => {
+                enabled.push(capability);
+                continue;
+            }
+            CapabilityAnswer::Disabled(reason) => reason.trim().to_string(),
+            CapabilityAnswer::Failed(e) => {
+                transient |= e.is_transient();
+                failure_reason(e)
+            }
+            // `check_one_cloud_one_capability` with `allowed=False`.
+            CapabilityAnswer::NotAllowed => format!(
+                "{} is not included in allowed_clouds in ~/.sky/config.yaml",
+                provider.repr()
+            ),
+            CapabilityAnswer::NotChecked => "not checked".to_string(),
+        };
+        match reasons.iter_mut().find(|(_, r)| *r == reason) {
+            Some((list, _)) => list.push(capability),
+            None => reasons.push((vec![capability], reason)),
+        }
+    }
+    let report_of = match provider {
+        Provider::Cloud(c) if ws.allows(provider) => {
+            report.fanout.reports.iter().find(|r| r.cloud == c)
+        }
+        _ => None,
+    };
+    Some(CloudLine {
+        provider,
+        enabled,
+        reasons,
+        transient,
+        report: report_of,
+    })
 }
 
 /// The contexts (Kubernetes), node pools (SSH) or clusters (Slurm) of an
@@ -262,7 +285,7 @@ fn print_cloud(out: &mut Vec<String>, line: &CloudLine<'_>, view: &CheckView) {
     // `click.style(text)` appends a reset of its own.
     out.push(format!(
         "{style}  {}: {status} {capability_string}{}{detail}{}",
-        line.cloud.repr(),
+        line.provider.repr(),
         ansi::RESET,
         ansi::RESET
     ));
@@ -275,14 +298,15 @@ fn print_cloud(out: &mut Vec<String>, line: &CloudLine<'_>, view: &CheckView) {
     if let Some(note) = line.report.and_then(cache_note) {
         out.push(note);
     }
-    // A warning that did not fail the check reads as 0.14.1's hints do.
+    // A warning that did not fail the compute check reads as 0.14.1's
+    // hints do.
     if let Some(Outcome::Ready(o)) = line.report.map(|r| &r.outcome)
         && let CloudFacts::Aws(f) = &o.facts
     {
         for w in &f.warnings {
             out.push(format!(
                 "    Hint [{}]: {LIGHTYELLOW}{w}{}",
-                caps(&line.enabled),
+                Capability::Compute.as_str(),
                 ansi::RESET
             ));
         }
@@ -297,7 +321,7 @@ fn summary(
     lines: &[CloudLine<'_>],
     ws: &WorkspaceCheck,
     hide_workspace: bool,
-    disallowed: &[CloudId],
+    disallowed: &[Provider],
 ) -> String {
     let enabled: Vec<&CloudLine<'_>> = lines.iter().filter(|l| !l.enabled.is_empty()).collect();
     let clouds = if enabled.is_empty() {
@@ -309,7 +333,7 @@ fn summary(
                 let title = format!(
                     "{}{} [{}]{}",
                     ansi::GREEN,
-                    l.cloud.repr(),
+                    l.provider.repr(),
                     caps(&l.enabled),
                     ansi::RESET
                 );
@@ -349,16 +373,54 @@ fn summary(
     )
 }
 
-/// The clouds a workspace does not allow, in SkyPilot's registry order
-/// (`sky/clouds/__init__.py` imports them by module name).
-fn disallowed(ws: &WorkspaceCheck) -> Vec<CloudId> {
-    let mut all: Vec<CloudId> = CloudId::ALL
-        .iter()
-        .copied()
+/// `registry.CLOUD_REGISTRY`'s order in 0.14.1: registration happens as
+/// each cloud module is imported. `sky/clouds/__init__.py` imports them by
+/// module name, but the import of `sky.clouds.aws` (the first) already
+/// imports GCP and Verda through the provisioners, so those two come first
+/// (what SkyPilot prints; conformance case `check-allowed-cloudflare`).
+const REGISTRY_ORDER: [CloudId; 25] = [
+    CloudId::Gcp,
+    CloudId::Verda,
+    CloudId::Aws,
+    CloudId::Azure,
+    CloudId::Cudo,
+    CloudId::Do,
+    CloudId::Fluidstack,
+    CloudId::Hyperbolic,
+    CloudId::Ibm,
+    CloudId::Kubernetes,
+    CloudId::Lambda,
+    CloudId::Mithril,
+    CloudId::Nebius,
+    CloudId::Oci,
+    CloudId::Paperspace,
+    CloudId::PrimeIntellect,
+    CloudId::Runpod,
+    CloudId::Scp,
+    CloudId::Seeweb,
+    CloudId::Shadeform,
+    CloudId::Slurm,
+    CloudId::Ssh,
+    CloudId::Vast,
+    CloudId::Vsphere,
+    CloudId::Yotta,
+];
+
+/// The clouds and storage-only providers a workspace does not allow, as
+/// `check.get_all_clouds` lists them: the registry's clouds in its order
+/// ([`REGISTRY_ORDER`]), then `STORAGE_ONLY_CLOUDS`.
+fn disallowed(ws: &WorkspaceCheck) -> Vec<Provider> {
+    REGISTRY_ORDER
+        .into_iter()
         .filter(|c| !ws.allowed.contains(c))
-        .collect();
-    all.sort_by_key(|c| c.name());
-    all
+        .map(Provider::Cloud)
+        .chain(
+            StorageOnly::ALL
+                .into_iter()
+                .filter(|s| !ws.storage_only.contains(s))
+                .map(Provider::StorageOnly),
+        )
+        .collect()
 }
 
 /// The report: the header, per workspace the per-cloud lines (unless
@@ -386,6 +448,11 @@ pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
                 py_str_repr(&ws.name)
             ));
         }
+        if report.invalid.is_some() {
+            // The first workspace's check raises on the name (the caller
+            // shows the error); nothing else is printed.
+            return out;
+        }
         let lines = cloud_lines(report, ws);
         if !hide_details {
             for line in &lines {
@@ -406,13 +473,17 @@ pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
     out
 }
 
-/// `sky check -o json` (ours; 0.14.1 has no JSON output for `check`). The
-/// schema, documented in the README:
+/// `sky check -o json`: ours, richer than 0.14.1's (which prints the
+/// `{workspace: {cloud: [capability]}}` that `check.check` returns). The
+/// schema, documented in the README; storage-only providers are `clouds`
+/// entries too:
 ///
 /// ```text
 /// { "workspaces": [ { "workspace": str,
 ///     "clouds": [ { "cloud": str, "enabled": bool, "capabilities": [str],
-///                   "reason": str|null, "transient": bool,
+///                   "reason": str|null,
+///                   "reasons": [ { "capabilities": [str], "reason": str } ],
+///                   "transient": bool,
 ///                   "cache_age_secs": int|null, "identity": str|null (-v),
 ///                   "contexts": [ { "name": str, "enabled": bool } ] } ],
 ///     "enabled": [str], "disallowed": [str] } ] }
@@ -427,10 +498,16 @@ pub fn json(report: &CheckReport, view: &CheckView) -> String {
                 .iter()
                 .map(|l| {
                     let reason = l.reasons.first().map(|(_, r)| super::strip_ansi(r));
-                    let transient = matches!(
-                        l.report.map(|r| &r.outcome),
-                        Some(Outcome::Failed(e)) if e.is_transient()
-                    );
+                    let reasons: Vec<serde_json::Value> = l
+                        .reasons
+                        .iter()
+                        .map(|(capabilities, r)| {
+                            serde_json::json!({
+                                "capabilities": capabilities,
+                                "reason": super::strip_ansi(r),
+                            })
+                        })
+                        .collect();
                     let cache_age = match l.report.map(|r| &r.outcome) {
                         Some(Outcome::Ready(o)) => match o.cache {
                             CacheUse::Hit { age } => Some(age.as_secs()),
@@ -461,11 +538,12 @@ pub fn json(report: &CheckReport, view: &CheckView) -> String {
                         _ => Vec::new(),
                     };
                     serde_json::json!({
-                        "cloud": l.cloud.repr(),
+                        "cloud": l.provider.repr(),
                         "enabled": !l.enabled.is_empty(),
                         "capabilities": l.enabled,
                         "reason": reason,
-                        "transient": transient,
+                        "reasons": reasons,
+                        "transient": l.transient,
                         "cache_age_secs": cache_age,
                         "identity": identity,
                         "contexts": contexts,
@@ -475,7 +553,7 @@ pub fn json(report: &CheckReport, view: &CheckView) -> String {
             let enabled: Vec<&str> = lines
                 .iter()
                 .filter(|l| !l.enabled.is_empty())
-                .map(|l| l.cloud.repr())
+                .map(|l| l.provider.repr())
                 .collect();
             let disallowed: Vec<&str> = disallowed(ws).iter().map(|c| c.repr()).collect();
             serde_json::json!({
@@ -499,8 +577,17 @@ fn json_contexts(ctxs: &[KubeContext]) -> Vec<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{CheckOutcome, CloudError, FanOut};
+    use crate::check::{CheckOutcome, FanOut, StorageOutcome, StorageReport};
     use std::time::Duration;
+
+    fn storage(provider: impl Into<Provider>, outcome: StorageOutcome) -> StorageReport {
+        StorageReport {
+            provider: provider.into(),
+            outcome,
+            started: Duration::ZERO,
+            elapsed: Duration::ZERO,
+        }
+    }
 
     fn cloud(cloud: CloudId, outcome: Outcome) -> CloudReport {
         CloudReport {
@@ -549,12 +636,17 @@ mod tests {
         let mut r = CheckReport {
             fanout: FanOut {
                 reports: reports[..2].to_vec(),
+                storage: vec![storage(
+                    CloudId::Gcp,
+                    StorageOutcome::Failed(CloudError::Timeout(Duration::from_secs(5))),
+                )],
                 wall: Duration::ZERO,
             },
             available_workspaces: vec!["default".into()],
             workspaces: vec![WorkspaceCheck {
                 name: "default".into(),
                 allowed: vec![CloudId::Gcp, CloudId::Kubernetes],
+                ..WorkspaceCheck::default()
             }],
             ..CheckReport::default()
         };
@@ -562,7 +654,7 @@ mod tests {
         let want = "\
 Checking credentials to enable infra for SkyPilot.
   GCP: disabled 
-    Reason [compute]: timed out after 5s (not a verdict: the cloud keeps its previous standing for later launches)
+    Reason [compute, storage]: timed out after 5s (not a verdict: the cloud keeps its previous standing for later launches)
   Kubernetes: enabled [compute]
     Allowed contexts:
     ├── kind-a: enabled.
@@ -573,14 +665,17 @@ Checking credentials to enable infra for SkyPilot.
   Kubernetes [compute]
     Allowed contexts:
     └── kind-a
-Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: AWS, Azure, Cudo, DO, Fluidstack, Hyperbolic, IBM, Lambda, Mithril, Nebius, OCI, Paperspace, PrimeIntellect, RunPod, SCP, Seeweb, Shadeform, Slurm, SSH, Vast, Verda, vSphere, Yotta
+Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: Verda, AWS, Azure, Cudo, DO, Fluidstack, Hyperbolic, IBM, Lambda, Mithril, Nebius, OCI, Paperspace, PrimeIntellect, RunPod, SCP, Seeweb, Shadeform, Slurm, SSH, Vast, vSphere, Yotta, Cloudflare, CoreWeave, VastData, HuggingFace
 ";
         assert_eq!(out.split("\n\nTo enable").next().unwrap(), want.trim_end());
         // Rejected credentials are a verdict: no such note.
         r.fanout.reports[1] = reports[2].clone();
+        r.fanout.storage[0].outcome = StorageOutcome::Enabled;
         let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
         assert!(
-            out.contains("Reason [compute]: credentials rejected: expired\n"),
+            out.contains(
+                "  GCP: enabled [storage]\n    Reason [compute]: credentials rejected: expired\n"
+            ),
             "{out}"
         );
         assert!(!out.contains("not a verdict"), "{out}");
@@ -592,5 +687,124 @@ Note: The following clouds were disabled because they were not included in allow
             k["contexts"],
             serde_json::json!([{"name": "kind-a", "enabled": true}, {"name": "lab", "enabled": false}])
         );
+    }
+
+    fn ready() -> Outcome {
+        Outcome::Ready(CheckOutcome {
+            facts: CloudFacts::Catalog,
+            cache: CacheUse::None,
+        })
+    }
+
+    /// Storage as `_print_checked_cloud` groups it: one `Reason` per
+    /// distinct reason with its capabilities, the storage check standing in
+    /// for Cloudflare's compute, Azure's storage being its compute check,
+    /// OCI falling back to it, capabilities restricted by the config, and
+    /// clouds with no checked capability left out.
+    #[test]
+    fn storage_capabilities_are_grouped_as_skypilot_groups_them() {
+        use StorageOnly::*;
+        let denied = "Failed to list buckets for the account X.\n    Details: AccessDenied";
+        let r = CheckReport {
+            fanout: FanOut {
+                reports: vec![
+                    cloud(CloudId::Aws, ready()),
+                    cloud(CloudId::Azure, Outcome::NoCredentials("az login ".into())),
+                    cloud(CloudId::Gcp, ready()),
+                    cloud(CloudId::Lambda, ready()),
+                    cloud(
+                        CloudId::Oci,
+                        Outcome::NoCredentials("no ~/.oci/config".into()),
+                    ),
+                ],
+                storage: vec![
+                    storage(CloudId::Aws, StorageOutcome::Disabled(denied.into())),
+                    storage(CloudId::Oci, StorageOutcome::SameAsCompute),
+                    storage(Cloudflare, StorageOutcome::Enabled),
+                    storage(CoreWeave, StorageOutcome::Disabled("[cw] profile".into())),
+                    storage(
+                        VastData,
+                        StorageOutcome::Failed(CloudError::Service("HTTP 503".into())),
+                    ),
+                ],
+                wall: Duration::ZERO,
+            },
+            available_workspaces: vec!["default".into()],
+            workspaces: vec![WorkspaceCheck {
+                name: "default".into(),
+                allowed: CloudId::ALL.to_vec(),
+                storage_only: vec![Cloudflare, CoreWeave, VastData],
+                capabilities: vec![
+                    (CloudId::Gcp, vec![Capability::Compute]),
+                    (CloudId::Lambda, vec![Capability::Storage]),
+                ],
+            }],
+            explicit: Some(vec![
+                CloudId::Aws.into(),
+                CloudId::Azure.into(),
+                CloudId::Gcp.into(),
+                CloudId::Lambda.into(),
+                CloudId::Oci.into(),
+                Cloudflare.into(),
+                CoreWeave.into(),
+                VastData.into(),
+                HuggingFace.into(),
+            ]),
+            ..CheckReport::default()
+        };
+        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let want = "\
+Checking credentials to enable infra for SkyPilot.
+  AWS: enabled [compute]
+    Reason [storage]: Failed to list buckets for the account X.
+    Details: AccessDenied
+  Azure: disabled 
+    Reason [compute, storage]: az login
+  Cloudflare: enabled [compute, storage]
+  CoreWeave: disabled 
+    Reason [storage]: [cw] profile
+  GCP: enabled [compute]
+  HuggingFace: disabled 
+    Reason [compute, storage]: HuggingFace is not included in allowed_clouds in ~/.sky/config.yaml
+  OCI: disabled 
+    Reason [compute, storage]: no ~/.oci/config
+  VastData: disabled 
+    Reason [storage]: HTTP 503 (not a verdict: the cloud keeps its previous standing for later launches)
+
+🎉 Enabled infra 🎉
+  AWS [compute]
+  Cloudflare [compute, storage]
+  GCP [compute]
+Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: HuggingFace";
+        assert_eq!(out.split("\n\nTo enable").next().unwrap(), want);
+        let doc: serde_json::Value =
+            serde_json::from_str(&json(&r, &CheckView::default())).unwrap();
+        let ws = &doc["workspaces"][0];
+        assert_eq!(
+            ws["enabled"],
+            serde_json::json!(["AWS", "Cloudflare", "GCP"])
+        );
+        let aws = &ws["clouds"][0];
+        assert_eq!(aws["capabilities"], serde_json::json!(["compute"]));
+        assert_eq!(
+            aws["reasons"],
+            serde_json::json!([{"capabilities": ["storage"], "reason": denied}])
+        );
+        let vast = &ws["clouds"][7];
+        assert_eq!(vast["cloud"], "VastData");
+        assert_eq!(vast["transient"], true);
+        assert_eq!(ws["disallowed"], serde_json::json!(["HuggingFace"]));
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_order_names_every_cloud_once() {
+        let mut sorted = REGISTRY_ORDER.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, CloudId::ALL.to_vec());
     }
 }

@@ -52,7 +52,7 @@ pub fn launch(prepared: &Prepared) -> Vec<String> {
     out
 }
 
-/// After `sky check`: one line per cloud.
+/// After `sky check`: one line per cloud, then one per storage check.
 pub fn check(fanout: &FanOut) -> Vec<String> {
     let mut out = vec![String::new()];
     out.extend(
@@ -61,5 +61,12 @@ pub fn check(fanout: &FanOut) -> Vec<String> {
             .iter()
             .map(|r| format!("  {:<11} {:>9.1} ms", r.cloud.repr(), ms(r.elapsed))),
     );
+    out.extend(fanout.storage.iter().map(|r| {
+        format!(
+            "  {:<11} {:>9.1} ms  (storage)",
+            r.provider.repr(),
+            ms(r.elapsed)
+        )
+    }));
     out
 }

@@ -274,7 +274,9 @@ pub struct LaunchArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Clouds to check (default: all).
+    /// Clouds, or storage-only providers (cloudflare, coreweave, vastdata,
+    /// huggingface), to check (default: all); in `cloud/region` the region
+    /// is ignored.
     #[arg(value_name = "CLOUD")]
     pub clouds: Vec<String>,
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use optimizer::launch::{self, LaunchError, LaunchOptions, Request};
 use optimizer::state::{FileMode, write_atomic};
-use planner::cloud::{CloudId, UnknownCloud};
+use planner::cloud::{CloudId, StorageOnly, UnknownCloud};
 use planner::launch::Exit;
 use planner::render::launch::{LaunchView, Line, LogPrefix, Stream};
 use planner::render::{self, strip_ansi};
@@ -494,13 +494,81 @@ pub async fn catalog(args: CatalogArgs) -> anyhow::Result<Exit> {
     }
 }
 
+/// What `sky check`'s arguments name, resolved as 0.14.1 resolves them:
+/// each `InfraInfo.from_str` on the client (`cloud[/region[/zone]]`, the
+/// region and zone ignored with a warning), then `check.get_cloud_tuple` on
+/// the server (a storage-only provider by prefix, else a cloud name or
+/// alias, else an error raised after the header).
+#[derive(Debug, Default)]
+struct CheckTargets {
+    clouds: Vec<CloudId>,
+    storage_only: Vec<StorageOnly>,
+    unknown: Option<String>,
+    warnings: Vec<String>,
+}
+
+fn parse_check_targets(names: &[String]) -> Result<CheckTargets, CliError> {
+    let mut out = CheckTargets::default();
+    for raw in names {
+        let infra = raw.trim().trim_matches('/');
+        let parts: Vec<&str> = infra.split('/').map(str::trim).collect();
+        if infra.is_empty() || parts.contains(&"") {
+            return Err(CliError::Value(format!(
+                "Invalid infra format: {infra}. Format should not contain empty parts (e.g., double slashes \"//\")."
+            )));
+        }
+        let cloud = parts[0].to_ascii_lowercase();
+        // Kubernetes contexts and SSH pools may contain slashes.
+        if !matches!(cloud.as_str(), "k8s" | "kubernetes" | "ssh") && parts.len() > 3 {
+            return Err(CliError::Value(format!(
+                "Invalid infra format: {infra}. Expected format is \"cloud\", \"cloud/region\", or \"cloud/region/zone\"."
+            )));
+        }
+        if cloud == "*" {
+            return Err(CliError::Value(format!("Invalid infra to check: {raw}")));
+        }
+        let cloud = if cloud == "k8s" {
+            "kubernetes".to_string()
+        } else {
+            cloud
+        };
+        if parts.len() > 1 {
+            let region_zone = raw.split_once('/').map(|(_, rest)| rest).unwrap_or("");
+            out.warnings.push(format!(
+                "Infra {raw} is specified, but `check` only supports checking {cloud}, ignoring {region_zone}"
+            ));
+        }
+        if let Some(provider) = StorageOnly::from_name(&cloud) {
+            if !out.storage_only.contains(&provider) {
+                out.storage_only.push(provider);
+            }
+        } else if let Ok(id) = cloud.parse::<CloudId>() {
+            if !out.clouds.contains(&id) {
+                out.clouds.push(id);
+            }
+        } else if out.unknown.is_none() {
+            out.unknown = Some(cloud);
+        }
+    }
+    Ok(out)
+}
+
 pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     let printer = Printer { color };
     let mut opts = options(&args.common)?;
-    let wanted = parse_clouds(&args.clouds)?;
-    opts.declared_clouds = (!wanted.is_empty()).then_some(wanted);
+    let targets = parse_check_targets(&args.clouds).map_err(anyhow::Error::new)?;
+    opts.declared_clouds = (!args.clouds.is_empty()).then_some(targets.clouds);
+    opts.declared_storage_only = targets.storage_only;
+    opts.declared_unknown = targets.unknown;
     opts.config_args = args.config.clone();
     opts.workspace = args.workspace.clone();
+    // The client's logger warns on stdout, before the server's text
+    // (`sdk.check`); `-o json` keeps stdout for the document.
+    if args.output != OutputFormat::Json {
+        for w in &targets.warnings {
+            printer.stdout(w);
+        }
+    }
     let report = launch::check(&opts).await?;
     let warnings: Vec<Line> = report
         .warnings
@@ -508,6 +576,15 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
         .map(|w| render::launch::warning(w))
         .collect();
     printer.print(&warnings);
+    if let Some(message) = &report.invalid {
+        // `-o json` discards the streamed text (the header) too.
+        if args.output != OutputFormat::Json {
+            for line in render::check::report(&report, &render::check::CheckView::default()) {
+                printer.stdout(&line);
+            }
+        }
+        return Err(anyhow::Error::new(CliError::Value(message.clone())));
+    }
     let view = render::check::CheckView {
         verbose: args.verbose,
     };
@@ -522,9 +599,10 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
             printer.stdout(line);
         }
     }
-    Ok(if report.enabled().is_empty() {
-        Exit::NoCloud
-    } else {
+    // `4` when the summary lists nothing ("No infra to check/enabled.").
+    Ok(if report.enabled_anywhere() {
         Exit::Ok
+    } else {
+        Exit::NoCloud
     })
 }

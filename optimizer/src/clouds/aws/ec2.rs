@@ -114,7 +114,7 @@ struct CallError {
 /// The text of every `<tag>…</tag>` in `xml`, in order, XML-unescaped.
 /// EC2's answers are flat enough (no attributes, no CDATA on these
 /// elements) for this to be exact.
-fn elements<'a>(xml: &'a str, tag: &str) -> Vec<String> {
+pub(super) fn elements<'a>(xml: &'a str, tag: &str) -> Vec<String> {
     let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
     let mut out = Vec::new();
     let mut rest: &'a str = xml;

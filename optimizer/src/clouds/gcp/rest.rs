@@ -1,5 +1,6 @@
-//! The two REST calls (token grant, aggregated reservations list) over one
-//! small hyper client, and the parsing of their answers.
+//! The REST calls (token grant, aggregated reservations list, and the JSON
+//! calls of the storage check) over one small hyper client, and the parsing
+//! of their answers.
 //!
 //! Every request is bounded: a connect timeout on the connector and a
 //! per-request timeout around sending *and* reading the body. Bodies are
@@ -145,6 +146,35 @@ impl Http {
         serde_json::from_slice::<TokenResponse>(&body)
             .map(|t| t.access_token)
             .map_err(|e| Failure::Transport(format!("malformed token response: {e}")))
+    }
+
+    /// An authorized JSON call (`POST` of `body` when given, else `GET`):
+    /// the answer's document.
+    pub async fn json(
+        &self,
+        url: &str,
+        access_token: &str,
+        body: Option<String>,
+    ) -> Result<serde_json::Value, Failure> {
+        let builder = Request::builder()
+            .method(if body.is_some() {
+                Method::POST
+            } else {
+                Method::GET
+            })
+            .uri(url)
+            .header(header::AUTHORIZATION, format!("Bearer {access_token}"))
+            .header(header::ACCEPT, "application/json");
+        let builder = match body {
+            Some(_) => builder.header(header::CONTENT_TYPE, "application/json"),
+            None => builder,
+        };
+        let request = builder
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .map_err(|e| Failure::Transport(format!("invalid URL {url:?}: {e}")))?;
+        let answer = self.exchange(request).await?;
+        serde_json::from_slice(&answer)
+            .map_err(|e| Failure::Transport(format!("malformed answer: {e}")))
     }
 
     /// GETs one page of the aggregated reservations list.

@@ -118,6 +118,25 @@ impl SshCloud {
         })
     }
 
+    /// The pools' contexts (`SSH.existing_allowed_contexts`), the kubeconfig
+    /// they are in (none offline) and the offline `NodeList` folder.
+    pub(crate) fn gpu_contexts(
+        &self,
+        ctx: &CheckContext,
+    ) -> Result<(Option<kube::config::Kubeconfig>, Vec<String>, Option<PathBuf>), CloudError> {
+        let resolved = self.resolve(ctx)?;
+        Ok((
+            resolved.kubeconfig,
+            resolved.contexts.contexts,
+            self.options.nodes_dir.clone(),
+        ))
+    }
+
+    /// The Kubernetes adapter the pools are listed through.
+    pub(crate) fn kubernetes(&self) -> KubernetesCloud {
+        KubernetesCloud::new(self.options.kubernetes.clone())
+    }
+
     async fn check_inner(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
         let resolved = self.resolve(ctx)?;
         let names = &resolved.contexts.contexts;

@@ -1196,9 +1196,31 @@ pub fn report(
 /// `sky/skylet/constants.py::ALL_CLOUDS`: the order `list_accelerators`
 /// merges the clouds in.
 const ALL_CLOUDS_ORDER: [&str; 25] = [
-    "aws", "azure", "gcp", "ibm", "lambda", "scp", "oci", "kubernetes", "runpod", "vast",
-    "vsphere", "cudo", "fluidstack", "paperspace", "primeintellect", "do", "nebius", "ssh",
-    "slurm", "hyperbolic", "seeweb", "shadeform", "yotta", "mithril", "verda",
+    "aws",
+    "azure",
+    "gcp",
+    "ibm",
+    "lambda",
+    "scp",
+    "oci",
+    "kubernetes",
+    "runpod",
+    "vast",
+    "vsphere",
+    "cudo",
+    "fluidstack",
+    "paperspace",
+    "primeintellect",
+    "do",
+    "nebius",
+    "ssh",
+    "slurm",
+    "hyperbolic",
+    "seeweb",
+    "shadeform",
+    "yotta",
+    "mithril",
+    "verda",
 ];
 
 /// `-o json` with the realtime clouds' offers (`extra`, per cloud) merged
@@ -1242,10 +1264,7 @@ pub fn json_listing_with(
     }
     Ok(match query.sort {
         SortBy::Cloud => out,
-        sort => out
-            .into_iter()
-            .map(|(g, o)| (g, order(&o, sort)))
-            .collect(),
+        sort => out.into_iter().map(|(g, o)| (g, order(&o, sort))).collect(),
     })
 }
 

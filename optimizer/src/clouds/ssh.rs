@@ -123,7 +123,14 @@ impl SshCloud {
     pub(crate) fn gpu_contexts(
         &self,
         ctx: &CheckContext,
-    ) -> Result<(Option<kube::config::Kubeconfig>, Vec<String>, Option<PathBuf>), CloudError> {
+    ) -> Result<
+        (
+            Option<kube::config::Kubeconfig>,
+            Vec<String>,
+            Option<PathBuf>,
+        ),
+        CloudError,
+    > {
         let resolved = self.resolve(ctx)?;
         Ok((
             resolved.kubeconfig,

@@ -25,7 +25,7 @@ use crate::catalogs::bundled;
 use crate::catalogs::gather::Mode;
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
-    KubernetesCloud, LazyStateNodeCache, contexts_from_fixture_dir, context_gpu_data,
+    KubernetesCloud, LazyStateNodeCache, context_gpu_data, contexts_from_fixture_dir,
     pods_from_fixture_dir,
 };
 use crate::clouds::slurm::SlurmCloud;
@@ -164,7 +164,11 @@ fn kubernetes_contexts(
     options: &LaunchOptions,
     cloud: &KubernetesCloud,
     ctx: &CheckContext,
-) -> (Vec<String>, Option<String>, Option<kube::config::Kubeconfig>) {
+) -> (
+    Vec<String>,
+    Option<String>,
+    Option<kube::config::Kubeconfig>,
+) {
     if options.kube_nodes_dir.is_some() {
         let names = options.kube_contexts.clone().unwrap_or_default();
         let current = names.first().cloned();
@@ -205,11 +209,19 @@ async fn realtime(
     if !(enabled.kubernetes || enabled.ssh || enabled.slurm) {
         return Ok(rt);
     }
-    let cli = config::cli_layer(&options.config_args, options.workspace.as_deref(), &options.home)
-        .map_err(|e| LaunchError::Usage(e.to_string()))?;
-    let sky_config =
-        config::load_config(&options.env, &options.home, options.project_dir.as_deref(), &cli)?
-            .config;
+    let cli = config::cli_layer(
+        &options.config_args,
+        options.workspace.as_deref(),
+        &options.home,
+    )
+    .map_err(|e| LaunchError::Usage(e.to_string()))?;
+    let sky_config = config::load_config(
+        &options.env,
+        &options.home,
+        options.project_dir.as_deref(),
+        &cli,
+    )?
+    .config;
     let ctx = check_context(options, &sky_config);
     let kube = kubernetes_cloud(options);
     let (kube_names, current, kubeconfig) = if enabled.kubernetes || enabled.ssh {
@@ -276,10 +288,14 @@ async fn realtime(
             let data = if per_context.is_zero() {
                 work.await
             } else {
-                tokio::time::timeout(per_context, work).await.unwrap_or_else(|_| ContextData {
-                    nodes: Err(planner::catalog::kubernetes::unreachable_timeout_message(name)),
-                    pods: Pods::NotListed,
-                })
+                tokio::time::timeout(per_context, work)
+                    .await
+                    .unwrap_or_else(|_| ContextData {
+                        nodes: Err(planner::catalog::kubernetes::unreachable_timeout_message(
+                            name,
+                        )),
+                        pods: Pods::NotListed,
+                    })
             };
             (name.clone(), data)
         }

@@ -109,7 +109,10 @@ fn matches_at_start(pattern: &str, text: &str) -> bool {
 /// pandas' `str.contains(pattern, case=False)`; an invalid pattern is
 /// searched for literally.
 fn contains(pattern: &str, text: &str) -> bool {
-    match regex::RegexBuilder::new(pattern).case_insensitive(true).build() {
+    match regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+    {
         Ok(re) => re.is_match(text),
         Err(_) => text.to_lowercase().contains(&pattern.to_lowercase()),
     }
@@ -297,13 +300,17 @@ pub fn node_info(ctx: &ContextGpuInput<'_>) -> NodesGpuInfo {
     let mut out = NodesGpuInfo::default();
     for node in ctx.nodes {
         let accelerator = lf.and_then(|lf| {
-            let key = lf.label_keys().iter().find(|k| node.labels.contains_key(**k))?;
+            let key = lf
+                .label_keys()
+                .iter()
+                .find(|k| node.labels.contains_key(**k))?;
             lf.accelerator_from_value(&node.labels[*key]).ok()
         });
         let allocatable = node.accelerator_count_for(gpu_key);
         let total = node.capacity_count_for(gpu_key).max(allocatable);
         let used = allocated.get(&node.name).copied().unwrap_or_default();
-        let known = !unknown && (node.capacity_cpus.is_some() || node.capacity_memory_gib.is_some());
+        let known =
+            !unknown && (node.capacity_cpus.is_some() || node.capacity_memory_gib.is_some());
         let taints = node_taints(node, true, ctx.tolerations);
         let mut info = NodeGpuInfo {
             name: node.name.clone(),
@@ -347,7 +354,11 @@ pub fn node_info(ctx: &ContextGpuInput<'_>) -> NodesGpuInfo {
 /// The accelerator quantities of a context for `-o json`
 /// (`kubernetes_catalog.list_accelerators`: no pods, every label counted),
 /// per accelerator in name order, each with its quantities ascending.
-pub fn quantities(ctx: &ContextGpuInput<'_>, name: Option<&str>, quantity: Option<u32>) -> Vec<(String, Vec<u32>)> {
+pub fn quantities(
+    ctx: &ContextGpuInput<'_>,
+    name: Option<&str>,
+    quantity: Option<u32>,
+) -> Vec<(String, Vec<u32>)> {
     let listed = realtime_gpus(
         &ContextGpuInput {
             pods: &Pods::NotListed,
@@ -418,7 +429,10 @@ mod tests {
             }]
         );
         let by4 = realtime_gpus(&ctx, Some("h1"), Some(4));
-        assert_eq!((by4[0].capacity, by4[0].available, by4[0].counts.clone()), (12, 0, vec![4]));
+        assert_eq!(
+            (by4[0].capacity, by4[0].available, by4[0].counts.clone()),
+            (12, 0, vec![4])
+        );
         assert!(realtime_gpus(&ctx, Some("A100"), None).is_empty());
         let info = node_info(&ctx);
         assert_eq!(info.nodes.len(), 3);
@@ -434,6 +448,9 @@ mod tests {
         };
         assert_eq!(realtime_gpus(&forbidden, None, None)[0].available, -1);
         assert_eq!(node_info(&forbidden).nodes[0].cpus_free, None);
-        assert_eq!(quantities(&ctx, None, Some(2)), [("H100".to_string(), vec![2])]);
+        assert_eq!(
+            quantities(&ctx, None, Some(2)),
+            [("H100".to_string(), vec![2])]
+        );
     }
 }

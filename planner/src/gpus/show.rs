@@ -119,7 +119,11 @@ pub fn plan(
             }
         }
         if (enabled.kubernetes || enabled.ssh) && (query.cloud.is_none() || f.is_ssh) {
-            if let Some(c) = query.region.as_deref().or(ssh_contexts.first().map(String::as_str)) {
+            if let Some(c) = query
+                .region
+                .as_deref()
+                .or(ssh_contexts.first().map(String::as_str))
+            {
                 add(c);
             }
         }
@@ -212,8 +216,14 @@ impl Realtime {
     /// `kubernetes.autoscaler` (or the region's `context_configs` entry) is set.
     fn autoscaling(&self, region: Option<&str>) -> bool {
         let k8s = self.config.get("kubernetes");
-        let at = |v: Option<&serde_yaml_ng::Value>| v.and_then(|v| v.get("autoscaler")).is_some_and(|a| !a.is_null());
-        let local = region.and_then(|r| k8s.and_then(|k| k.get("context_configs")).and_then(|c| c.get(r)));
+        let at = |v: Option<&serde_yaml_ng::Value>| {
+            v.and_then(|v| v.get("autoscaler"))
+                .is_some_and(|a| !a.is_null())
+        };
+        let local = region.and_then(|r| {
+            k8s.and_then(|k| k.get("context_configs"))
+                .and_then(|c| c.get(r))
+        });
         if local.is_some_and(|l| l.get("autoscaler").is_some()) {
             return at(local);
         }
@@ -222,7 +232,13 @@ impl Realtime {
 
     /// `_realtime_kubernetes_gpu_availability_single` through the
     /// Kubernetes or SSH catalog.
-    fn context_gpus(&self, ctx: &str, is_ssh: bool, name: Option<&str>, qty: Option<u32>) -> Vec<RealtimeGpu> {
+    fn context_gpus(
+        &self,
+        ctx: &str,
+        is_ssh: bool,
+        name: Option<&str>,
+        qty: Option<u32>,
+    ) -> Vec<RealtimeGpu> {
         if !(self.enabled.kubernetes || self.enabled.ssh) {
             return Vec::new();
         }
@@ -246,7 +262,11 @@ impl Realtime {
         let contexts: Vec<&str> = match region {
             Some(r) => vec![r],
             None if is_ssh => self.ssh_contexts.iter().map(String::as_str).collect(),
-            None => self.kubernetes_contexts.iter().map(String::as_str).collect(),
+            None => self
+                .kubernetes_contexts
+                .iter()
+                .map(String::as_str)
+                .collect(),
         };
         let lists: Vec<(&str, Vec<RealtimeGpu>)> = contexts
             .into_iter()
@@ -289,7 +309,11 @@ impl Realtime {
             for g in list {
                 let capacity = i64::from(g.capacity);
                 let nr = i64::from(not_ready.get(&g.gpu).copied().unwrap_or(0)).min(capacity);
-                let avail = if g.available == -1 { 0 } else { g.available.max(0) };
+                let avail = if g.available == -1 {
+                    0
+                } else {
+                    g.available.max(0)
+                };
                 let eff = (capacity - nr).max(avail);
                 if eff > 0 || nr > 0 {
                     match totals.iter_mut().find(|(n, _)| *n == g.gpu) {
@@ -451,7 +475,11 @@ pub fn show(query: &Query, catalogs: &[&CloudGpuRows], rt: &Realtime) -> Result<
             }
             let this_cloud = if is_ssh { f.is_ssh } else { f.is_k8s };
             if this_cloud {
-                let enabled = if is_ssh { rt.enabled.ssh } else { rt.enabled.kubernetes };
+                let enabled = if is_ssh {
+                    rt.enabled.ssh
+                } else {
+                    rt.enabled.kubernetes
+                };
                 if !enabled {
                     out.push(Section::Text(text::not_enabled(if is_ssh {
                         CloudId::Ssh
@@ -557,7 +585,11 @@ pub fn show(query: &Query, catalogs: &[&CloudGpuRows], rt: &Realtime) -> Result<
         }
         let this_cloud = if is_ssh { f.is_ssh } else { f.is_k8s };
         if this_cloud {
-            let enabled = if is_ssh { rt.enabled.ssh } else { rt.enabled.kubernetes };
+            let enabled = if is_ssh {
+                rt.enabled.ssh
+            } else {
+                rt.enabled.kubernetes
+            };
             if !enabled {
                 out.push(Section::Text(text::not_enabled(if is_ssh {
                     CloudId::Ssh
@@ -607,7 +639,10 @@ fn finish(sections: Vec<Section>) -> Report {
 /// list_accelerators` for the current context, `ssh_catalog`'s for the first
 /// pool, or the region): per context queried, its accelerators with their
 /// quantities and the hourly price of each (`kubernetes.pricing`).
-pub fn json_contexts(query: &Query, rt: &Realtime) -> Vec<(CloudId, String, Vec<(String, Vec<(u32, f64)>)>)> {
+pub fn json_contexts(
+    query: &Query,
+    rt: &Realtime,
+) -> Vec<(CloudId, String, Vec<(String, Vec<(u32, f64)>)>)> {
     let (name, qty) = match &query.accelerator {
         Some((n, q)) => (Some(n.as_str()), *q),
         None => (None, None),
@@ -628,7 +663,10 @@ pub fn json_contexts(query: &Query, rt: &Realtime) -> Vec<(CloudId, String, Vec<
                         .iter()
                         .find(|(k, _)| k.to_lowercase() == gpu.to_lowercase())
                         .map_or(0.0, |(_, r)| *r);
-                    let offers = counts.into_iter().map(|c| (c, f64::from(c) * rate)).collect();
+                    let offers = counts
+                        .into_iter()
+                        .map(|c| (c, f64::from(c) * rate))
+                        .collect();
                     (gpu, offers)
                 })
                 .collect();
@@ -642,7 +680,9 @@ pub fn json_contexts(query: &Query, rt: &Realtime) -> Vec<(CloudId, String, Vec<
     }
     if query.cloud.is_none() || f.is_ssh {
         let ctx = match query.region.as_deref() {
-            Some(r) => (r.starts_with("ssh-") && rt.ssh_contexts.iter().any(|c| c == r)).then_some(r),
+            Some(r) => {
+                (r.starts_with("ssh-") && rt.ssh_contexts.iter().any(|c| c == r)).then_some(r)
+            }
             None => rt.ssh_contexts.first().map(String::as_str),
         };
         if let Some(ctx) = ctx {

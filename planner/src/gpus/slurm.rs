@@ -145,7 +145,11 @@ fn expand_one(pattern: &str) -> Option<Vec<String>> {
         return Some(vec![pattern.to_string()]);
     };
     let close = open + pattern[open..].find(']')?;
-    let (prefix, ranges, rest) = (&pattern[..open], &pattern[open + 1..close], &pattern[close + 1..]);
+    let (prefix, ranges, rest) = (
+        &pattern[..open],
+        &pattern[open + 1..close],
+        &pattern[close + 1..],
+    );
     let mut values = Vec::new();
     for range in ranges.split(',') {
         let (lo, hi) = range.split_once('-').unwrap_or((range, range));
@@ -384,7 +388,9 @@ pub fn cluster_gpus(
             continue;
         }
         if node.total > 0 {
-            let set = counts.entry(node.gpu_type.clone().unwrap_or_default()).or_default();
+            let set = counts
+                .entry(node.gpu_type.clone().unwrap_or_default())
+                .or_default();
             let mut c = 1u32;
             while c <= node.total {
                 set.insert(c);
@@ -454,7 +460,10 @@ mod tests {
 
     #[test]
     fn names_tres_and_hostlists() {
-        assert_eq!(canonicalize_raw_gpu_name("nvidia_h100_80gb_hbm3"), "H100-80GB");
+        assert_eq!(
+            canonicalize_raw_gpu_name("nvidia_h100_80gb_hbm3"),
+            "H100-80GB"
+        );
         assert_eq!(canonicalize_raw_gpu_name("nvidia_l40s"), "L40S");
         assert_eq!(canonicalize_raw_gpu_name("H100"), "H100");
         assert_eq!(canonicalize_raw_gpu_name("custom_gpu"), "CUSTOM_GPU");
@@ -503,15 +512,28 @@ mod tests {
         assert_eq!(nodes[2].gpu_type.as_deref(), Some("GPU"));
         // b needs squeue, which failed: the whole cluster fails, as in SkyPilot.
         let failed = cluster_gpus(&cluster(sinfo, details, None), None, None, &mut logs);
-        assert!(matches!(failed, ClusterGpus::Failed(t) if t.contains("Failed to get all jobs GRES.")));
-        let ClusterGpus::Gpus(gpus) =
-            cluster_gpus(&cluster(sinfo, details, Some("b\\x1fgpu:h100:2\n")), None, None, &mut logs)
-        else {
+        assert!(
+            matches!(failed, ClusterGpus::Failed(t) if t.contains("Failed to get all jobs GRES."))
+        );
+        let ClusterGpus::Gpus(gpus) = cluster_gpus(
+            &cluster(sinfo, details, Some("b\\x1fgpu:h100:2\n")),
+            None,
+            None,
+            &mut logs,
+        ) else {
             panic!("no GPUs")
         };
-        assert_eq!((gpus[1].gpu.as_str(), gpus[1].capacity, gpus[1].available), ("H100", 16, 11));
+        assert_eq!(
+            (gpus[1].gpu.as_str(), gpus[1].capacity, gpus[1].available),
+            ("H100", 16, 11)
+        );
         assert!(logs.is_empty());
-        let none = cluster_gpus(&cluster(sinfo, details, Some("")), Some("A100"), None, &mut logs);
+        let none = cluster_gpus(
+            &cluster(sinfo, details, Some("")),
+            Some("A100"),
+            None,
+            &mut logs,
+        );
         assert_eq!(none, ClusterGpus::Nothing);
         assert_eq!(
             logs,

@@ -294,7 +294,9 @@ pub fn no_realtime_gpus(ssh: bool, name: Option<&str>, quantity: Option<u32>) ->
 /// `_get_slurm_realtime_gpu_tables`' `ValueError` when no cluster has a GPU.
 pub fn no_slurm_gpus(name: Option<&str>, quantity: Option<u32>) -> String {
     match filter_words(name, quantity) {
-        None => "No GPUs found in any Slurm partition. To further debug, run: sky check slurm ".into(),
+        None => {
+            "No GPUs found in any Slurm partition. To further debug, run: sky check slurm ".into()
+        }
         Some(what) => format!(
             "Resources{what} not found in any Slurm partition. To show available accelerators on Slurm, run: sky gpus list --cloud slurm "
         ),
@@ -385,7 +387,11 @@ fn kube_section(k: &KubeSection) -> String {
     }
     if let Some(nodes) = &k.nodes {
         out.push('\n');
-        out.push_str(&node_table(nodes, identity, if k.ssh { "NODE_POOL" } else { "CONTEXT" }));
+        out.push_str(&node_table(
+            nodes,
+            identity,
+            if k.ssh { "NODE_POOL" } else { "CONTEXT" },
+        ));
     }
     out
 }
@@ -404,7 +410,11 @@ fn node_table(contexts: &[(String, NodesGpuInfo)], identity: &str, column: &str)
     let mut hints = Vec::new();
     let mut rows = Vec::new();
     for (ctx, info) in contexts {
-        let ctx = if ctx.is_empty() { "default" } else { ctx.as_str() };
+        let ctx = if ctx.is_empty() {
+            "default"
+        } else {
+            ctx.as_str()
+        };
         if info.multi_host_tpu {
             hints.push(format!(
                 "{ctx}: (Note: Multi-host TPUs are detected and excluded from the display as multi-host TPUs are not supported.)"
@@ -461,7 +471,15 @@ fn node_table(contexts: &[(String, NodesGpuInfo)], identity: &str, column: &str)
     format!(
         "{CYAN}{BRIGHT}{title}{RESET}\n{}",
         table(
-            &[column, "NODE", "vCPU", "Memory (GB)", "GPU", "GPU UTILIZATION", "NODE STATUS"],
+            &[
+                column,
+                "NODE",
+                "vCPU",
+                "Memory (GB)",
+                "GPU",
+                "GPU UTILIZATION",
+                "NODE STATUS"
+            ],
             rows
         )
     )
@@ -508,7 +526,12 @@ fn slurm_section(s: &SlurmSection) -> String {
             &["CLUSTER", "PARTITION", "GPU", "UTILIZATION"],
             rows.iter()
                 .map(|(c, p, g, total, free)| {
-                    vec![c.clone(), p.clone(), g.clone(), format!("{free} of {total} free")]
+                    vec![
+                        c.clone(),
+                        p.clone(),
+                        g.clone(),
+                        format!("{free} of {total} free"),
+                    ]
                 })
                 .collect(),
         ));

@@ -207,10 +207,9 @@ pub async fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
     if args.verbose {
         // Ours: SkyPilot leaves unreachable contexts out without a word.
         warnings.extend(
-            outcome
-                .left_out
-                .iter()
-                .map(|(ctx, why)| render::launch::warning(&render::gpus::context_left_out(ctx, why))),
+            outcome.left_out.iter().map(|(ctx, why)| {
+                render::launch::warning(&render::gpus::context_left_out(ctx, why))
+            }),
         );
     }
     printer.print(&warnings);

@@ -55,9 +55,11 @@ pub fn pods_from_fixture_dir(dir: &Path, context: &str) -> Pods {
         Err(_) => Pods::Listed(Vec::new()),
         Ok(file) => match parse_pod_list(file) {
             Ok(pods) => Pods::Listed(pods),
-            Err(e) => Pods::Failed(unreachable_api_message(context, &e.to_string())
-                .replace("get node info", "get pod info")
-                .replace("kubectl get nodes", "kubectl get pods")),
+            Err(e) => Pods::Failed(
+                unreachable_api_message(context, &e.to_string())
+                    .replace("get node info", "get pod info")
+                    .replace("kubectl get nodes", "kubectl get pods"),
+            ),
         },
     }
 }

@@ -240,11 +240,7 @@ impl KubernetesCloud {
     /// (SkyPilot's `get_allocated_resources_by_node` call: the same
     /// `fieldSelector`, paging, timeouts and retries as the node listing;
     /// 401/403 are not retried).
-    pub(crate) async fn list_pods(
-        &self,
-        kubeconfig: &Kubeconfig,
-        context: &str,
-    ) -> Pods {
+    pub(crate) async fn list_pods(&self, kubeconfig: &Kubeconfig, context: &str) -> Pods {
         let span = tracing::info_span!("kubernetes.list_pods", context = %context, pods = tracing::field::Empty);
         async {
             let client = match self.client_for(kubeconfig, context).await {

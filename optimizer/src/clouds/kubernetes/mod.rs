@@ -228,10 +228,11 @@ pub(crate) async fn context_gpu_data(
     let (mut listed, _) = cloud
         .list_with_cache(ctx, kubeconfig, &[context.to_string()])
         .await;
-    let nodes = listed
-        .pop()
-        .map(|c| c.nodes)
-        .unwrap_or_else(|| Err(planner::catalog::kubernetes::unreachable_timeout_message(context)));
+    let nodes = listed.pop().map(|c| c.nodes).unwrap_or_else(|| {
+        Err(planner::catalog::kubernetes::unreachable_timeout_message(
+            context,
+        ))
+    });
     let pods = match &nodes {
         Ok(n) if needs_pods(n) => cloud.list_pods(kubeconfig, context).await,
         _ => Pods::NotListed,

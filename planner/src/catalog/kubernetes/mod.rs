@@ -60,10 +60,10 @@ pub use nodes::{
     NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice, parse_node_list,
     parse_node_list_with, reduce_tpu_topology,
 };
-pub use pricing::{KubePricing, KubePricingLevel, PricingConfigError, hourly_cost};
 pub use pods::{
     EXCLUDED_POD_PHASES, KubePod, NodeAllocation, accelerator_request, allocated_by_node,
     parse_pod_list, pod_field_selector,
 };
+pub use pricing::{KubePricing, KubePricingLevel, PricingConfigError, hourly_cost};
 pub use quantity::{parse_cpu_quantity, parse_memory_gib};
 pub use taints::{NodeTaint, Toleration, configured_tolerations, node_taints};

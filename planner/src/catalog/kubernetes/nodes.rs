@@ -306,7 +306,10 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
     let capacity_cpus = status.capacity.get("cpu").map(|q| parse_cpu_display(q));
     let capacity_memory_gib = match capacity_cpus {
         Some(None) => None,
-        _ => status.capacity.get("memory").and_then(|q| parse_memory_gib(q)),
+        _ => status
+            .capacity
+            .get("memory")
+            .and_then(|q| parse_memory_gib(q)),
     };
     let accelerator = node_accelerator(&metadata.labels).map(|acc| {
         canonicalise(&acc)

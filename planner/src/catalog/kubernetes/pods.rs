@@ -12,8 +12,8 @@ use std::io::Read;
 use serde::Deserialize;
 
 use super::nodes::{
-    ACCELERATOR_RESOURCE_KEYS, KubeParseError, NEURON_RESOURCE_KEY, TPU_RESOURCE_KEY,
-    device_count, lenient_string_map, null_as_default,
+    ACCELERATOR_RESOURCE_KEYS, KubeParseError, NEURON_RESOURCE_KEY, TPU_RESOURCE_KEY, device_count,
+    lenient_string_map, null_as_default,
 };
 use super::quantity::{parse_cpu_quantity, parse_memory_gib};
 
@@ -135,7 +135,9 @@ pub fn parse_pod_list(reader: impl Read) -> Result<Vec<KubePod>, KubeParseError>
                         .requests
                         .into_iter()
                         .filter(|(k, _)| {
-                            k == "cpu" || k == "memory" || ACCELERATOR_RESOURCE_KEYS.contains(&k.as_str())
+                            k == "cpu"
+                                || k == "memory"
+                                || ACCELERATOR_RESOURCE_KEYS.contains(&k.as_str())
                         })
                         .collect::<BTreeMap<_, _>>()
                 })

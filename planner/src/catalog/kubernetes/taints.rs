@@ -9,7 +9,12 @@ use super::nodes::{AMD_GPU_KEY, KubeNode, NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, T
 
 /// Taint keys SkyPilot tolerates itself (`get_handled_taint_keys`, without
 /// the `CUSTOM_GPU_RESOURCE_KEY` variable).
-const HANDLED_TAINT_KEYS: [&str; 4] = [TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY, AMD_GPU_KEY, NVIDIA_GPU_KEY];
+const HANDLED_TAINT_KEYS: [&str; 4] = [
+    TPU_RESOURCE_KEY,
+    NEURON_RESOURCE_KEY,
+    AMD_GPU_KEY,
+    NVIDIA_GPU_KEY,
+];
 
 /// Key prefixes of node-role taints, left out of the per-node status
 /// (`_ROLE_TAINT_KEY_PREFIXES`).
@@ -105,7 +110,14 @@ pub fn configured_tolerations(config: &Value, context: &str) -> Option<Vec<Toler
     let global = tolerations_at(config, &[cloud, "pod_config", "spec", "tolerations"]);
     let local = tolerations_at(
         config,
-        &[cloud, "context_configs", key, "pod_config", "spec", "tolerations"],
+        &[
+            cloud,
+            "context_configs",
+            key,
+            "pod_config",
+            "spec",
+            "tolerations",
+        ],
     );
     match (global, local) {
         (None, None) => None,
@@ -131,9 +143,7 @@ pub fn node_taints(
         })
         .filter(|t| t.effect != "PreferNoSchedule")
         .filter(|t| !HANDLED_TAINT_KEYS.contains(&t.key.as_str()))
-        .filter(|t| {
-            !exclude_roles || !ROLE_TAINT_KEY_PREFIXES.iter().any(|p| t.key.starts_with(p))
-        })
+        .filter(|t| !exclude_roles || !ROLE_TAINT_KEY_PREFIXES.iter().any(|p| t.key.starts_with(p)))
         .map(|t| NodeTaint {
             key: t.key.clone(),
             effect: t.effect.clone(),

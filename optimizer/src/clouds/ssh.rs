@@ -58,6 +58,17 @@ pub struct SshCloud {
     allowed_node_pools: Option<Vec<String>>,
 }
 
+/// The pools' contexts as `sky gpus list` lists them.
+#[derive(Default)]
+pub(crate) struct PoolContexts {
+    /// The kubeconfig they are in (none offline).
+    pub(crate) kubeconfig: Option<kube::config::Kubeconfig>,
+    /// `ssh-<pool>` contexts, allowed and up.
+    pub(crate) contexts: Vec<String>,
+    /// Offline: the folder of their `NodeList`s.
+    pub(crate) nodes_dir: Option<PathBuf>,
+}
+
 /// Which contexts are pools, and the kubeconfig they came from (none offline).
 struct Resolved {
     kubeconfig: Option<kube::config::Kubeconfig>,
@@ -120,23 +131,13 @@ impl SshCloud {
 
     /// The pools' contexts (`SSH.existing_allowed_contexts`), the kubeconfig
     /// they are in (none offline) and the offline `NodeList` folder.
-    pub(crate) fn gpu_contexts(
-        &self,
-        ctx: &CheckContext,
-    ) -> Result<
-        (
-            Option<kube::config::Kubeconfig>,
-            Vec<String>,
-            Option<PathBuf>,
-        ),
-        CloudError,
-    > {
+    pub(crate) fn gpu_contexts(&self, ctx: &CheckContext) -> Result<PoolContexts, CloudError> {
         let resolved = self.resolve(ctx)?;
-        Ok((
-            resolved.kubeconfig,
-            resolved.contexts.contexts,
-            self.options.nodes_dir.clone(),
-        ))
+        Ok(PoolContexts {
+            kubeconfig: resolved.kubeconfig,
+            contexts: resolved.contexts.contexts,
+            nodes_dir: self.options.nodes_dir.clone(),
+        })
     }
 
     /// The Kubernetes adapter the pools are listed through.

@@ -232,11 +232,12 @@ async fn realtime(
     let mut ssh_options = options.ssh.clone();
     ssh_options.kubernetes = kube.options().clone();
     let ssh = SshCloud::new(ssh_options, sky_config.ssh_allowed_node_pools());
-    let (ssh_kubeconfig, ssh_names, ssh_dir) = if enabled.kubernetes || enabled.ssh {
-        ssh.gpu_contexts(&ctx).unwrap_or((None, Vec::new(), None))
+    let pools = if enabled.kubernetes || enabled.ssh {
+        ssh.gpu_contexts(&ctx).unwrap_or_default()
     } else {
-        (None, Vec::new(), None)
+        Default::default()
     };
+    let (ssh_kubeconfig, ssh_names, ssh_dir) = (pools.kubeconfig, pools.contexts, pools.nodes_dir);
     // Kubernetes never uses an `ssh-` context (`existing_allowed_contexts`).
     rt.kubernetes_contexts = kube_names
         .into_iter()

@@ -51,9 +51,9 @@ async fn pod_queries(kube: &KubeMock) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn free_gpus_come_from_the_pods() {
-    // Arrange: 2 × 8 H100 nodes and a CPU node; 5 pods round-robin, each
-    // asking 1 GPU on a GPU node: nodes 1 and 2 get 2 and 1 GPU pods... as
-    // the mock spreads them (node 0 is the CPU node).
+    // Arrange: a CPU node and 2 × 8 H100 nodes; 5 pods round-robin over
+    // the three, each asking 500m CPU, 1Gi and, on a GPU node, one GPU:
+    // node 1 holds 2 GPUs, node 2 one, so 13 of 16 are free.
     let kube = cluster().start().await.expect("mock");
     let home = tempfile::tempdir().unwrap();
     let kubeconfig =
@@ -69,7 +69,10 @@ async fn free_gpus_come_from_the_pods() {
 
     // Assert
     assert_eq!(code, 0, "stderr: {stderr}");
-    insta::assert_snapshot!("gpus_realtime_mock_cluster", format!("{stdout}--- stderr\n{stderr}"));
+    insta::assert_snapshot!(
+        "gpus_realtime_mock_cluster",
+        format!("{stdout}--- stderr\n{stderr}")
+    );
     kube.nodes().assert_count(1);
     let queries = pod_queries(&kube).await;
     assert_eq!(queries.len(), 1, "one pod listing: {queries:?}");
@@ -98,7 +101,10 @@ async fn forbidden_pods_leave_free_gpus_unknown() {
     .unwrap();
 
     assert_eq!(code, 0, "stderr: {stderr}");
-    insta::assert_snapshot!("gpus_realtime_pods_forbidden", format!("{stdout}--- stderr\n{stderr}"));
+    insta::assert_snapshot!(
+        "gpus_realtime_pods_forbidden",
+        format!("{stdout}--- stderr\n{stderr}")
+    );
     // 403 is a verdict: asked once, never retried.
     assert_eq!(pod_queries(&kube).await.len(), 1);
 }
@@ -114,17 +120,28 @@ async fn failing_pods_leave_the_context_out_with_a_warning() {
 
     let (code, stdout, stderr) = tokio::task::spawn_blocking({
         let home = home.path().to_path_buf();
-        move || sky_gpus(&home, &kubeconfig, &["--infra", "k8s", "--cloud-timeout", "20"])
+        move || {
+            sky_gpus(
+                &home,
+                &kubeconfig,
+                &["--infra", "k8s", "--cloud-timeout", "20"],
+            )
+        }
     })
     .await
     .unwrap();
 
     assert_eq!(code, 0, "stderr: {stderr}");
     assert!(
-        stderr.contains("Kubernetes context mock-ctx left out: Kubernetes API error when trying to get pod info"),
+        stderr.contains(
+            "Kubernetes context mock-ctx left out: Kubernetes API error when trying to get pod info"
+        ),
         "{stderr}"
     );
-    assert!(stdout.starts_with("No GPUs found in any Kubernetes clusters."), "{stdout}");
+    assert!(
+        stdout.starts_with("No GPUs found in any Kubernetes clusters."),
+        "{stdout}"
+    );
     // SkyPilot's three attempts.
     assert_eq!(pod_queries(&kube).await.len(), 3);
     assert!(!stderr.contains("fake-token") && !stdout.contains("fake-token"));

@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use super::kubernetes::{
     ContextGpuInput, NodesGpuInfo, Pods, RealtimeGpu, node_info, realtime_gpus,
 };
-use super::slurm::{ClusterGpus, SlurmGpuCluster, cluster_gpus, node_gpus, partition_rows};
+use super::slurm::{
+    ClusterGpus, PartitionRow, SlurmGpuCluster, cluster_gpus, node_gpus, partition_rows,
+};
 use super::{CloudGpuRows, GpusError, Query, Report, Section, report};
 use crate::catalog::kubernetes::{KubeNode, KubePricing, Toleration, configured_tolerations};
 use crate::cloud::CloudId;
@@ -113,19 +115,20 @@ pub fn plan(
         }
     };
     if json {
-        if (enabled.kubernetes || enabled.ssh) && (query.cloud.is_none() || f.is_k8s) {
-            if let Some(c) = query.region.as_deref().or(current_context) {
-                add(c);
-            }
+        if (enabled.kubernetes || enabled.ssh)
+            && (query.cloud.is_none() || f.is_k8s)
+            && let Some(c) = query.region.as_deref().or(current_context)
+        {
+            add(c);
         }
-        if (enabled.kubernetes || enabled.ssh) && (query.cloud.is_none() || f.is_ssh) {
-            if let Some(c) = query
+        if (enabled.kubernetes || enabled.ssh)
+            && (query.cloud.is_none() || f.is_ssh)
+            && let Some(c) = query
                 .region
                 .as_deref()
                 .or(ssh_contexts.first().map(String::as_str))
-            {
-                add(c);
-            }
+        {
+            add(c);
         }
         return Plan {
             contexts,
@@ -162,6 +165,12 @@ pub struct Utilization {
     pub not_ready: i64,
 }
 
+/// One GPU of a context's table: name, requestable quantities, use.
+pub type ContextRow = (String, Vec<u32>, Utilization);
+
+/// A context's accelerators with, per quantity, its hourly price.
+pub type PricedQuantities = Vec<(String, Vec<(u32, f64)>)>;
+
 /// `_format_kubernetes_realtime_gpu`'s block, as data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KubeSection {
@@ -172,7 +181,7 @@ pub struct KubeSection {
     /// `QTY_FILTER` instead of `REQUESTABLE_QTY_PER_NODE`.
     pub quantity_header: bool,
     /// Per context (pool name for SSH): its GPUs, quantities and use.
-    pub contexts: Vec<(String, Vec<(String, Vec<u32>, Utilization)>)>,
+    pub contexts: Vec<(String, Vec<ContextRow>)>,
     /// The per-node table (no GPU name given): per context, its nodes.
     pub nodes: Option<Vec<(String, NodesGpuInfo)>>,
 }
@@ -189,7 +198,7 @@ pub struct SlurmSection {
     /// Clusters that could not be asked, with SkyPilot's error.
     pub failed: Vec<(String, String)>,
     /// `-v`: rows of (cluster, partition, GPU, total, free).
-    pub partitions: Option<Vec<(String, String, String, u32, u32)>>,
+    pub partitions: Option<Vec<PartitionRow>>,
 }
 
 struct KubeTables {
@@ -639,10 +648,7 @@ fn finish(sections: Vec<Section>) -> Report {
 /// list_accelerators` for the current context, `ssh_catalog`'s for the first
 /// pool, or the region): per context queried, its accelerators with their
 /// quantities and the hourly price of each (`kubernetes.pricing`).
-pub fn json_contexts(
-    query: &Query,
-    rt: &Realtime,
-) -> Vec<(CloudId, String, Vec<(String, Vec<(u32, f64)>)>)> {
+pub fn json_contexts(query: &Query, rt: &Realtime) -> Vec<(CloudId, String, PricedQuantities)> {
     let (name, qty) = match &query.accelerator {
         Some((n, q)) => (Some(n.as_str()), *q),
         None => (None, None),
@@ -673,10 +679,10 @@ pub fn json_contexts(
             out.push((cloud, ctx.to_string(), priced));
         }
     };
-    if query.cloud.is_none() || f.is_k8s {
-        if let Some(ctx) = query.region.as_deref().or(rt.current_context.as_deref()) {
-            add(CloudId::Kubernetes, ctx);
-        }
+    if (query.cloud.is_none() || f.is_k8s)
+        && let Some(ctx) = query.region.as_deref().or(rt.current_context.as_deref())
+    {
+        add(CloudId::Kubernetes, ctx);
     }
     if query.cloud.is_none() || f.is_ssh {
         let ctx = match query.region.as_deref() {

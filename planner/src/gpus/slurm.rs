@@ -281,8 +281,11 @@ pub fn node_gpus(
             }
         }
         let state = node.state.as_str();
-        if !use_tres && total > 0 {
-            if ["alloc", "mix", "drain", "drng", "drained", "resv", "comp"].contains(&state) {
+        if !use_tres
+            && total > 0
+            && ["alloc", "mix", "drain", "drng", "drained", "resv", "comp"].contains(&state)
+        {
+            {
                 if jobs.is_none() {
                     // SkyPilot asks squeue only now, and its failure fails the cluster.
                     if answer.jobs.returncode != 0 {
@@ -428,11 +431,13 @@ pub fn cluster_gpus(
     }
 }
 
+/// One row of the per-partition table: cluster, partition, GPU type,
+/// total and free GPUs.
+pub type PartitionRow = (String, String, String, u32, u32);
+
 /// `_format_slurm_partition_info`'s rows: per (cluster, partition, GPU type)
 /// in sorted order, total and free GPUs (CPU-only partitions included).
-pub fn partition_rows(
-    clusters: &[(&SlurmGpuCluster, Vec<SlurmNodeGpus>)],
-) -> Vec<(String, String, String, u32, u32)> {
+pub fn partition_rows(clusters: &[(&SlurmGpuCluster, Vec<SlurmNodeGpus>)]) -> Vec<PartitionRow> {
     let mut sums: BTreeMap<(String, String, String), (u32, u32)> = BTreeMap::new();
     for (cluster, nodes) in clusters {
         for node in nodes {

@@ -286,11 +286,8 @@ impl SlurmCloud {
         ctx: &CheckContext,
         region: Option<&str>,
     ) -> Vec<SlurmGpuCluster> {
-        let (config, names) = match self.read_config(ctx) {
-            Ok(c) => c,
-            // SkyPilot: no clusters file, no clusters (`existing_allowed_clusters`).
-            Err(_) => (SshConfig::default(), Vec::new()),
-        };
+        // SkyPilot: no usable clusters file, no clusters (`existing_allowed_clusters`).
+        let (config, names) = self.read_config(ctx).unwrap_or_default();
         // `existing_allowed_clusters`: in `allowed_clusters` order when it
         // lists them (SkyPilot otherwise iterates a Python set, in hash
         // order; the file's order stands in for it).

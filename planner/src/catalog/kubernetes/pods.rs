@@ -223,7 +223,8 @@ mod tests {
         assert!((n1.memory_gib - 1.0).abs() < 1e-9);
         assert_eq!(by_node["n2"].accelerators, 4);
         assert_eq!(by_node.len(), 2);
-        assert!(parse_pod_list(&b"[]"[..]).is_err());
+        assert!(parse_pod_list(&b"[1,2]"[..]).is_err());
+        assert!(parse_pod_list(&b"not json"[..]).is_err());
         assert_eq!(
             pod_field_selector(),
             "status.phase!=Failed,status.phase!=Succeeded,status.phase!=Terminating,status.phase!=Unknown"

@@ -111,6 +111,9 @@ pub fn canonicalize_raw_gpu_name(raw: &str) -> String {
     raw.to_uppercase()
 }
 
+/// Most names one `squeue` node list may expand to.
+const MAX_EXPANDED_HOSTS: usize = 100_000;
+
 /// python-hostlist's `expand_hostlist`: `n[01-03],m` → `n01 n02 n03 m`
 /// (duplicates dropped, order kept). Malformed lists expand to themselves.
 pub fn expand_hostlist(list: &str) -> Vec<String> {
@@ -154,13 +157,20 @@ fn expand_one(pattern: &str) -> Option<Vec<String>> {
     for range in ranges.split(',') {
         let (lo, hi) = range.split_once('-').unwrap_or((range, range));
         let (a, b): (u64, u64) = (lo.parse().ok()?, hi.parse().ok()?);
-        if b < a || b - a > 100_000 {
+        if b < a || b - a > MAX_EXPANDED_HOSTS as u64 {
             return None;
         }
         let width = lo.len();
         values.extend((a..=b).map(|v| format!("{v:0width$}")));
+        if values.len() > MAX_EXPANDED_HOSTS {
+            return None;
+        }
     }
     let tails = expand_one(rest)?;
+    // A hostile list must not expand into millions of names.
+    if values.len().saturating_mul(tails.len()) > MAX_EXPANDED_HOSTS {
+        return None;
+    }
     Some(
         values
             .iter()
@@ -481,6 +491,7 @@ mod tests {
         );
         assert_eq!(expand_hostlist("a[1-2],a1"), ["a1", "a2"]);
         assert_eq!(expand_hostlist("bad[x]"), ["bad[x]"]);
+        assert_eq!(expand_hostlist("a[1-99999]b[1-99999]"), ["a[1-99999]b[1-99999]"]);
     }
 
     fn cluster(sinfo: &str, details: &str, jobs: Option<&str>) -> SlurmGpuCluster {

@@ -35,6 +35,12 @@ pub enum GpusCommand {
     ///
     /// DEVICE_MEM: memory of one device. HOST_MEM: memory of the instance.
     ///
+    /// With Kubernetes, SSH Node Pools or Slurm enabled, their GPUs come
+    /// first: per context (pool, cluster) the quantities one node can give
+    /// (REQUESTABLE_QTY_PER_NODE) and UTILIZATION (free of total, from the
+    /// nodes and the pods on them), then a per-node table; `--infra
+    /// kubernetes[/CONTEXT]`, `ssh[/POOL]` or `slurm[/CLUSTER]` shows only that.
+    ///
     /// Extensions (not in SkyPilot 0.14.1): `--sort-by price|spot`
     /// (upstream #3111), `--all-regions` without a GPU name (prices of every
     /// GPU in every region, upstream #2863); `--infra CLOUD --all` lists

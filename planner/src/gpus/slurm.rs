@@ -491,7 +491,10 @@ mod tests {
         );
         assert_eq!(expand_hostlist("a[1-2],a1"), ["a1", "a2"]);
         assert_eq!(expand_hostlist("bad[x]"), ["bad[x]"]);
-        assert_eq!(expand_hostlist("a[1-99999]b[1-99999]"), ["a[1-99999]b[1-99999]"]);
+        assert_eq!(
+            expand_hostlist("a[1-99999]b[1-99999]"),
+            ["a[1-99999]b[1-99999]"]
+        );
     }
 
     fn cluster(sinfo: &str, details: &str, jobs: Option<&str>) -> SlurmGpuCluster {

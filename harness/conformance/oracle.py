@@ -257,11 +257,41 @@ class _FakeCoreV1Api:
         from kubernetes import client  # pylint: disable=import-outside-toplevel
         return getattr(client, kind)(items=[])
 
+    def _pod_list_bytes(self, field_selector: Optional[str]) -> bytes:
+        """`<context>.pods.json` (a PodList; none: no pods), filtered by
+        `status.phase!=X` field selectors as the API server filters it;
+        `<context>.pods.forbidden` answers 403 (no RBAC to list pods)."""
+        stem = os.path.join(self._kube_dir, str(self._context))
+        if os.path.exists(f'{stem}.pods.forbidden'):
+            from kubernetes.client import exceptions  # pylint: disable=import-outside-toplevel
+            raise exceptions.ApiException(status=403, reason='Forbidden')
+        if not os.path.exists(f'{stem}.pods.json'):
+            return b'{"kind":"PodList","items":[]}'
+        with open(f'{stem}.pods.json', 'rb') as f:
+            data = json.load(f)
+        excluded = set()
+        for clause in (field_selector or '').split(','):
+            if clause.startswith('status.phase!='):
+                excluded.add(clause[len('status.phase!='):])
+        data['items'] = [
+            p for p in data.get('items', [])
+            if (p.get('status') or {}).get('phase') not in excluded
+        ]
+        return json.dumps(data).encode()
+
     def list_pod_for_all_namespaces(self, *args, **kwargs):
         self._calls.append(f'list_pod_for_all_namespaces({self._context})')
+        data = self._pod_list_bytes(kwargs.get('field_selector'))
         if kwargs.get('_preload_content', True) is False:
-            return _FakeKubeResponse(b'{"kind":"PodList","items":[]}')
-        return self._empty('V1PodList')
+            return _FakeKubeResponse(data)
+        from kubernetes import client  # pylint: disable=import-outside-toplevel
+
+        class _R:  # what ApiClient.deserialize expects
+            pass
+
+        r = _R()
+        r.data = data
+        return client.ApiClient().deserialize(r, 'V1PodList')
 
     def list_namespaced_pod(self, *args, **kwargs):
         self._calls.append(f'list_namespaced_pod({self._context})')
@@ -428,6 +458,7 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
     from sky import catalog, core
     from sky.client import sdk
     from sky.provision.kubernetes import utils as kubernetes_utils
+    from sky.provision.slurm import utils as slurm_utils
     from sky.server import constants as server_constants
     from sky.server.requests.serializers import decoders, encoders
     from sky.utils import registry
@@ -471,6 +502,8 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
     sdk.realtime_slurm_gpu_availability = request(
         'realtime_slurm_gpu_availability',
         core.realtime_slurm_gpu_availability)
+    sdk.slurm_node_info = request('slurm_node_info',
+                                  slurm_utils.slurm_node_info)
     def check(infra_list, verbose, workspace=None):
         # The client side of `sdk.check`: each infra string parsed as
         # `InfraInfo.from_str` parses it, then the server's `check.check`.

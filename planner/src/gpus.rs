@@ -22,6 +22,10 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+pub mod kubernetes;
+pub mod show;
+pub mod slurm;
+
 use crate::catalog::gcp;
 use crate::cloud::CloudId;
 
@@ -113,6 +117,13 @@ impl Num {
     pub const MISSING: Num = Num {
         value: f64::NAN,
         int: false,
+    };
+
+    /// Python's `None` in an object column (`-o json` prints `null`): a
+    /// missing value of an "integer" column, which pandas cannot have.
+    pub const NULL: Num = Num {
+        value: f64::NAN,
+        int: true,
     };
 
     fn float(value: f64) -> Num {
@@ -1059,6 +1070,12 @@ pub enum Section {
         /// `OTHER_GPU` rows (`--all` only).
         other: Option<Vec<(String, Vec<f64>)>>,
     },
+    /// A Kubernetes or SSH Node Pool block (`_format_kubernetes_realtime_gpu`).
+    Kube(show::KubeSection),
+    /// The Slurm block (`_format_slurm_realtime_gpu`).
+    Slurm(show::SlurmSection),
+    /// A line SkyPilot's logger prints meanwhile.
+    Log(String),
     /// One table per GPU.
     Offers {
         /// Per GPU name, its offers in table order.
@@ -1174,6 +1191,107 @@ pub fn report(
         region: !query.all,
     });
     Ok(r)
+}
+
+/// `sky/skylet/constants.py::ALL_CLOUDS`: the order `list_accelerators`
+/// merges the clouds in.
+const ALL_CLOUDS_ORDER: [&str; 25] = [
+    "aws",
+    "azure",
+    "gcp",
+    "ibm",
+    "lambda",
+    "scp",
+    "oci",
+    "kubernetes",
+    "runpod",
+    "vast",
+    "vsphere",
+    "cudo",
+    "fluidstack",
+    "paperspace",
+    "primeintellect",
+    "do",
+    "nebius",
+    "ssh",
+    "slurm",
+    "hyperbolic",
+    "seeweb",
+    "shadeform",
+    "yotta",
+    "mithril",
+    "verda",
+];
+
+/// `-o json` with the realtime clouds' offers (`extra`, per cloud) merged
+/// at their place in SkyPilot's cloud order.
+pub fn json_listing_with(
+    query: &Query,
+    catalogs: &[&CloudGpuRows],
+    extra: Vec<(CloudId, Listing)>,
+) -> Result<Listing, GpusError> {
+    let (name, quantity) = match &query.accelerator {
+        Some((n, q)) => (Some(n.clone()), *q),
+        None => (None, None),
+    };
+    let filter = Filter {
+        name,
+        region: query.region.clone(),
+        quantity,
+        case_sensitive: false,
+        all_regions: query.all_regions,
+    };
+    let mut per_cloud: Vec<(CloudId, Listing)> = Vec::new();
+    for cat in catalogs {
+        per_cloud.push((cat.cloud, list_accelerators(&[*cat], &filter, true)?));
+    }
+    per_cloud.extend(extra);
+    let rank = |c: CloudId| {
+        ALL_CLOUDS_ORDER
+            .iter()
+            .position(|n| *n == c.name())
+            .unwrap_or(usize::MAX)
+    };
+    per_cloud.sort_by_key(|(c, _)| rank(*c));
+    let mut out: Listing = Vec::new();
+    for (_, listing) in per_cloud {
+        for (gpu, offers) in listing {
+            match out.iter_mut().find(|(n, _)| *n == gpu) {
+                Some((_, v)) => v.extend(offers),
+                None => out.push((gpu, offers)),
+            }
+        }
+    }
+    Ok(match query.sort {
+        SortBy::Cloud => out,
+        sort => out.into_iter().map(|(g, o)| (g, order(&o, sort))).collect(),
+    })
+}
+
+/// A Kubernetes context's accelerators as `-o json` offers (SkyPilot's
+/// `InstanceTypeInfo` with no instance type, CPUs or memory, priced from
+/// `kubernetes.pricing`).
+pub fn context_offers(context: &str, gpus: Vec<(String, Vec<(u32, f64)>)>) -> Listing {
+    gpus.into_iter()
+        .map(|(gpu, counts)| {
+            let offers = counts
+                .into_iter()
+                .map(|(count, price)| Offer {
+                    cloud: "Kubernetes",
+                    instance_type: None,
+                    accelerator_name: gpu.clone(),
+                    accelerator_count: f64::from(count),
+                    cpu_count: Num::NULL,
+                    device_memory: None,
+                    memory: Num::NULL,
+                    price: Num::float(price),
+                    spot_price: Num::float(price),
+                    region: Some(context.to_string()),
+                })
+                .collect();
+            (gpu, offers)
+        })
+        .collect()
 }
 
 /// `-o json`: SkyPilot's `list_accelerators` answer, unsorted (the CLI

@@ -58,6 +58,17 @@ pub struct SshCloud {
     allowed_node_pools: Option<Vec<String>>,
 }
 
+/// The pools' contexts as `sky gpus list` lists them.
+#[derive(Default)]
+pub(crate) struct PoolContexts {
+    /// The kubeconfig they are in (none offline).
+    pub(crate) kubeconfig: Option<kube::config::Kubeconfig>,
+    /// `ssh-<pool>` contexts, allowed and up.
+    pub(crate) contexts: Vec<String>,
+    /// Offline: the folder of their `NodeList`s.
+    pub(crate) nodes_dir: Option<PathBuf>,
+}
+
 /// Which contexts are pools, and the kubeconfig they came from (none offline).
 struct Resolved {
     kubeconfig: Option<kube::config::Kubeconfig>,
@@ -116,6 +127,22 @@ impl SshCloud {
             kubeconfig,
             contexts,
         })
+    }
+
+    /// The pools' contexts (`SSH.existing_allowed_contexts`), the kubeconfig
+    /// they are in (none offline) and the offline `NodeList` folder.
+    pub(crate) fn gpu_contexts(&self, ctx: &CheckContext) -> Result<PoolContexts, CloudError> {
+        let resolved = self.resolve(ctx)?;
+        Ok(PoolContexts {
+            kubeconfig: resolved.kubeconfig,
+            contexts: resolved.contexts.contexts,
+            nodes_dir: self.options.nodes_dir.clone(),
+        })
+    }
+
+    /// The Kubernetes adapter the pools are listed through.
+    pub(crate) fn kubernetes(&self) -> KubernetesCloud {
+        KubernetesCloud::new(self.options.kubernetes.clone())
     }
 
     async fn check_inner(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {

@@ -1,20 +1,36 @@
 //! `sky gpus list`: the I/O half. Finds the catalogs as a launch does
 //! (`catalogs::gather::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
 //! `SKY_BUNDLED_CATALOGS` > SkyPilot's folder), reads each cloud's
-//! `vms.csv` on its own scoped thread, and hands the bytes to
-//! `planner::gpus`, which does the listing; `planner::render::gpus` prints it.
+//! `vms.csv` on its own scoped thread, and — for the enabled Kubernetes,
+//! SSH Node Pool and Slurm clouds — lists the contexts' nodes and pods and
+//! asks the Slurm login nodes, concurrently and within the per-cloud and
+//! global deadlines, while the catalogs load. `planner::gpus::show` puts it
+//! together; `planner::render::gpus` prints it.
 //!
-//! No network: the catalogs are read as they are. A file SkyPilot's folder
-//! lacks is taken from the bundled example catalogs with a warning (a launch
-//! would download it; `sky catalog refresh` does).
+//! No catalog download: the catalogs are read as they are. A file
+//! SkyPilot's folder lacks is taken from the bundled example catalogs with a
+//! warning (a launch would download it; `sky catalog refresh` does).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use planner::cloud::CloudId;
+use planner::gpus::kubernetes::Pods;
+use planner::gpus::show::{ContextData, Enabled, Realtime};
 use planner::gpus::{self, CloudGpuRows, GpusError, Query, Report};
 
+use super::prepare::check_context;
 use super::{LaunchError, LaunchOptions};
 use crate::catalogs::bundled;
 use crate::catalogs::gather::Mode;
-use crate::config::ConfigError;
+use crate::clouds::CheckContext;
+use crate::clouds::kubernetes::{
+    KubernetesCloud, LazyStateNodeCache, context_gpu_data, contexts_from_fixture_dir,
+    pods_from_fixture_dir,
+};
+use crate::clouds::slurm::SlurmCloud;
+use crate::clouds::ssh::SshCloud;
+use crate::config::{self, ConfigError};
 use crate::input::{MAX_CATALOG_FILE_BYTES, read_regular};
 
 /// What one `sky gpus list` came to.
@@ -24,16 +40,13 @@ pub struct GpusOutcome {
     pub report: Option<Report>,
     /// The `-o json` listing.
     pub json: Option<gpus::Listing>,
-    /// One line each: catalogs that could not be read or were replaced.
+    /// One line each: catalogs that could not be read or were replaced,
+    /// contexts whose pods could not be listed.
     pub warnings: Vec<String>,
-    /// Enabled Kubernetes-like clouds whose GPUs SkyPilot would list first
-    /// and this command does not (their realtime availability needs the
-    /// pods of every node, which the launch's node listing does not read).
-    pub unlisted: Vec<CloudId>,
+    /// Contexts left out because they could not be listed, with the reason
+    /// (SkyPilot says nothing of them; `-v` prints them).
+    pub left_out: Vec<(String, String)>,
 }
-
-/// The clouds whose GPUs come from live nodes rather than a catalog.
-pub const REALTIME_CLOUDS: [CloudId; 3] = [CloudId::Kubernetes, CloudId::Ssh, CloudId::Slurm];
 
 /// The enabled set as SkyPilot's `sdk.enabled_clouds()` answers it: the
 /// declared clouds, else those of the last `sky check` (none before one).
@@ -134,16 +147,215 @@ pub enum GpusListError {
     /// A filter is invalid.
     #[error(transparent)]
     Gpus(#[from] GpusError),
-    /// `--infra` names a cloud whose GPUs only its live nodes know.
-    #[error("{}", planner::render::gpus::realtime_not_listed(*.0))]
-    Realtime(CloudId),
 }
 
-/// Lists the accelerators for `query` (already validated), as text or JSON.
-pub fn gpus_list(
+/// The Kubernetes adapter with the launch's node cache.
+fn kubernetes_cloud(options: &LaunchOptions) -> KubernetesCloud {
+    let mut kube = options.kubernetes.clone();
+    if kube.node_cache.is_none() {
+        kube.node_cache = Some(Arc::new(LazyStateNodeCache::new(&options.state_dir)));
+    }
+    KubernetesCloud::new(kube)
+}
+
+/// The allowed Kubernetes contexts, the current one and the kubeconfig
+/// (offline: `SKY_KUBE_CONTEXTS`, the first current).
+fn kubernetes_contexts(
+    options: &LaunchOptions,
+    cloud: &KubernetesCloud,
+    ctx: &CheckContext,
+) -> (
+    Vec<String>,
+    Option<String>,
+    Option<kube::config::Kubeconfig>,
+) {
+    if options.kube_nodes_dir.is_some() {
+        let names = options.kube_contexts.clone().unwrap_or_default();
+        let current = names.first().cloned();
+        return (names, current, None);
+    }
+    match cloud.resolve_contexts(ctx) {
+        Ok(r) => {
+            let current = r.kubeconfig.current_context.clone();
+            (r.allowed.contexts, current, Some(r.kubeconfig))
+        }
+        Err(e) => {
+            tracing::info!(error = %e, "no Kubernetes contexts");
+            (Vec::new(), None, None)
+        }
+    }
+}
+
+/// Lists what the realtime sections read: the contexts `plan` names (nodes,
+/// then pods where needed) and the Slurm clusters, all concurrently, each
+/// context bounded by the per-cloud deadline and everything by the global one.
+async fn realtime(
     options: &LaunchOptions,
     query: &Query,
     json: bool,
+    verbose: bool,
+    enabled_set: &[CloudId],
+) -> Result<Realtime, LaunchError> {
+    let enabled = Enabled {
+        kubernetes: enabled_set.contains(&CloudId::Kubernetes),
+        ssh: enabled_set.contains(&CloudId::Ssh),
+        slurm: enabled_set.contains(&CloudId::Slurm),
+    };
+    let mut rt = Realtime {
+        enabled,
+        verbose,
+        ..Realtime::default()
+    };
+    if !(enabled.kubernetes || enabled.ssh || enabled.slurm) {
+        return Ok(rt);
+    }
+    let cli = config::cli_layer(
+        &options.config_args,
+        options.workspace.as_deref(),
+        &options.home,
+    )
+    .map_err(|e| LaunchError::Usage(e.to_string()))?;
+    let sky_config = config::load_config(
+        &options.env,
+        &options.home,
+        options.project_dir.as_deref(),
+        &cli,
+    )?
+    .config;
+    let ctx = check_context(options, &sky_config);
+    let kube = kubernetes_cloud(options);
+    let (kube_names, current, kubeconfig) = if enabled.kubernetes || enabled.ssh {
+        kubernetes_contexts(options, &kube, &ctx)
+    } else {
+        (Vec::new(), None, None)
+    };
+    let mut ssh_options = options.ssh.clone();
+    ssh_options.kubernetes = kube.options().clone();
+    let ssh = SshCloud::new(ssh_options, sky_config.ssh_allowed_node_pools());
+    let pools = if enabled.kubernetes || enabled.ssh {
+        ssh.gpu_contexts(&ctx).unwrap_or_default()
+    } else {
+        Default::default()
+    };
+    let (ssh_kubeconfig, ssh_names, ssh_dir) = (pools.kubeconfig, pools.contexts, pools.nodes_dir);
+    // Kubernetes never uses an `ssh-` context (`existing_allowed_contexts`).
+    rt.kubernetes_contexts = kube_names
+        .into_iter()
+        .filter(|c| !c.starts_with("ssh-"))
+        .collect();
+    rt.ssh_contexts = ssh_names;
+    rt.current_context = current;
+    let plan = planner::gpus::show::plan(
+        query,
+        enabled,
+        &rt.kubernetes_contexts,
+        &rt.ssh_contexts,
+        rt.current_context.as_deref(),
+        json,
+    );
+    let ssh_kube = ssh.kubernetes();
+    let per_context = options.cloud_timeout;
+    let contexts = futures::future::join_all(plan.contexts.iter().map(|name| {
+        let is_pool = rt.ssh_contexts.contains(name);
+        let (cloud, config, dir) = if is_pool {
+            (&ssh_kube, ssh_kubeconfig.as_ref(), ssh_dir.as_ref())
+        } else {
+            (&kube, kubeconfig.as_ref(), options.kube_nodes_dir.as_ref())
+        };
+        let ctx = &ctx;
+        async move {
+            let work = async {
+                match (dir, config) {
+                    (Some(dir), _) => {
+                        let nodes = contexts_from_fixture_dir(dir, std::slice::from_ref(name))
+                            .pop()
+                            .map(|c| c.nodes)
+                            .unwrap_or_else(|| Err(String::new()));
+                        let pods = match &nodes {
+                            Ok(n) if planner::gpus::kubernetes::needs_pods(n) => {
+                                pods_from_fixture_dir(dir, name)
+                            }
+                            _ => Pods::NotListed,
+                        };
+                        ContextData { nodes, pods }
+                    }
+                    (None, Some(config)) => context_gpu_data(cloud, ctx, config, name).await,
+                    (None, None) => ContextData {
+                        nodes: Err(format!("Context {name} not found in kubeconfig.")),
+                        pods: Pods::NotListed,
+                    },
+                }
+            };
+            let data = if per_context.is_zero() {
+                work.await
+            } else {
+                tokio::time::timeout(per_context, work)
+                    .await
+                    .unwrap_or_else(|_| ContextData {
+                        nodes: Err(planner::catalog::kubernetes::unreachable_timeout_message(
+                            name,
+                        )),
+                        pods: Pods::NotListed,
+                    })
+            };
+            (name.clone(), data)
+        }
+    }));
+    let slurm = async {
+        if !plan.slurm {
+            return Vec::new();
+        }
+        let mut slurm_options = options.slurm.clone();
+        slurm_options.cache = None;
+        let allowed = planner::catalog::slurm::SlurmSettings::from_config(&sky_config.raw)
+            .ok()
+            .and_then(|s| s.allowed_clusters);
+        SlurmCloud::new(slurm_options, allowed)
+            .gpu_clusters(&ctx, query.region.as_deref())
+            .await
+    };
+    let both = async { tokio::join!(contexts, slurm) };
+    let global = options.fanout.global_deadline;
+    let (contexts, slurm) = if global.is_zero() {
+        both.await
+    } else {
+        match tokio::time::timeout(global, both).await {
+            Ok(r) => r,
+            Err(_) => {
+                let late = format!(
+                    "no answer within the global deadline ({})",
+                    planner::check::show_duration(global)
+                );
+                let contexts = plan
+                    .contexts
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.clone(),
+                            ContextData {
+                                nodes: Err(late.clone()),
+                                pods: Pods::NotListed,
+                            },
+                        )
+                    })
+                    .collect();
+                (contexts, Vec::new())
+            }
+        }
+    };
+    rt.contexts = contexts.into_iter().collect::<BTreeMap<_, _>>();
+    rt.slurm = slurm;
+    rt.config = sky_config.raw;
+    Ok(rt)
+}
+
+/// Lists the accelerators for `query` (already validated), as text or JSON;
+/// `verbose` is `-v` (the Slurm per-partition table).
+pub async fn gpus_list(
+    options: &LaunchOptions,
+    query: &Query,
+    json: bool,
+    verbose: bool,
 ) -> Result<GpusOutcome, GpusListError> {
     let mode = Mode::resolve(
         options.catalog_dir.as_deref(),
@@ -152,29 +364,49 @@ pub fn gpus_list(
         &options.catalogs,
     )
     .map_err(|e: ConfigError| GpusListError::Launch(LaunchError::from(e)))?;
-    if let Some(c) = query.cloud.filter(|c| REALTIME_CLOUDS.contains(c)) {
-        return Err(GpusListError::Realtime(c));
-    }
-    let unlisted: Vec<CloudId> = enabled_clouds(options)
-        .into_iter()
-        .filter(|c| REALTIME_CLOUDS.contains(c) && query.cloud.is_none())
-        .collect();
+    let enabled_set = enabled_clouds(options);
     let mut warnings = Vec::new();
-    let catalogs = load(&mode, &query.catalog_clouds(), &mut warnings);
+    // The catalogs load on a blocking thread while the clusters are asked.
+    let catalog_clouds = query.catalog_clouds();
+    let load_mode = mode.clone();
+    let loading = tokio::task::spawn_blocking(move || {
+        let mut w = Vec::new();
+        let catalogs = load(&load_mode, &catalog_clouds, &mut w);
+        (catalogs, w)
+    });
+    let rt = realtime(options, query, json, verbose, &enabled_set).await?;
+    let (catalogs, catalog_warnings) = loading
+        .await
+        .map_err(|e| LaunchError::Usage(format!("catalog loader failed: {e}")))?;
+    warnings.extend(catalog_warnings);
+    let mut left_out = Vec::new();
+    for (name, data) in &rt.contexts {
+        match (&data.nodes, &data.pods) {
+            (Err(e), _) => left_out.push((name.clone(), e.clone())),
+            (Ok(_), Pods::Failed(e)) => {
+                warnings.push(format!("Kubernetes context {name} left out: {e}"));
+            }
+            _ => {}
+        }
+    }
     let refs: Vec<&CloudGpuRows> = catalogs.iter().collect();
     let _span = tracing::info_span!("gpus_list").entered();
     if json {
+        let extra = planner::gpus::show::json_contexts(query, &rt)
+            .into_iter()
+            .map(|(cloud, ctx, gpus)| (cloud, gpus::context_offers(&ctx, gpus)))
+            .collect();
         return Ok(GpusOutcome {
             report: None,
-            json: Some(gpus::json_listing(query, &refs)?),
+            json: Some(gpus::json_listing_with(query, &refs, extra)?),
             warnings,
-            unlisted,
+            left_out,
         });
     }
     Ok(GpusOutcome {
-        report: Some(gpus::report(query, &refs, false)?),
+        report: Some(planner::gpus::show::show(query, &refs, &rt)?),
         json: None,
         warnings,
-        unlisted,
+        left_out,
     })
 }

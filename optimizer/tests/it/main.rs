@@ -6,6 +6,8 @@ mod state;
 mod aws_identity;
 // Table scenarios from fixtures/scenarios, snapshotted with insta.
 mod scenarios;
+// `sky gpus list` against Kubernetes API mocks: pods, 403, failures, node cache.
+mod gpus_realtime;
 // Whole launches against the mocks: fan-out, caches, partial tables, secrets.
 mod fanout;
 // GCP reservations against the GCP mock: lookup, free reserved nodes, cache, failures, secrets.

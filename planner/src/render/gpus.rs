@@ -6,9 +6,12 @@
 //! generator yields, joined, plus the final newline of `click.echo()`
 //! (`--all` goes through `echo_via_pager`, which ends with one as well).
 
+use crate::cloud::CloudId;
+use crate::gpus::kubernetes::NodesGpuInfo;
+use crate::gpus::show::{KubeSection, SlurmSection, Utilization};
 use crate::gpus::{Num, Offer, Report, Section};
-use crate::pytext::{format_fixed, py_float_str};
-use crate::render::ansi::{BRIGHT, CYAN, RESET};
+use crate::pytext::{format_fixed, py_float_str, py_str_repr};
+use crate::render::ansi::{BRIGHT, CYAN, GREEN, LIGHTMAGENTA, NORMAL, RESET, YELLOW};
 use crate::render::table::borderless_table;
 
 /// `_list_to_str`: whole floats as integers, the rest as Python prints them.
@@ -42,6 +45,12 @@ pub fn text(report: &Report) -> String {
     for section in &report.sections {
         match section {
             Section::Text(t) => out.push_str(t),
+            Section::Log(line) => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            Section::Kube(k) => out.push_str(&kube_section(k)),
+            Section::Slurm(s) => out.push_str(&slurm_section(s)),
             Section::CloudGpusTitle => out.push_str(&cloud_gpus_title()),
             Section::Counts {
                 common,
@@ -150,6 +159,7 @@ fn offers_table(offers: &[Offer], region: bool) -> String {
 /// columns bare, floats in `repr`, missing values `NaN`.
 fn json_num(n: Num) -> String {
     match n.get() {
+        None if n.int => "null".into(),
         None => "NaN".into(),
         Some(v) if n.int => format!("{v:.0}"),
         Some(v) => py_float_str(v),
@@ -179,9 +189,15 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
         } else {
             out.push_str("[\n");
             for (oi, o) in offers.iter().enumerate() {
+                // A realtime cloud's offers hold Python `None`s (`null`), not NaNs.
+                let none = o.cpu_count.int && o.cpu_count.get().is_none();
+                let text = |v: &Option<String>| match v {
+                    None if none => "null".to_string(),
+                    _ => json_str(v),
+                };
                 let fields = [
                     ("cloud", json_str(&Some(o.cloud.to_string()))),
-                    ("instance_type", json_str(&o.instance_type)),
+                    ("instance_type", text(&o.instance_type)),
                     (
                         "accelerator_name",
                         json_str(&Some(o.accelerator_name.clone())),
@@ -204,7 +220,7 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
                     ("memory", json_num(o.memory)),
                     ("price", json_num(o.price)),
                     ("spot_price", json_num(o.spot_price)),
-                    ("region", json_str(&o.region)),
+                    ("region", text(&o.region)),
                 ];
                 out.push_str("    {\n");
                 for (fi, (k, v)) in fields.iter().enumerate() {
@@ -238,23 +254,289 @@ pub fn did_you_mean(suggestions: &[String]) -> String {
     )
 }
 
-/// `--infra` on a Kubernetes-like cloud: not listed by this command.
-pub fn realtime_not_listed(cloud: crate::cloud::CloudId) -> String {
+/// `constants.NO_GPU_HELP_MESSAGE`.
+const NO_GPU_HELP: &str = "If your cluster contains GPUs, make sure nvidia.com/gpu resource is available on the nodes and the node labels for identifying GPUs (e.g., skypilot.co/accelerator) are setup correctly. ";
+
+/// The warning `kubernetes_catalog._list_accelerators` logs when the pods
+/// may not be listed (403).
+pub const PODS_FORBIDDEN_WARNING: &str = "Failed to get pods in the Kubernetes cluster (forbidden). Please check if your account has necessary permissions to list pods. Realtime GPU availability information may be incorrect.";
+
+/// `kubernetes_utils.KUBERNETES_AUTOSCALER_NOTE`.
+pub const AUTOSCALER_NOTE: &str = "Note: Kubernetes cluster autoscaling is enabled. All GPUs that can be provisioned may not be listed here. Refer to your autoscaler's node pool configuration to see the list of supported GPUs.";
+
+fn filter_words(name: Option<&str>, quantity: Option<u32>) -> Option<String> {
+    let name = name?;
+    let mut s = format!(" {}", py_str_repr(name));
+    if let Some(q) = quantity {
+        s.push_str(&format!(" with requested quantity {q}"));
+    }
+    Some(s)
+}
+
+/// `core.realtime_kubernetes_gpu_availability`'s `ValueError` when no
+/// context (or pool) has a GPU, or none matching.
+pub fn no_realtime_gpus(ssh: bool, name: Option<&str>, quantity: Option<u32>) -> String {
+    let (id, capital) = if ssh {
+        ("ssh", "SSH")
+    } else {
+        ("kubernetes", "Kubernetes")
+    };
+    match filter_words(name, quantity) {
+        None => format!(
+            "No GPUs found in any {capital} clusters. {NO_GPU_HELP}To further debug, run: sky check "
+        ),
+        Some(what) => format!(
+            "Resources{what} not found in {capital} clusters. {NO_GPU_HELP}To show available accelerators on {id},  run: sky gpus list --cloud {id} "
+        ),
+    }
+}
+
+/// `_get_slurm_realtime_gpu_tables`' `ValueError` when no cluster has a GPU.
+pub fn no_slurm_gpus(name: Option<&str>, quantity: Option<u32>) -> String {
+    match filter_words(name, quantity) {
+        None => {
+            "No GPUs found in any Slurm partition. To further debug, run: sky check slurm ".into()
+        }
+        Some(what) => format!(
+            "Resources{what} not found in any Slurm partition. To show available accelerators on Slurm, run: sky gpus list --cloud slurm "
+        ),
+    }
+}
+
+/// `_get_labeled_zero_gpu_hint` for the affected `context/node` names.
+pub fn labeled_zero_gpu_hint(affected: &[String]) -> String {
+    let shown: Vec<&str> = affected.iter().take(3).map(String::as_str).collect();
     format!(
-        "sky gpus list --infra {}: the GPUs of {} nodes are not listed by this sky (SkyPilot 0.14.1 reads each node and its pods); `sky launch --dryrun --gpus NAME --infra {}` plans on them.",
-        cloud.name(),
-        cloud.repr(),
-        cloud.name()
+        "Note: Some Kubernetes nodes have GPU labels but report 0 GPU resources. Please check the node labels and configuration. Affected {} node(s): {}{}",
+        affected.len(),
+        shown.join(", "),
+        if affected.len() > 3 { "..." } else { "" }
     )
 }
 
-/// The warning when enabled Kubernetes-like clouds are left out of a listing.
-pub fn realtime_left_out(clouds: &[crate::cloud::CloudId]) -> String {
-    let names: Vec<&str> = clouds.iter().map(|c| c.repr()).collect();
+/// Ours (`-v`): a context left out because it could not be listed.
+pub fn context_left_out(context: &str, why: &str) -> String {
+    format!("Kubernetes context {context} left out: {why}")
+}
+
+/// `--infra` names a realtime cloud that is not enabled.
+pub fn not_enabled(cloud: CloudId) -> String {
+    match cloud {
+        CloudId::Ssh => "SSH Node Pools are not enabled. To fix, run: sky check ssh ".into(),
+        CloudId::Slurm => "Slurm is not enabled. To fix, run: sky check slurm ".into(),
+        _ => "Kubernetes is not enabled. To fix, run: sky check kubernetes ".into(),
+    }
+}
+
+fn utilization(u: &Utilization) -> String {
+    let available = u
+        .available
+        .map_or_else(|| "<no permissions>".to_string(), |a| a.to_string());
+    let mut s = format!("{available} of {} free", u.capacity);
+    if u.not_ready > 0 {
+        s.push_str(&format!(" ({} not ready)", u.not_ready));
+    }
+    s
+}
+
+fn counts_str(counts: &[u32]) -> String {
+    counts
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn qty_header(filter: bool) -> &'static str {
+    if filter {
+        "QTY_FILTER"
+    } else {
+        "REQUESTABLE_QTY_PER_NODE"
+    }
+}
+
+/// `_format_kubernetes_realtime_gpu`.
+fn kube_section(k: &KubeSection) -> String {
+    let identity = if k.ssh { "SSH Node Pool" } else { "Kubernetes" };
+    let ctx_name = if k.ssh { "SSH Node Pool" } else { "Context" };
+    let mut out = format!("{GREEN}{BRIGHT}{identity} GPUs{RESET}");
+    if let Some(total) = &k.total {
+        out.push('\n');
+        out.push_str(&table(
+            &["GPU", "UTILIZATION"],
+            total
+                .iter()
+                .map(|(g, u)| vec![g.clone(), utilization(u)])
+                .collect(),
+        ));
+    }
+    for (ctx, rows) in &k.contexts {
+        out.push('\n');
+        let header = if ctx.is_empty() {
+            format!("Default {ctx_name}")
+        } else {
+            format!("{ctx_name}: {ctx}")
+        };
+        out.push_str(&format!("{CYAN}{header}{RESET}\n"));
+        out.push_str(&table(
+            &["GPU", qty_header(k.quantity_header), "UTILIZATION"],
+            rows.iter()
+                .map(|(g, c, u)| vec![g.clone(), counts_str(c), utilization(u)])
+                .collect(),
+        ));
+    }
+    if let Some(nodes) = &k.nodes {
+        out.push('\n');
+        out.push_str(&node_table(
+            nodes,
+            identity,
+            if k.ssh { "NODE_POOL" } else { "CONTEXT" },
+        ));
+    }
+    out
+}
+
+/// `x of y free`, or `y` when the free part is unknown; `-` when unknown.
+fn of_free(total: Option<f64>, free: Option<f64>) -> String {
+    match (total, free) {
+        (None, _) => "-".into(),
+        (Some(t), None) => format_fixed(t, 0),
+        (Some(t), Some(f)) => format!("{} of {} free", format_fixed(f, 0), format_fixed(t, 0)),
+    }
+}
+
+/// `_format_kubernetes_node_info_combined`.
+fn node_table(contexts: &[(String, NodesGpuInfo)], identity: &str, column: &str) -> String {
+    let mut hints = Vec::new();
+    let mut rows = Vec::new();
+    for (ctx, info) in contexts {
+        let ctx = if ctx.is_empty() {
+            "default"
+        } else {
+            ctx.as_str()
+        };
+        if info.multi_host_tpu {
+            hints.push(format!(
+                "{ctx}: (Note: Multi-host TPUs are detected and excluded from the display as multi-host TPUs are not supported.)"
+            ));
+        }
+        for n in &info.nodes {
+            let free = if n.free == -1 {
+                "<no permissions>".to_string()
+            } else {
+                n.free.to_string()
+            };
+            let mut status: Vec<String> = Vec::new();
+            if !n.ready {
+                status.push("NotReady".into());
+            }
+            if n.cordoned {
+                status.push("Cordoned".into());
+            }
+            let mut by_effect: Vec<(&str, Vec<&str>)> = Vec::new();
+            for t in n.taints.iter().filter(|t| !t.tolerated) {
+                match by_effect.iter_mut().find(|(e, _)| *e == t.effect) {
+                    Some((_, keys)) => keys.push(&t.key),
+                    None => by_effect.push((&t.effect, vec![&t.key])),
+                }
+            }
+            if !by_effect.is_empty() {
+                status.push(
+                    by_effect
+                        .iter()
+                        .map(|(e, keys)| format!("{e} Taint [{}]", keys.join(", ")))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
+            }
+            rows.push(vec![
+                ctx.to_string(),
+                n.name.clone(),
+                of_free(n.cpus, n.cpus_free),
+                of_free(n.memory_gib, n.memory_free_gib),
+                n.accelerator.clone().unwrap_or_else(|| "-".into()),
+                format!("{free} of {} free", n.total),
+                if status.is_empty() {
+                    "Healthy".into()
+                } else {
+                    status.join(", ")
+                },
+            ]);
+        }
+    }
+    let mut title = format!("{identity} per-node GPU availability");
+    if !hints.is_empty() {
+        title.push_str(&format!(" ({})", hints.join("; ")));
+    }
     format!(
-        "{} enabled: their nodes' GPUs are not listed here, only the cloud catalogs (SkyPilot 0.14.1 lists them first).",
-        names.join(", ")
+        "{CYAN}{BRIGHT}{title}{RESET}\n{}",
+        table(
+            &[
+                column,
+                "NODE",
+                "vCPU",
+                "Memory (GB)",
+                "GPU",
+                "GPU UTILIZATION",
+                "NODE STATUS"
+            ],
+            rows
+        )
     )
+}
+
+/// `_format_slurm_realtime_gpu` (with `_format_slurm_partition_info` for `-v`).
+fn slurm_section(s: &SlurmSection) -> String {
+    let mut out = format!("{GREEN}{BRIGHT}Slurm GPUs{RESET}\n");
+    if let Some(total) = &s.total {
+        out.push_str(&table(
+            &["GPU", "UTILIZATION"],
+            total
+                .iter()
+                .map(|(g, cap, free)| vec![g.clone(), format!("{free} of {cap} free")])
+                .collect(),
+        ));
+        out.push('\n');
+    }
+    for (cluster, gpus) in &s.clusters {
+        out.push_str(&format!("{CYAN}{BRIGHT}Slurm Cluster: {cluster}{RESET}\n"));
+        out.push_str(&table(
+            &["GPU", qty_header(s.quantity_header), "UTILIZATION"],
+            gpus.iter()
+                .map(|g| {
+                    vec![
+                        g.gpu.clone(),
+                        counts_str(&g.counts),
+                        format!("{} of {} free", g.available, g.capacity),
+                    ]
+                })
+                .collect(),
+        ));
+        out.push('\n');
+    }
+    for (cluster, error) in &s.failed {
+        out.push_str(&format!("{CYAN}{BRIGHT}Slurm Cluster: {cluster}{RESET}\n"));
+        out.push_str(&format!("{YELLOW}Error: {error}{RESET}\n"));
+    }
+    if let Some(rows) = &s.partitions {
+        out.push_str(&format!(
+            "{LIGHTMAGENTA}{NORMAL}Slurm per-partition accelerator availability{RESET}\n"
+        ));
+        out.push_str(&table(
+            &["CLUSTER", "PARTITION", "GPU", "UTILIZATION"],
+            rows.iter()
+                .map(|(c, p, g, total, free)| {
+                    vec![
+                        c.clone(),
+                        p.clone(),
+                        g.clone(),
+                        format!("{free} of {total} free"),
+                    ]
+                })
+                .collect(),
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ pub mod ansi {
     pub const YELLOW: &str = "\x1b[33m";
     /// `Fore.CYAN`.
     pub const CYAN: &str = "\x1b[36m";
+    /// `Fore.LIGHTMAGENTA_EX`.
+    pub const LIGHTMAGENTA: &str = "\x1b[95m";
+    /// `Style.NORMAL`.
+    pub const NORMAL: &str = "\x1b[22m";
     /// `Fore.LIGHTBLACK_EX`.
     pub const LIGHTBLACK: &str = "\x1b[90m";
     /// `Style.RESET_ALL`.

@@ -35,6 +35,12 @@ pub enum GpusCommand {
     ///
     /// DEVICE_MEM: memory of one device. HOST_MEM: memory of the instance.
     ///
+    /// With Kubernetes, SSH Node Pools or Slurm enabled, their GPUs come
+    /// first: per context (pool, cluster) the quantities one node can give
+    /// (REQUESTABLE_QTY_PER_NODE) and UTILIZATION (free of total, from the
+    /// nodes and the pods on them), then a per-node table; `--infra
+    /// kubernetes[/CONTEXT]`, `ssh[/POOL]` or `slurm[/CLUSTER]` shows only that.
+    ///
     /// Extensions (not in SkyPilot 0.14.1): `--sort-by price|spot`
     /// (upstream #3111), `--all-regions` without a GPU name (prices of every
     /// GPU in every region, upstream #2863); `--infra CLOUD --all` lists
@@ -99,7 +105,8 @@ pub struct GpusListArgs {
     #[arg(long)]
     pub all_regions: bool,
 
-    /// Show more (accepted; SkyPilot uses it for Slurm partitions).
+    /// Show more: the Slurm per-partition table, and (ours) the Kubernetes
+    /// contexts left out because they could not be listed, with the reason.
     #[arg(short = 'v', long)]
     pub verbose: bool,
 
@@ -158,7 +165,7 @@ fn query(args: &GpusListArgs) -> Result<Query, String> {
 }
 
 /// Runs `sky gpus list`.
-pub fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
+pub async fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
     let printer = Printer { color };
     let opts = options(&args.common)?;
     if args.cloud.is_some() || args.region.is_some() {
@@ -190,15 +197,11 @@ pub fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
         }
     }
     let json = args.output == GpusFormat::Json;
-    let outcome = match optimizer::launch::gpus_list(&opts, &query, json) {
+    let outcome = match optimizer::launch::gpus_list(&opts, &query, json, args.verbose).await {
         Ok(o) => o,
         Err(e @ optimizer::launch::GpusListError::Gpus(_)) => {
             eprintln!("sky: {e}");
             return Ok(Exit::Request);
-        }
-        Err(e @ optimizer::launch::GpusListError::Realtime(_)) => {
-            eprintln!("sky: {e}");
-            return Ok(Exit::Config);
         }
         Err(e) => return Err(e.into()),
     };
@@ -207,10 +210,13 @@ pub fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
         .iter()
         .map(|w| render::launch::warning(w))
         .collect();
-    if !outcome.unlisted.is_empty() {
-        warnings.push(render::launch::warning(&render::gpus::realtime_left_out(
-            &outcome.unlisted,
-        )));
+    if args.verbose {
+        // Ours: SkyPilot leaves unreachable contexts out without a word.
+        warnings.extend(
+            outcome.left_out.iter().map(|(ctx, why)| {
+                render::launch::warning(&render::gpus::context_left_out(ctx, why))
+            }),
+        );
     }
     printer.print(&warnings);
     let mut stdout = std::io::stdout().lock();

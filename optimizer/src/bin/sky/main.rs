@@ -175,8 +175,8 @@ fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
             Command::Launch(args) => output::launch(*args, color).await,
             Command::Check(args) => output::check(args, color).await,
             Command::Catalog(args) => output::catalog(args).await,
-            Command::Gpus(args) => gpus::run(args.into_list(), color),
-            Command::ShowGpus(args) => gpus::run(*args, color),
+            Command::Gpus(args) => gpus::run(args.into_list(), color).await,
+            Command::ShowGpus(args) => gpus::run(*args, color).await,
         }
     };
     let result = runtime.block_on(async {

@@ -1,11 +1,14 @@
-//! Offline mode: node listings read from `NodeList` files instead of API
-//! servers, for tests, benchmarks and demos without a cluster.
+//! Offline mode: node and pod listings read from `NodeList` / `PodList`
+//! files instead of API servers, for tests, benchmarks and demos without a
+//! cluster.
 
 use std::path::Path;
 
 use planner::catalog::kubernetes::{
-    KubeContext, parse_node_list, unreachable_api_message, unreachable_timeout_message,
+    KubeContext, parse_node_list, parse_pod_list, unreachable_api_message,
+    unreachable_timeout_message,
 };
+use planner::gpus::kubernetes::Pods;
 
 use super::listing::{list_nodes_span, record_outcome};
 
@@ -38,4 +41,25 @@ pub fn contexts_from_fixture_dir(dir: &Path, contexts: &[String]) -> Vec<KubeCon
             }
         })
         .collect()
+}
+
+/// Offline mode: a context's pods from `<dir>/<context>.pods.json` (a
+/// `PodList`, filtered by phase as the API server's field selector does);
+/// `<dir>/<context>.pods.forbidden` answers 403; neither: no pods.
+pub fn pods_from_fixture_dir(dir: &Path, context: &str) -> Pods {
+    let stem = context.replace('/', "_");
+    if dir.join(format!("{stem}.pods.forbidden")).exists() {
+        return Pods::Forbidden;
+    }
+    match std::fs::File::open(dir.join(format!("{stem}.pods.json"))) {
+        Err(_) => Pods::Listed(Vec::new()),
+        Ok(file) => match parse_pod_list(file) {
+            Ok(pods) => Pods::Listed(pods),
+            Err(e) => Pods::Failed(
+                unreachable_api_message(context, &e.to_string())
+                    .replace("get node info", "get pod info")
+                    .replace("kubectl get nodes", "kubectl get pods"),
+            ),
+        },
+    }
 }

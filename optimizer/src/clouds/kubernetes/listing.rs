@@ -11,8 +11,10 @@ use std::time::Duration;
 use futures::future::join_all;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use planner::catalog::kubernetes::{
-    KubeContext, KubeNode, parse_node_list, unreachable_api_message, unreachable_timeout_message,
+    KubeContext, KubeNode, parse_node_list, parse_pod_list, pod_field_selector,
+    unreachable_api_message, unreachable_timeout_message,
 };
+use planner::gpus::kubernetes::Pods;
 use tracing::Instrument;
 
 use crate::clouds::http::{BodyError, MAX_KUBE_PAGE_BYTES, read_capped};
@@ -142,19 +144,35 @@ impl KubernetesCloud {
 
     /// One listing: every page of `/api/v1/nodes`, within the request timeout.
     async fn list_once(&self, client: &kube::Client) -> Result<Vec<KubeNode>, Failure> {
+        self.list_all(client, "/api/v1/nodes", None, |body| {
+            parse_node_list(body).map_err(|e| e.to_string())
+        })
+        .await
+    }
+
+    /// Every page of the list at `path`, within the request timeout.
+    async fn list_all<T>(
+        &self,
+        client: &kube::Client,
+        path: &str,
+        field_selector: Option<&str>,
+        parse: impl Fn(&[u8]) -> Result<Vec<T>, String>,
+    ) -> Result<Vec<T>, Failure> {
         let attempt = async {
-            let mut nodes = Vec::new();
+            let mut items = Vec::new();
             let mut token: Option<String> = None;
             for _ in 0..MAX_PAGES {
-                let (page, next) = self.list_page(client, token.take()).await?;
-                nodes.extend(page);
+                let (page, next) = self
+                    .list_page(client, path, field_selector, token.take(), &parse)
+                    .await?;
+                items.extend(page);
                 match next {
                     Some(t) => token = Some(t),
-                    None => return Ok(nodes),
+                    None => return Ok(items),
                 }
             }
             Err(Failure::Malformed(format!(
-                "the node list did not end after {MAX_PAGES} pages of {PAGE_LIMIT}"
+                "the list at {path} did not end after {MAX_PAGES} pages of {PAGE_LIMIT}"
             )))
         };
         tokio::time::timeout(self.options.request_timeout, attempt)
@@ -162,17 +180,23 @@ impl KubernetesCloud {
             .unwrap_or(Err(Failure::Timeout(self.options.request_timeout)))
     }
 
-    /// One page of the node list and the `continue` token of the next.
-    async fn list_page(
+    /// One page of a list and the `continue` token of the next.
+    async fn list_page<T>(
         &self,
         client: &kube::Client,
+        path: &str,
+        field_selector: Option<&str>,
         token: Option<String>,
-    ) -> Result<(Vec<KubeNode>, Option<String>), Failure> {
+        parse: &impl Fn(&[u8]) -> Result<Vec<T>, String>,
+    ) -> Result<(Vec<T>, Option<String>), Failure> {
         let mut params = kube::api::ListParams::default().limit(PAGE_LIMIT);
         if let Some(t) = token {
             params = params.continue_token(&t);
         }
-        let request = kube::core::Request::new("/api/v1/nodes")
+        if let Some(f) = field_selector {
+            params = params.fields(f);
+        }
+        let request = kube::core::Request::new(path)
             .list(&params)
             .map_err(|e| Failure::Config(e.to_string()))?;
         {
@@ -202,15 +226,54 @@ impl KubernetesCloud {
                     status.canonical_reason().unwrap_or(""),
                 );
                 return Err(if matches!(status.as_u16(), 401 | 403) && !cloudflare {
-                    Failure::Rejected(text)
+                    Failure::Rejected(status.as_u16(), text)
                 } else {
                     Failure::Api(text)
                 });
             }
-            let nodes =
-                parse_node_list(&body[..]).map_err(|e| Failure::Malformed(e.to_string()))?;
-            Ok((nodes, continue_token(&body)))
+            let items = parse(&body[..]).map_err(Failure::Malformed)?;
+            Ok((items, continue_token(&body)))
         }
+    }
+
+    /// Lists the pods of every namespace of `context` that are not finished
+    /// (SkyPilot's `get_allocated_resources_by_node` call: the same
+    /// `fieldSelector`, paging, timeouts and retries as the node listing;
+    /// 401/403 are not retried).
+    pub(crate) async fn list_pods(&self, kubeconfig: &Kubeconfig, context: &str) -> Pods {
+        let span = tracing::info_span!("kubernetes.list_pods", context = %context, pods = tracing::field::Empty);
+        async {
+            let client = match self.client_for(kubeconfig, context).await {
+                Ok(c) => c,
+                Err(f) => return Pods::Failed(f.pods_message(context)),
+            };
+            let selector = pod_field_selector();
+            let attempts = self.options.attempts.max(1);
+            let mut backoff = Backoff::new(self.options.backoff);
+            let mut last = Failure::Timeout(self.options.request_timeout);
+            for attempt in 1..=attempts {
+                match self
+                    .list_all(&client, "/api/v1/pods", Some(&selector), |body| {
+                        parse_pod_list(body).map_err(|e| e.to_string())
+                    })
+                    .await
+                {
+                    Ok(pods) => {
+                        tracing::Span::current().record("pods", pods.len());
+                        return Pods::Listed(pods);
+                    }
+                    Err(Failure::Rejected(403, _)) => return Pods::Forbidden,
+                    Err(f) if f.is_fatal() => return Pods::Failed(f.pods_message(context)),
+                    Err(f) => last = f,
+                }
+                if attempt < attempts {
+                    tokio::time::sleep(backoff.next_wait(random_unit())).await;
+                }
+            }
+            Pods::Failed(last.pods_message(context))
+        }
+        .instrument(span)
+        .await
     }
 }
 
@@ -302,8 +365,8 @@ enum Failure {
     Unreachable(String),
     /// A non-2xx answer other than a real 401/403 (retried).
     Api(String),
-    /// 401/403 (not a transient Cloudflare 403): never retried.
-    Rejected(String),
+    /// 401/403 (not a transient Cloudflare 403), with the status: never retried.
+    Rejected(u16, String),
     /// The answer was not a NodeList (not retried).
     Malformed(String),
     /// The kubeconfig/credentials for the context are unusable (not retried).
@@ -322,8 +385,15 @@ impl Failure {
     fn is_fatal(&self) -> bool {
         matches!(
             self,
-            Failure::Rejected(_) | Failure::Malformed(_) | Failure::Config(_)
+            Failure::Rejected(..) | Failure::Malformed(_) | Failure::Config(_)
         )
+    }
+
+    /// SkyPilot's `KubeAPIUnreachableError` text for a pod listing.
+    fn pods_message(&self, context: &str) -> String {
+        self.message(context)
+            .replace("get node info", "get pod info")
+            .replace("kubectl get nodes", "kubectl get pods")
     }
 
     /// SkyPilot's `KubeAPIUnreachableError` text.
@@ -344,7 +414,7 @@ impl Failure {
                 1,
             ),
             Failure::Api(text) | Failure::Malformed(text) => unreachable_api_message(context, text),
-            Failure::Rejected(text) => format!("Kubernetes API error: {text}"),
+            Failure::Rejected(_, text) => format!("Kubernetes API error: {text}"),
             Failure::Config(text) => format!(
                 "Kubernetes configuration error when trying to get node info: {text} Please check if the \
                  cluster is healthy and retry. To debug, run: kubectl get nodes --context {context}"

@@ -20,9 +20,11 @@
 //! which puts the cache, the listing and the fixture mode together. The
 //! parts, re-exported here:
 //! * `kubeconfig`: kubeconfig files, allowed contexts, a context's cluster entry;
-//! * `listing`: node listing with timeouts, retries and SkyPilot's error texts;
+//! * `listing`: node and pod listing with timeouts, retries and SkyPilot's
+//!   error texts;
 //! * `backoff`: the waits between listing attempts;
-//! * `fixture`: offline mode, nodes read from `NodeList` files;
+//! * `fixture`: offline mode, nodes and pods read from `NodeList` /
+//!   `PodList` files;
 //! * `node_cache`: the on-disk cache of successful listings.
 
 mod backoff;
@@ -32,7 +34,7 @@ mod listing;
 mod node_cache;
 
 pub use backoff::BackoffPolicy;
-pub use fixture::contexts_from_fixture_dir;
+pub use fixture::{contexts_from_fixture_dir, pods_from_fixture_dir};
 pub(crate) use node_cache::LazyStateNodeCache;
 pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
 
@@ -212,6 +214,30 @@ impl KubernetesCloud {
         };
         (out, cache_use)
     }
+}
+
+/// What `sky gpus list` reads of one context: its nodes (node cache
+/// first) and, when they have labelled accelerators, its pods.
+pub(crate) async fn context_gpu_data(
+    cloud: &KubernetesCloud,
+    ctx: &CheckContext,
+    kubeconfig: &kube::config::Kubeconfig,
+    context: &str,
+) -> planner::gpus::show::ContextData {
+    use planner::gpus::kubernetes::{Pods, needs_pods};
+    let (mut listed, _) = cloud
+        .list_with_cache(ctx, kubeconfig, &[context.to_string()])
+        .await;
+    let nodes = listed.pop().map(|c| c.nodes).unwrap_or_else(|| {
+        Err(planner::catalog::kubernetes::unreachable_timeout_message(
+            context,
+        ))
+    });
+    let pods = match &nodes {
+        Ok(n) if needs_pods(n) => cloud.list_pods(kubeconfig, context).await,
+        _ => Pods::NotListed,
+    };
+    planner::gpus::show::ContextData { nodes, pods }
 }
 
 impl Cloud for KubernetesCloud {

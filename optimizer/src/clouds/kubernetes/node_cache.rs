@@ -31,8 +31,9 @@ pub trait NodeCache: Send + Sync {
 /// Cache kind (folder) of Kubernetes node listings.
 pub const NODE_CACHE_KIND: &str = "kube-nodes";
 
-/// Schema version of node cache entries.
-pub const NODE_CACHE_SCHEMA: u32 = 1;
+/// Schema version of node cache entries (2: nodes carry taints, capacity
+/// devices and the capacity `sky gpus list` shows).
+pub const NODE_CACHE_SCHEMA: u32 = 2;
 
 /// The on-disk [`NodeCache`]: one entry per (context, server), keyed by an
 /// HMAC digest, written atomically by [`crate::state::CacheStore`].

@@ -51,6 +51,9 @@ use planner::catalog::slurm::{
 };
 use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::CloudId;
+use planner::gpus::slurm::{
+    JOBS_GRES_CMD, NODE_DETAILS_CMD, SlurmGpuAnswer, SlurmGpuCluster, batch_failure_text,
+};
 use tracing::Instrument;
 
 use super::{CheckContext, Cloud, Credentials};
@@ -271,6 +274,78 @@ impl SlurmCloud {
             nodes,
             partitions,
             select_type,
+        })
+    }
+
+    /// What `sky gpus list` reads of the allowed clusters (or of `region`):
+    /// each login node's `sinfo`, `scontrol show node -o` and `squeue`, in
+    /// one invocation per cluster, concurrently, never from the cache
+    /// (free GPUs change by the minute; SkyPilot asks on every request).
+    pub(crate) async fn gpu_clusters(
+        &self,
+        ctx: &CheckContext,
+        region: Option<&str>,
+    ) -> Vec<SlurmGpuCluster> {
+        // SkyPilot: no usable clusters file, no clusters (`existing_allowed_clusters`).
+        let (config, names) = self.read_config(ctx).unwrap_or_default();
+        // `existing_allowed_clusters`: in `allowed_clusters` order when it
+        // lists them (SkyPilot otherwise iterates a Python set, in hash
+        // order; the file's order stands in for it).
+        let names: Vec<String> = match (region, &self.allowed_clusters) {
+            (Some(r), _) => vec![r.to_string()],
+            (None, Some(list)) => list.iter().filter(|c| names.contains(c)).cloned().collect(),
+            (None, None) => names,
+        };
+        let deadline = if ctx.cloud_timeout.is_zero() {
+            self.options.command_timeout
+        } else {
+            self.options
+                .command_timeout
+                .min(ctx.cloud_timeout.mul_f64(0.9))
+        };
+        join_all(names.iter().map(|name| {
+            let span = tracing::info_span!("slurm.gpu_inventory", cluster = %name);
+            async {
+                let host = config.lookup(name, &Self::local_user(ctx));
+                let answer = match Connection::from_host(&host, &ctx.home) {
+                    Err(e) => Err(e),
+                    Ok(connection) => self.ask_gpus(ctx, &connection, deadline).await,
+                };
+                SlurmGpuCluster {
+                    name: name.clone(),
+                    answer,
+                }
+            }
+            .instrument(span)
+        }))
+        .await
+    }
+
+    /// Runs `sky gpus list`'s three commands in one invocation.
+    async fn ask_gpus(
+        &self,
+        ctx: &CheckContext,
+        connection: &Connection,
+        deadline: Duration,
+    ) -> Result<SlurmGpuAnswer, String> {
+        const GPU_COMMANDS: [&str; 3] = [INFO_NODES_CMD, NODE_DETAILS_CMD, JOBS_GRES_CMD];
+        let script = batch::script(&GPU_COMMANDS);
+        let args = connection.ssh_args(&script, deadline);
+        let limits = remote::Limits {
+            deadline,
+            max_output: self.options.max_output_bytes,
+        };
+        let out = remote::run(&self.options.ssh_program, &args, &ctx.env, limits).await?;
+        if out.returncode != 0 {
+            return Err(batch_failure_text(&out));
+        }
+        let frames = batch::parse(&out.stdout, GPU_COMMANDS.len())?;
+        let [nodes, node_details, jobs] = <[CommandOutput; 3]>::try_from(frames)
+            .map_err(|_| "RuntimeError: missing command results".to_string())?;
+        Ok(SlurmGpuAnswer {
+            nodes,
+            node_details,
+            jobs,
         })
     }
 

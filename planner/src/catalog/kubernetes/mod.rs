@@ -13,6 +13,9 @@
 //! callers write `planner::catalog::kubernetes::KubeNode` and need not know
 //! the layout):
 //! * `nodes`: contexts, nodes and `NodeList` parsing;
+//! * `pods`: `PodList` parsing and what the pods hold of each node;
+//! * `taints`: which taints make a node unschedulable, and the configured
+//!   tolerations;
 //! * `quantity`: CPU and memory quantities;
 //! * `instance_type`: the virtual instance type and the one a request asks for;
 //! * `labels`: GPU label conventions, canonical GPU names, TPU names;
@@ -34,8 +37,10 @@ mod fits;
 mod instance_type;
 mod labels;
 mod nodes;
+mod pods;
 mod pricing;
 mod quantity;
+mod taints;
 
 #[cfg(test)]
 mod test_nodes;
@@ -51,9 +56,14 @@ pub use labels::{
     normalize_tpu_accelerator_name,
 };
 pub use nodes::{
-    ACCELERATOR_RESOURCE_KEYS, AMD_GPU_KEY, KubeContext, KubeNode, KubeParseError,
+    ACCELERATOR_RESOURCE_KEYS, AMD_GPU_KEY, KubeContext, KubeNode, KubeParseError, KubeTaint,
     NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice, parse_node_list,
     parse_node_list_with, reduce_tpu_topology,
 };
+pub use pods::{
+    EXCLUDED_POD_PHASES, KubePod, NodeAllocation, accelerator_request, allocated_by_node,
+    parse_pod_list, pod_field_selector,
+};
 pub use pricing::{KubePricing, KubePricingLevel, PricingConfigError, hourly_cost};
 pub use quantity::{parse_cpu_quantity, parse_memory_gib};
+pub use taints::{NodeTaint, Toleration, configured_tolerations, node_taints};

@@ -58,6 +58,31 @@ pub struct KubeNode {
     pub tpu: Option<TpuSlice>,
     /// All node labels.
     pub labels: BTreeMap<String, String>,
+    /// Accelerator devices in `status.capacity`, for the keys of
+    /// [`ACCELERATOR_RESOURCE_KEYS`]: they include devices the device plugin
+    /// withdrew from scheduling, which `accelerator_resources` drops.
+    pub accelerator_capacity: BTreeMap<String, u32>,
+    /// Taints (`spec.taints`), in API order.
+    pub taints: Vec<KubeTaint>,
+    /// `status.capacity.cpu` as `sky gpus list` reads it
+    /// (`float(parse_cpu_or_gpu_resource(...))`: millicores rounded up);
+    /// `None` when absent or unparsable.
+    pub capacity_cpus: Option<f64>,
+    /// `status.capacity.memory` in GiB as `sky gpus list` reads it; `None`
+    /// when absent, unparsable, or the CPU quantity already failed (SkyPilot
+    /// parses both in one `try`).
+    pub capacity_memory_gib: Option<f64>,
+}
+
+/// A node taint (`spec.taints[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KubeTaint {
+    /// `key`.
+    pub key: String,
+    /// `value`, when set and not empty.
+    pub value: Option<String>,
+    /// `effect` (`NoSchedule`, `PreferNoSchedule`, `NoExecute`).
+    pub effect: String,
 }
 
 /// A GKE TPU node's slice, from its labels.
@@ -88,6 +113,15 @@ impl KubeNode {
         [gpu_key, TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY]
             .iter()
             .find_map(|k| self.accelerator_resources.get(*k).copied())
+            .unwrap_or(0)
+    }
+
+    /// `status.capacity` accelerator count, read like
+    /// [`accelerator_count_for`](Self::accelerator_count_for).
+    pub fn capacity_count_for(&self, gpu_key: &str) -> u32 {
+        [gpu_key, TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY]
+            .iter()
+            .find_map(|k| self.accelerator_capacity.get(*k).copied())
             .unwrap_or(0)
     }
 
@@ -162,6 +196,19 @@ struct RawMeta {
 struct RawSpec {
     #[serde(deserialize_with = "null_as_default")]
     unschedulable: bool,
+    #[serde(deserialize_with = "null_as_default")]
+    taints: Vec<RawTaint>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawTaint {
+    #[serde(deserialize_with = "null_as_default")]
+    key: String,
+    #[serde(deserialize_with = "null_as_default")]
+    value: Option<String>,
+    #[serde(deserialize_with = "null_as_default")]
+    effect: String,
 }
 
 #[derive(Deserialize, Default)]
@@ -184,7 +231,7 @@ struct RawCondition {
     status: String,
 }
 
-fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(super) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Default + Deserialize<'de>,
@@ -193,7 +240,7 @@ where
 }
 
 /// A string map that also accepts numbers/bools as values (`"cpu": 4`) and null.
-fn lenient_string_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
+pub(super) fn lenient_string_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
@@ -248,24 +295,37 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
         .iter()
         .find(|c| c.kind == "Ready")
         .is_some_and(|c| c.status == "True");
-    let accelerator_resources = ACCELERATOR_RESOURCE_KEYS
-        .iter()
-        .filter_map(|k| {
-            let q = status.allocatable.get(*k)?;
-            let n = q
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .or_else(|| parse_cpu_quantity(q).map(|f| f.max(0.0).floor() as u32))?;
-            Some((k.to_string(), n))
-        })
-        .collect();
+    let devices = |m: &BTreeMap<String, String>| -> BTreeMap<String, u32> {
+        ACCELERATOR_RESOURCE_KEYS
+            .iter()
+            .filter_map(|k| Some((k.to_string(), device_count(m.get(*k)?)?)))
+            .collect()
+    };
+    let accelerator_resources = devices(&status.allocatable);
+    let accelerator_capacity = devices(&status.capacity);
+    let capacity_cpus = status.capacity.get("cpu").map(|q| parse_cpu_display(q));
+    let capacity_memory_gib = match capacity_cpus {
+        Some(None) => None,
+        _ => status
+            .capacity
+            .get("memory")
+            .and_then(|q| parse_memory_gib(q)),
+    };
     let accelerator = node_accelerator(&metadata.labels).map(|acc| {
         canonicalise(&acc)
             .or_else(|| canonical_gpu_name(&acc).map(str::to_string))
             .unwrap_or(acc)
     });
     let tpu = tpu_slice(&metadata.labels);
+    let taints = spec
+        .taints
+        .into_iter()
+        .map(|t| KubeTaint {
+            key: t.key,
+            value: t.value.filter(|v| !v.is_empty()),
+            effect: t.effect,
+        })
+        .collect();
     KubeNode {
         name: metadata.name,
         ready,
@@ -282,6 +342,28 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
         accelerator_resources,
         tpu,
         labels: metadata.labels,
+        accelerator_capacity,
+        taints,
+        capacity_cpus: capacity_cpus.flatten(),
+        capacity_memory_gib,
+    }
+}
+
+/// A device count (`int(...)` in SkyPilot; fractional quantities are floored).
+pub(super) fn device_count(q: &str) -> Option<u32> {
+    q.trim()
+        .parse::<u32>()
+        .ok()
+        .or_else(|| parse_cpu_quantity(q).map(|f| f.max(0.0).floor() as u32))
+}
+
+/// SkyPilot's `parse_cpu_or_gpu_resource`: `3500m` → 4 (millicores rounded
+/// up), `3.5` → 3.5.
+fn parse_cpu_display(q: &str) -> Option<f64> {
+    let q = q.trim();
+    match q.strip_suffix('m') {
+        Some(milli) => milli.parse::<u64>().ok().map(|m| m.div_ceil(1000) as f64),
+        None => q.parse::<f64>().ok().filter(|v| v.is_finite()),
     }
 }
 

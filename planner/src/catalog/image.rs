@@ -17,7 +17,7 @@ use crate::cloud::CloudId;
 
 /// Bumped whenever the layout or the meaning of a parsed row changes, so
 /// images written by another version are rejected instead of misread.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 const MAGIC: [u8; 8] = *b"SKYCATIX";
 
 /// Why an image was rejected (the caller falls back to the CSV).
@@ -46,18 +46,14 @@ struct Head<'a> {
     #[serde(borrow)]
     warnings: Vec<(u64, &'a str)>,
     /// The row stream's runs in file order: maximal sequences of rows with
-    /// one accelerator name, as (accelerator string id, rows, bytes). Each
-    /// run's stream starts afresh, so a selection decodes only its runs.
-    runs: Vec<(u32, u32, u32)>,
+    /// one accelerator name and one instance type, as (accelerator string
+    /// id, instance type string id, rows, bytes). Each run's stream starts
+    /// afresh, so a selection decodes only its runs.
+    runs: Vec<(u32, u32, u32, u32)>,
     /// Every distinct (region, zone) string-id pair, in order of first
     /// appearance: what region and zone validation reads, whatever rows a
     /// selection decodes.
     locations: Vec<(u32, u32)>,
-    /// Whether every instance type's rows share one accelerator name, so a
-    /// selection by accelerator keeps an instance type's rows together.
-    /// (GCP's host VMs and attachable GPUs are separate rows; a file where
-    /// this fails is always decoded whole.)
-    instances_uniform: bool,
 }
 
 #[derive(Default)]
@@ -339,29 +335,22 @@ fn decode_run(
     Ok(())
 }
 
-/// Splits rows into runs of one accelerator name: (name, first row, rows).
-fn runs_of(rows: &[VmRow]) -> Vec<(Option<&Text>, usize, usize)> {
-    let mut runs: Vec<(Option<&Text>, usize, usize)> = Vec::new();
+/// Splits rows into runs of one accelerator name and one instance type:
+/// (name, type, first row, rows).
+type Run<'a> = (Option<&'a Text>, Option<&'a Text>, usize, usize);
+
+fn runs_of(rows: &[VmRow]) -> Vec<Run<'_>> {
+    let same = |a: Option<&Text>, b: Option<&Text>| a.map(|t| &**t) == b.map(|t| &**t);
+    let mut runs: Vec<Run<'_>> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let name = row.accelerator_name.as_ref();
+        let it = row.instance_type.as_ref();
         match runs.last_mut() {
-            Some((n, _, len)) if n.map(|t| &**t) == name.map(|t| &**t) => *len += 1,
-            _ => runs.push((name, i, 1)),
+            Some((n, t, _, len)) if same(*n, name) && same(*t, it) => *len += 1,
+            _ => runs.push((name, it, i, 1)),
         }
     }
     runs
-}
-
-/// Whether every instance type's rows carry one accelerator name.
-fn instances_uniform(rows: &[VmRow]) -> bool {
-    let mut seen: FxHashMap<&str, Option<&str>> = FxHashMap::default();
-    rows.iter().all(|row| {
-        let Some(it) = row.instance_type.as_deref() else {
-            return true;
-        };
-        let name = row.accelerator_name.as_deref();
-        *seen.entry(it).or_insert(name) == name
-    })
 }
 
 impl CloudCatalog {
@@ -370,11 +359,11 @@ impl CloudCatalog {
         let mut table = StringTable::default();
         let mut stream = Vec::with_capacity(self.rows.len() * 12);
         let mut runs = Vec::new();
-        for (name, first, len) in runs_of(&self.rows) {
+        for (name, it, first, len) in runs_of(&self.rows) {
             let before = stream.len();
-            let id = table.id(name);
+            let (name_id, it_id) = (table.id(name), table.id(it));
             encode_run(&self.rows[first..first + len], &mut table, &mut stream);
-            runs.push((id, len as u32, (stream.len() - before) as u32));
+            runs.push((name_id, it_id, len as u32, (stream.len() - before) as u32));
         }
         let mut locations: Vec<(u32, u32)> = Vec::new();
         let mut seen: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
@@ -397,7 +386,6 @@ impl CloudCatalog {
                 .collect(),
             runs,
             locations,
-            instances_uniform: instances_uniform(&self.rows),
         };
         let mut out = postcard::to_allocvec(&head).expect("encoding to a Vec cannot fail");
         out.extend_from_slice(&stream);
@@ -417,8 +405,7 @@ impl CloudCatalog {
     /// [`CloudCatalog::from_image`], decoding only the rows `selection`
     /// asks for. A narrower selection gives a catalog that is not
     /// [complete](CloudCatalog::is_complete): its regions and zones are still
-    /// all of the file's. A file whose instance types mix accelerator names
-    /// is decoded whole whatever the selection.
+    /// all of the file's.
     pub fn from_image_selected(
         cloud: CloudId,
         bytes: &[u8],
@@ -433,49 +420,68 @@ impl CloudCatalog {
         if head.cloud != cloud.name() {
             return Err(ImageError::Mismatch("cloud"));
         }
-        let stream_len: u64 = head.runs.iter().map(|&(_, _, len)| u64::from(len)).sum();
+        let stream_len: u64 = head.runs.iter().map(|&(_, _, _, len)| u64::from(len)).sum();
         if stream_len != stream.len() as u64 {
             return Err(ImageError::Decode(
                 "run lengths do not cover the rows".into(),
             ));
         }
-        let selection = if head.instances_uniform {
-            selection
-        } else {
-            &RowSelection::All
+        let text = |id: u32| -> Result<Option<&str>, ImageError> {
+            match id {
+                0 => Ok(None),
+                id => head
+                    .strings
+                    .get(id as usize - 1)
+                    .map(|s| Some(*s))
+                    .ok_or(ImageError::Mismatch("string index")),
+            }
         };
+        // Which runs to decode: those selected by accelerator or by family,
+        // then every run of an instance type one of those holds.
         let matcher = selection.matcher();
+        let mut wanted = vec![matcher.is_all(); head.runs.len()];
+        if !matcher.is_all() {
+            let mut types: rustc_hash::FxHashSet<u32> = Default::default();
+            for (i, &(name, it, _, _)) in head.runs.iter().enumerate() {
+                if matcher.wants_accelerator(text(name)?) || matcher.wants_instance_type(text(it)?)
+                {
+                    wanted[i] = true;
+                    if it != 0 {
+                        types.insert(it);
+                    }
+                }
+            }
+            for (i, &(_, it, _, _)) in head.runs.iter().enumerate() {
+                wanted[i] |= it != 0 && types.contains(&it);
+            }
+        }
         let mut strings = Strings::new(&head.strings);
         let mut rows: Vec<VmRow> = Vec::new();
-        if selection.is_all() {
-            // Every row: the count is trusted only as far as the bytes could
-            // hold that many rows (two mask bytes each).
-            let total: u64 = head.runs.iter().map(|&(_, n, _)| u64::from(n)).sum();
-            rows.reserve((total as usize).min(stream.len() / 2));
-        }
+        // The count is trusted only as far as the bytes could hold that many
+        // rows (two mask bytes each).
+        let total: u64 = head
+            .runs
+            .iter()
+            .zip(&wanted)
+            .filter(|(_, w)| **w)
+            .map(|(&(_, _, n, _), _)| u64::from(n))
+            .sum();
+        rows.reserve((total as usize).min(stream.len() / 2));
         let mut offset = 0usize;
-        for &(name, count, len) in &head.runs {
+        for (&(name, it, count, len), wanted) in head.runs.iter().zip(wanted) {
             let run = &stream[offset..offset + len as usize];
             offset += len as usize;
-            let name_text = match name {
-                0 => None,
-                id => Some(
-                    *head
-                        .strings
-                        .get(id as usize - 1)
-                        .ok_or(ImageError::Mismatch("string index"))?,
-                ),
-            };
-            if !matcher.wants(name_text) {
+            if !wanted {
                 continue;
             }
             let first = rows.len();
             decode_run(run, count as usize, &mut strings, &mut rows)?;
+            let (name, it) = (text(name)?, text(it)?);
             if rows[first..]
                 .iter()
-                .any(|r| r.accelerator_name.as_deref() != name_text)
+                .any(|r| r.accelerator_name.as_deref() != name || r.instance_type.as_deref() != it)
             {
-                return Err(ImageError::Mismatch("run accelerator"));
+                return Err(ImageError::Mismatch("run accelerator or instance type"));
             }
         }
         let schema = if head.v6 { Schema::V6 } else { Schema::V8 };
@@ -489,7 +495,7 @@ impl CloudCatalog {
             })
             .collect();
         let mut catalog = CloudCatalog::from_rows(cloud, rows, head.has_zones, schema);
-        if !selection.is_all() {
+        if !matcher.is_all() {
             let mut locations = Vec::with_capacity(head.locations.len());
             for &(region, zone) in &head.locations {
                 let region = strings
@@ -533,14 +539,26 @@ mod tests {
     #[test]
     #[allow(clippy::disallowed_methods)] // reads a fixture
     fn a_selection_decodes_exactly_the_matching_rows_in_file_order() {
+        use crate::cloud::InstanceFamily;
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
         let selections = [
-            vec!["H100"],
-            vec!["a100"],
-            vec!["T4", "L4"],
-            vec!["A100-80GB"],
-            vec!["no-such-gpu"],
-            vec![],
+            RowSelection::accelerator("H100"),
+            RowSelection::accelerator("a100"),
+            {
+                let mut s = RowSelection::accelerator("T4");
+                s.widen(RowSelection::accelerator("L4"));
+                s
+            },
+            RowSelection::accelerator("A100-80GB"),
+            RowSelection::accelerator("no-such-gpu"),
+            RowSelection::nothing(),
+            RowSelection::family(InstanceFamily::Prefixes(&["m6i.", "n2-standard-", "a3-"])),
+            {
+                let mut s = RowSelection::accelerator("H100");
+                s.widen(RowSelection::family(InstanceFamily::Prefixes(&["n1-"])));
+                s
+            },
+            RowSelection::family(InstanceFamily::Azure(&["Ds_v5"])),
         ];
         let mut narrowed = 0;
         for cloud in CloudId::ALL {
@@ -555,29 +573,38 @@ mod tests {
                     pairs.push((r, z.map(|z| &**z)));
                 }
             }
-            for names in &selections {
-                let selection = RowSelection::Accelerators {
-                    names: names.iter().map(|n| n.to_string()).collect(),
-                };
+            for selection in &selections {
                 let (loaded, loaded_warnings) =
-                    CloudCatalog::from_image_selected(cloud, &image, "csv", &selection).unwrap();
+                    CloudCatalog::from_image_selected(cloud, &image, "csv", selection).unwrap();
                 assert_eq!(loaded_warnings, warnings);
-                if loaded.is_complete() {
-                    // Instance types mixing accelerators (GCP): decoded whole.
-                    assert_eq!(loaded.rows, parsed.rows, "{cloud:?}");
-                    continue;
-                }
+                assert!(!loaded.is_complete());
                 narrowed += 1;
+                // The rows selected directly, then every row of their types.
                 let matcher = selection.matcher();
+                let direct = |r: &VmRow| {
+                    matcher.wants_accelerator(r.accelerator_name.as_deref())
+                        || matcher.wants_instance_type(r.instance_type.as_deref())
+                };
+                let types: Vec<&str> = parsed
+                    .rows
+                    .iter()
+                    .filter(|r| direct(r))
+                    .filter_map(|r| r.instance_type.as_deref())
+                    .collect();
                 let expected: Vec<&VmRow> = parsed
                     .rows
                     .iter()
-                    .filter(|r| matcher.wants(r.accelerator_name.as_deref()))
+                    .filter(|r| {
+                        direct(r)
+                            || r.instance_type
+                                .as_deref()
+                                .is_some_and(|t| types.contains(&t))
+                    })
                     .collect();
                 assert_eq!(
                     loaded.rows.iter().collect::<Vec<_>>(),
                     expected,
-                    "{cloud:?} {names:?}"
+                    "{cloud:?} {selection:?}"
                 );
                 let got: Vec<(&str, Option<&str>)> = loaded
                     .locations()
@@ -598,9 +625,7 @@ mod tests {
                    gpu,H100,8,9,us-east-1,use1-b\n";
         let (parsed, _) = CloudCatalog::from_bytes(CloudId::Aws, csv.as_bytes(), "x").unwrap();
         let image = parsed.to_image(&[]);
-        let selection = RowSelection::Accelerators {
-            names: vec!["H100".into()],
-        };
+        let selection = RowSelection::accelerator("H100");
         let (loaded, _) =
             CloudCatalog::from_image_selected(CloudId::Aws, &image, "x", &selection).unwrap();
         assert!(!loaded.is_complete());

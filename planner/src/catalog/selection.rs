@@ -1,42 +1,70 @@
 //! Which rows of a catalog a launch reads: a request for `--gpus H100:8`
-//! has no business decoding the 27k CPU rows of AWS's catalog.
+//! has no business decoding the 27k CPU rows of AWS's catalog, nor a CPU
+//! request the GPU rows.
 //!
 //! A [`RowSelection`] is derived from the request before the catalogs load
-//! ([`CatalogNeeds::of_dag`]) and applied by the image loader
+//! ([`CatalogNeeds::of_dag`], from what each cloud's feasibility reads:
+//! [`feasibility::rows_read`](crate::feasibility::rows_read)) and applied by
+//! the image loader
 //! ([`CloudCatalog::from_image_selected`](super::CloudCatalog::from_image_selected)),
-//! which decodes only the row runs of the selected accelerators. The
-//! selection must be a superset of every row the planner reads for that
-//! request, so it is only narrowed where the planner's reads are known:
-//! a cloud planned by the generic catalog path
-//! ([`feasibility::reads_only_matching_accelerator_rows`](crate::feasibility::reads_only_matching_accelerator_rows)),
-//! for resources that name an accelerator and no instance type. Everything
-//! else reads the whole catalog.
+//! which decodes only the row runs it selects. The selection must be a
+//! superset of every row the planner reads for that request, so it is only
+//! narrowed where the planner's reads are known; everything else reads the
+//! whole catalog.
 
 use crate::catalog::query::NamePattern;
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, InstanceFamily};
 use crate::task::Dag;
 
 /// The rows of one cloud's catalog a launch decodes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum RowSelection {
     /// Every row.
     #[default]
     All,
-    /// The rows whose accelerator name contains one of `names` as
-    /// `str.contains(name, case=False)` reads it (the widest match any
-    /// accelerator query of `sky/catalog/common.py` makes: the exact,
-    /// canonicalised and fuzzy lookups all match a subset of these). No
-    /// names: no rows (a cloud the request pins away from).
-    Accelerators {
+    /// Some rows: those whose accelerator name contains one of
+    /// `accelerators` as `str.contains(name, case=False)` reads it (the
+    /// widest match any accelerator query of `sky/catalog/common.py` makes:
+    /// the exact, canonicalised and fuzzy lookups all match a subset of
+    /// these), those of an instance type in one of `families`, and every
+    /// other row of an instance type with a selected row (a query that
+    /// finds a type goes on to read all its rows: regions, prices). Both
+    /// empty: no rows (a cloud the request pins away from).
+    Rows {
         /// Accelerator names as the request wrote them.
-        names: Vec<String>,
+        accelerators: Vec<String>,
+        /// Instance families the planner picks hosts or defaults from.
+        families: Vec<InstanceFamily>,
     },
 }
 
 impl RowSelection {
     /// No rows at all: the catalog's regions and zones only.
     pub fn nothing() -> RowSelection {
-        RowSelection::Accelerators { names: Vec::new() }
+        RowSelection::Rows {
+            accelerators: Vec::new(),
+            families: Vec::new(),
+        }
+    }
+
+    /// The rows of accelerators named like `name`.
+    pub fn accelerator(name: &str) -> RowSelection {
+        RowSelection::Rows {
+            accelerators: vec![name.to_string()],
+            families: Vec::new(),
+        }
+    }
+
+    /// The rows of the instance types in `family` (everything for
+    /// [`InstanceFamily::Any`]).
+    pub fn family(family: InstanceFamily) -> RowSelection {
+        match family {
+            InstanceFamily::Any => RowSelection::All,
+            family => RowSelection::Rows {
+                accelerators: Vec::new(),
+                families: vec![family],
+            },
+        }
     }
 
     /// Whether this selects every row.
@@ -44,24 +72,45 @@ impl RowSelection {
         matches!(self, RowSelection::All)
     }
 
-    /// A matcher for the accelerator names of row runs.
+    /// A matcher for the row runs' accelerator names and instance types.
     pub fn matcher(&self) -> RowMatcher {
         match self {
-            RowSelection::All => RowMatcher { patterns: None },
-            RowSelection::Accelerators { names } => RowMatcher {
-                patterns: Some(names.iter().map(|n| NamePattern::new(n)).collect()),
+            RowSelection::All => RowMatcher { rows: None },
+            RowSelection::Rows {
+                accelerators,
+                families,
+            } => RowMatcher {
+                rows: Some((
+                    accelerators.iter().map(|n| NamePattern::new(n)).collect(),
+                    families.clone(),
+                )),
             },
         }
     }
 
-    fn widen(&mut self, other: RowSelection) {
+    /// The union of both selections.
+    pub fn widen(&mut self, other: RowSelection) {
         match (&mut *self, other) {
             (RowSelection::All, _) => {}
             (_, RowSelection::All) => *self = RowSelection::All,
-            (RowSelection::Accelerators { names }, RowSelection::Accelerators { names: more }) => {
-                for n in more {
-                    if !names.contains(&n) {
-                        names.push(n);
+            (
+                RowSelection::Rows {
+                    accelerators,
+                    families,
+                },
+                RowSelection::Rows {
+                    accelerators: more_accelerators,
+                    families: more_families,
+                },
+            ) => {
+                for n in more_accelerators {
+                    if !accelerators.contains(&n) {
+                        accelerators.push(n);
+                    }
+                }
+                for f in more_families {
+                    if !families.contains(&f) {
+                        families.push(f);
                     }
                 }
             }
@@ -71,17 +120,33 @@ impl RowSelection {
 
 /// [`RowSelection`] compiled for matching (patterns built once per catalog).
 pub struct RowMatcher {
-    patterns: Option<Vec<NamePattern>>,
+    rows: Option<(Vec<NamePattern>, Vec<InstanceFamily>)>,
 }
 
 impl RowMatcher {
-    /// Whether rows with this accelerator name (`None`: no accelerator) are read.
-    pub fn wants(&self, accelerator: Option<&str>) -> bool {
-        match (&self.patterns, accelerator) {
+    /// Whether rows with this accelerator name (`None`: no accelerator) are
+    /// selected for their accelerator.
+    pub fn wants_accelerator(&self, accelerator: Option<&str>) -> bool {
+        match (&self.rows, accelerator) {
             (None, _) => true,
             (Some(_), None) => false,
-            (Some(patterns), Some(name)) => patterns.iter().any(|p| p.contains(name)),
+            (Some((patterns, _)), Some(name)) => patterns.iter().any(|p| p.contains(name)),
         }
+    }
+
+    /// Whether rows of this instance type (`None`: rows without one) are
+    /// selected for their type's family.
+    pub fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
+        match (&self.rows, instance_type) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some((_, families)), Some(it)) => families.iter().any(|f| f.contains(it)),
+        }
+    }
+
+    /// Whether every row is selected.
+    pub fn is_all(&self) -> bool {
+        self.rows.is_none()
     }
 }
 
@@ -103,20 +168,9 @@ impl CatalogNeeds {
     pub fn of_dag(dag: &Dag, clouds: &[CloudId]) -> CatalogNeeds {
         let mut narrowed = Vec::new();
         for &cloud in clouds {
-            if !crate::feasibility::reads_only_matching_accelerator_rows(cloud) {
-                continue;
-            }
             let mut selection = RowSelection::nothing();
             for r in dag.tasks.iter().flat_map(|t| t.resources.all()) {
-                selection.widen(match r.cloud {
-                    Some(c) if c != cloud => RowSelection::nothing(),
-                    _ => match (&r.accelerator, &r.instance_type) {
-                        (Some(acc), None) => RowSelection::Accelerators {
-                            names: vec![acc.name.clone()],
-                        },
-                        _ => RowSelection::All,
-                    },
-                });
+                selection.widen(crate::feasibility::rows_read(cloud, r));
                 if selection.is_all() {
                     break;
                 }
@@ -164,32 +218,56 @@ mod tests {
     }
 
     #[test]
-    fn accelerator_requests_narrow_generic_clouds_only() {
-        let clouds = [CloudId::Aws, CloudId::Gcp, CloudId::Lambda];
+    fn accelerator_requests_read_their_accelerator_and_its_hosts() {
+        let clouds = [CloudId::Aws, CloudId::Gcp, CloudId::Lambda, CloudId::Vast];
         let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None)]), &clouds);
-        let h100 = RowSelection::Accelerators {
-            names: vec!["H100".into()],
-        };
+        let h100 = RowSelection::accelerator("H100");
         assert_eq!(needs.for_cloud(CloudId::Aws), h100);
         assert_eq!(needs.for_cloud(CloudId::Lambda), h100);
-        // GCP plans accelerators on host VMs: its whole catalog.
-        assert_eq!(needs.for_cloud(CloudId::Gcp), RowSelection::All);
-        // A cloud not asked about defaults to everything.
+        // GCP attaches GPUs to host VMs: H100's fixed machine types (the
+        // `a3-*` types) and the N1 hosts are read too.
+        let RowSelection::Rows {
+            accelerators,
+            families,
+        } = needs.for_cloud(CloudId::Gcp)
+        else {
+            panic!("GCP's H100 rows are a selection");
+        };
+        assert_eq!(accelerators, ["H100"]);
+        let host = |t: &str| families.iter().any(|f| f.contains(t));
+        assert!(host("a3-highgpu-8g") && host("a3-megagpu-8g") && host("n1-highmem-8"));
+        assert!(!host("a2-highgpu-1g") && !host("n2-standard-8"));
+        // A cloud with its own feasibility rules, or not asked about: everything.
+        assert_eq!(needs.for_cloud(CloudId::Vast), RowSelection::All);
         assert_eq!(needs.for_cloud(CloudId::Azure), RowSelection::All);
     }
 
     #[test]
-    fn any_resource_without_an_accelerator_or_with_a_type_reads_everything() {
-        let clouds = [CloudId::Aws];
+    fn requests_without_an_accelerator_read_the_default_family_and_a_type_reads_everything() {
+        let clouds = [CloudId::Aws, CloudId::Gcp, CloudId::Lambda];
         let cpu = Resources::default();
+        let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None), cpu.clone()]), &clouds);
+        let RowSelection::Rows {
+            accelerators,
+            families,
+        } = needs.for_cloud(CloudId::Aws)
+        else {
+            panic!("AWS rows are a selection");
+        };
+        assert_eq!(accelerators, ["H100"]);
+        assert!(families.iter().any(|f| f.contains("m6i.large")));
+        assert!(!families.iter().any(|f| f.contains("p5.48xlarge")));
+        let gcp = CatalogNeeds::of_dag(&dag(vec![cpu]), &clouds).for_cloud(CloudId::Gcp);
+        assert!(gcp.matcher().wants_instance_type(Some("n2-standard-8")));
+        assert!(!gcp.matcher().wants_instance_type(Some("n1-standard-8")));
+        // Lambda's default is any type: its whole catalog.
+        assert_eq!(needs.for_cloud(CloudId::Lambda), RowSelection::All);
         let typed = Resources {
             instance_type: Some("p5.48xlarge".into()),
             ..gpu("H100", None)
         };
-        for other in [cpu, typed] {
-            let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None), other]), &clouds);
-            assert_eq!(needs.for_cloud(CloudId::Aws), RowSelection::All);
-        }
+        let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None), typed]), &clouds);
+        assert_eq!(needs.for_cloud(CloudId::Aws), RowSelection::All);
     }
 
     #[test]
@@ -199,15 +277,14 @@ mod tests {
         let needs = CatalogNeeds::of_dag(&d, &clouds);
         assert_eq!(
             needs.for_cloud(CloudId::Lambda),
-            RowSelection::Accelerators {
-                names: vec!["A100".into(), "H100".into()]
+            RowSelection::Rows {
+                accelerators: vec!["A100".into(), "H100".into()],
+                families: vec![],
             }
         );
         assert_eq!(
             needs.for_cloud(CloudId::Aws),
-            RowSelection::Accelerators {
-                names: vec!["H100".into()]
-            }
+            RowSelection::accelerator("H100")
         );
         let pinned = CatalogNeeds::of_dag(&dag(vec![gpu("A100", Some(CloudId::Lambda))]), &clouds);
         assert_eq!(pinned.for_cloud(CloudId::Aws), RowSelection::nothing());
@@ -215,15 +292,18 @@ mod tests {
 
     #[test]
     fn the_matcher_reads_names_as_case_insensitive_substrings() {
-        let m = RowSelection::Accelerators {
-            names: vec!["a100".into()],
-        }
-        .matcher();
-        assert!(m.wants(Some("A100")));
-        assert!(m.wants(Some("A100-80GB")));
-        assert!(!m.wants(Some("H100")));
-        assert!(!m.wants(None));
-        assert!(RowSelection::All.matcher().wants(None));
-        assert!(!RowSelection::nothing().matcher().wants(Some("H100")));
+        let m = RowSelection::accelerator("a100").matcher();
+        assert!(m.wants_accelerator(Some("A100")));
+        assert!(m.wants_accelerator(Some("A100-80GB")));
+        assert!(!m.wants_accelerator(Some("H100")));
+        assert!(!m.wants_accelerator(None));
+        assert!(!m.wants_instance_type(Some("p4d.24xlarge")));
+        assert!(RowSelection::All.matcher().wants_accelerator(None));
+        assert!(RowSelection::All.matcher().wants_instance_type(None));
+        assert!(
+            !RowSelection::nothing()
+                .matcher()
+                .wants_accelerator(Some("H100"))
+        );
     }
 }

@@ -353,7 +353,7 @@ impl CatalogRules {
 }
 
 /// A set of instance types, by name.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InstanceFamily {
     /// Every instance type.
     Any,

@@ -2,7 +2,8 @@
 //! rules (`sky/clouds/gcp.py`, `sky/catalog/gcp_catalog.py`), TPUs run as TPU
 //! VMs, and launchables are per zone.
 
-use crate::catalog::query::{Filter, RegionZones};
+use crate::catalog::query::{Filter, NamePattern, RegionZones};
+use crate::catalog::selection::RowSelection;
 use crate::catalog::{CloudCatalog, gcp};
 use crate::cloud::{CatalogRules, CloudId, InstanceFamily};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
@@ -18,6 +19,30 @@ const DEFAULT_INSTANCE: CatalogRules = CatalogRules {
     default_family: InstanceFamily::Prefixes(&gcp::DEFAULT_FAMILIES),
     ..CatalogRules::PLAIN
 };
+
+/// The GCP rows [`feasible`] and the pricing and region lookups after it
+/// may read for `r` (no instance type): the default families' rows for a
+/// CPU request; for an accelerator, its rows, the fixed machine types of
+/// every GPU named like it (A100 → `a2-*`, H100 → `a3-*`) and the N1 hosts
+/// the other GPUs attach to.
+pub(super) fn rows_read(r: &Resources) -> RowSelection {
+    let Some(acc) = &r.accelerator else {
+        return RowSelection::family(DEFAULT_INSTANCE.default_family);
+    };
+    let named = NamePattern::new(&acc.name);
+    let mut selection = RowSelection::accelerator(&acc.name);
+    for (gpu, counts) in gcp::FIXED_MACHINE_GPUS {
+        if named.contains(gpu) {
+            for (_, types) in *counts {
+                selection.widen(RowSelection::family(InstanceFamily::Prefixes(types)));
+            }
+        }
+    }
+    selection.widen(RowSelection::family(InstanceFamily::Prefixes(
+        &gcp::HOST_VM_FAMILIES,
+    )));
+    selection
+}
 
 /// `GCP._get_feasible_launchable_resources`: an accelerator request gets
 /// a host VM (or a TPU VM) chosen by GCP's attachment rules.

@@ -20,6 +20,7 @@ mod vast;
 mod vsphere;
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
+use crate::catalog::selection::RowSelection;
 use crate::cloud::{CloudId, Feature};
 use crate::resources::{Accelerator, DiskTier, ErrorKind, NetworkTier, RequestError, Resources};
 use crate::world::World;
@@ -354,21 +355,23 @@ pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), Re
     ))
 }
 
-/// Whether `cloud` is planned by the generic catalog path
-/// ([`catalog::feasible`]) and its catalog is used as loaded, so a request
-/// that names an accelerator and no instance type reads only rows of
-/// accelerators whose names contain the requested one (its exact, fuzzy
-/// and price lookups), plus the regions and zones of the whole file. The
-/// launch then decodes only those rows
-/// ([`CatalogNeeds`](crate::catalog::selection::CatalogNeeds)). Clouds with
-/// their own feasibility file read other rows (GCP attaches GPUs to host
-/// VMs), and OCI's and Nebius' catalogs are reshaped by their checks: they
-/// load whole. Keep in step with the dispatch in [`feasible_resources`].
-pub fn reads_only_matching_accelerator_rows(cloud: CloudId) -> bool {
+/// The rows of `cloud`'s catalog the planner may read while it plans `r`
+/// (a superset; see [`RowSelection`]). Narrowed only where the reads are
+/// known: GCP ([`gcp::rows_read`]), and clouds planned by the generic
+/// catalog path — an accelerator's rows for an accelerator request, the
+/// default family's rows for a request without one. An instance type, a
+/// cloud with its own feasibility rules or a reshaped catalog (OCI's
+/// subscribed regions, Nebius' tenant prices) reads everything.
+pub fn rows_read(cloud: CloudId, r: &Resources) -> RowSelection {
+    if r.cloud.is_some_and(|c| c != cloud) {
+        return RowSelection::nothing();
+    }
+    if r.instance_type.is_some() {
+        return RowSelection::All;
+    }
     let own_feasibility = matches!(
         cloud,
-        CloudId::Gcp
-            | CloudId::Kubernetes
+        CloudId::Kubernetes
             | CloudId::Ssh
             | CloudId::Slurm
             | CloudId::Seeweb
@@ -379,7 +382,13 @@ pub fn reads_only_matching_accelerator_rows(cloud: CloudId) -> bool {
             | CloudId::Vsphere
     );
     let reshaped = matches!(cloud, CloudId::Oci | CloudId::Nebius);
-    cloud.spec().catalog_rules.is_some() && !own_feasibility && !reshaped
+    match (&cloud.spec().catalog_rules, &r.accelerator) {
+        _ if cloud == CloudId::Gcp => gcp::rows_read(r),
+        _ if own_feasibility || reshaped => RowSelection::All,
+        (Some(_), Some(acc)) => RowSelection::accelerator(&acc.name),
+        (Some(rules), None) => RowSelection::family(rules.default_family),
+        (None, _) => RowSelection::All,
+    }
 }
 
 /// `cloud.get_feasible_launchable_resources(r, num_nodes)`.

@@ -166,7 +166,7 @@ impl Default for AwsOptions {
 pub struct AwsCloud {
     options: AwsOptions,
     http: SharedHttpClient,
-    /// The client inside `http`, for [`AwsCloud::prewarm_tls`].
+    /// The TLS client inside `http`, for [`AwsCloud::prewarm_tls`].
     https: SharedHttpClient,
     /// One resolution for every check of this adapter (see
     /// [`AwsCloud::sharing_identity`]); `None`: each check resolves anew.
@@ -190,27 +190,62 @@ impl fmt::Debug for AwsCloud {
     }
 }
 
-/// The SDK's HTTPS client, minus its eager start-up: the stock client loads
-/// the system trust store (~150 PEM files, 8–20 ms) as soon as any SDK client
-/// is configured, even when the identity then comes from the cache and no
-/// request is ever made. This one builds its connector (and loads the store)
-/// on the first request instead.
+/// The SDK's HTTP client, with TLS only for `https://` requests: the stock
+/// client builds its TLS connector — loading the system trust store, ~150
+/// PEM files, 8–20 ms — before its first request, whatever the scheme. This
+/// one sends plain-HTTP requests (local STS stand-ins, VPC endpoint
+/// proxies) through a plain connector and builds the TLS one on the first
+/// `https://` request.
 #[derive(Debug)]
-struct TlsOnFirstRequest(SharedHttpClient);
+struct TlsOnlyForHttps {
+    plain: SharedHttpClient,
+    tls: SharedHttpClient,
+}
 
-impl aws_smithy_runtime_api::client::http::HttpClient for TlsOnFirstRequest {
+impl aws_smithy_runtime_api::client::http::HttpClient for TlsOnlyForHttps {
     fn http_connector(
         &self,
         settings: &aws_smithy_runtime_api::client::http::HttpConnectorSettings,
         components: &aws_smithy_runtime_api::client::runtime_components::RuntimeComponents,
     ) -> aws_smithy_runtime_api::client::http::SharedHttpConnector {
-        self.0.http_connector(settings, components)
+        aws_smithy_runtime_api::client::http::SharedHttpConnector::new(SchemeConnector {
+            plain: self.plain.http_connector(settings, components),
+            tls: self.tls.clone(),
+            settings: settings.clone(),
+            components: components.clone(),
+            tls_connector: std::sync::OnceLock::new(),
+        })
     }
 
     fn connector_metadata(
         &self,
     ) -> Option<aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata> {
-        self.0.connector_metadata()
+        self.tls.connector_metadata()
+    }
+}
+
+/// [`TlsOnlyForHttps`]'s connector: routes each request by its scheme.
+#[derive(Debug)]
+struct SchemeConnector {
+    plain: aws_smithy_runtime_api::client::http::SharedHttpConnector,
+    tls: SharedHttpClient,
+    settings: aws_smithy_runtime_api::client::http::HttpConnectorSettings,
+    components: aws_smithy_runtime_api::client::runtime_components::RuntimeComponents,
+    tls_connector: std::sync::OnceLock<aws_smithy_runtime_api::client::http::SharedHttpConnector>,
+}
+
+impl aws_smithy_runtime_api::client::http::HttpConnector for SchemeConnector {
+    fn call(
+        &self,
+        request: aws_smithy_runtime_api::client::orchestrator::HttpRequest,
+    ) -> aws_smithy_runtime_api::client::http::HttpConnectorFuture {
+        use aws_smithy_runtime_api::client::http::HttpClient;
+        if request.uri().starts_with("http://") {
+            return self.plain.call(request);
+        }
+        self.tls_connector
+            .get_or_init(|| self.tls.http_connector(&self.settings, &self.components))
+            .call(request)
     }
 }
 
@@ -224,16 +259,19 @@ impl AwsCloud {
     /// An adapter with these options. The HTTPS client (rustls with ring)
     /// is built once here and shared by every check.
     pub fn new(options: AwsOptions) -> Self {
-        let http = aws_smithy_http_client::Builder::new()
+        let https = aws_smithy_http_client::Builder::new()
             .tls_provider(tls::Provider::Rustls(
                 tls::rustls_provider::CryptoMode::Ring,
             ))
             .build_https();
-        let https = http.clone();
+        let http = TlsOnlyForHttps {
+            plain: aws_smithy_http_client::Builder::new().build_http(),
+            tls: https.clone(),
+        };
         // Every body the SDK reads is capped: an STS stand-in that streams
         // forever must not grow the process.
         let http = SharedHttpClient::new(super::http::CappedHttpClient::new(
-            SharedHttpClient::new(TlsOnFirstRequest(http)),
+            SharedHttpClient::new(http),
             super::http::MAX_STS_BODY_BYTES,
         ));
         AwsCloud {
@@ -268,7 +306,7 @@ impl AwsCloud {
     fn prewarm_tls(&self, ctx: &CheckContext) {
         let cached_before = std::fs::read_dir(ctx.state_dir.join(IDENTITY_CACHE_KIND))
             .is_ok_and(|mut entries| entries.next().is_some());
-        if cached_before && !ctx.refresh {
+        if (cached_before && !ctx.refresh) || self.sts_endpoint_is_plain_http(ctx) {
             return;
         }
         let https = self.https.clone();
@@ -287,6 +325,27 @@ impl AwsCloud {
         if let Err(e) = spawned {
             debug!(error = %e, "cannot start the TLS prewarm thread");
         }
+    }
+
+    /// Whether STS is reached over plain HTTP (an endpoint override, as the
+    /// SDK resolves them: the option, then `AWS_ENDPOINT_URL_STS`, then
+    /// `AWS_ENDPOINT_URL`): then no request needs the trust store.
+    fn sts_endpoint_is_plain_http(&self, ctx: &CheckContext) -> bool {
+        let ignore_env = ctx
+            .env
+            .get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let endpoint = self.options.endpoint_url.clone().or_else(|| {
+            (!ignore_env)
+                .then(|| {
+                    ctx.env
+                        .get("AWS_ENDPOINT_URL_STS")
+                        .or_else(|| ctx.env.get("AWS_ENDPOINT_URL"))
+                        .cloned()
+                })
+                .flatten()
+        });
+        endpoint.is_some_and(|e| e.starts_with("http://"))
     }
 
     /// The identity, then — when SkyPilot would — the account's zone names,

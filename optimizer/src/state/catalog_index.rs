@@ -64,7 +64,8 @@ impl CatalogIndex {
     /// images of older fingerprints of the same source.
     pub fn write(&self, source: &str, fingerprint: &str, image: &[u8]) -> Result<(), StateError> {
         let (prefix, path) = self.entry(source, fingerprint);
-        fs_util::write_atomic(&path, image, FileMode::Private)?;
+        // Images are validated whole when read: a damaged one is parsed again.
+        fs_util::write_cache_atomic(&path, image, FileMode::Private)?;
         if let Ok(entries) = fs::read_dir(&self.dir) {
             for e in entries.flatten() {
                 let name = e.file_name();

@@ -98,7 +98,24 @@ fn create_file(path: &Path, mode: FileMode) -> Result<File, StateError> {
     Ok(file)
 }
 
-/// Writes `bytes` to a new temporary file in `dir` and fsyncs it.
+/// How much a write promises after a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// The new contents survive a power loss once the write returns
+    /// (fsync of the file and of its folder): user files, the cache key,
+    /// downloaded catalogs.
+    Synced,
+    /// A power loss may bring back the old contents, or leave a file its
+    /// reader rejects (every cache entry is validated when read: an HMAC,
+    /// an image's own checks), which then counts as a miss and is written
+    /// again. A crash of the process alone still leaves the old file or the
+    /// new one. For caches, where two fsyncs (~1–2 ms) per entry would be
+    /// paid on the launch's critical path for no loss a reader can see.
+    Cache,
+}
+
+/// Writes `bytes` to a new temporary file in `dir`, fsynced when `durability`
+/// says so.
 ///
 /// The caller publishes it (rename or link) and removes it on failure.
 pub(crate) fn write_temp(
@@ -106,6 +123,7 @@ pub(crate) fn write_temp(
     stem: &str,
     bytes: &[u8],
     mode: FileMode,
+    durability: Durability,
 ) -> Result<PathBuf, StateError> {
     // The writer's pid is in the name, so a later run can tell the leftovers
     // of a killed writer from a live writer's file ([`remove_stale_temps`]).
@@ -132,7 +150,10 @@ pub(crate) fn write_temp(
     }
     .and_then(|mut file| {
         file.write_all(bytes).map_err(io_err("write", &tmp))?;
-        file.sync_all().map_err(io_err("fsync", &tmp))
+        match durability {
+            Durability::Synced => file.sync_all().map_err(io_err("fsync", &tmp)),
+            Durability::Cache => Ok(()),
+        }
     });
     match result {
         Ok(()) => Ok(tmp),
@@ -250,12 +271,32 @@ fn process_alive(pid: u32) -> bool {
 /// Atomically replaces `target` with `bytes` (temp file, fsync, rename,
 /// fsync folder): an interrupted write never leaves a truncated file.
 pub fn write_atomic(target: &Path, bytes: &[u8], mode: FileMode) -> Result<(), StateError> {
+    replace(target, bytes, mode, Durability::Synced)
+}
+
+/// Atomically replaces the cache file `target` with `bytes` (temp file,
+/// rename), with [`Durability::Cache`]: only for files whose reader rejects
+/// anything damaged.
+pub(crate) fn write_cache_atomic(
+    target: &Path,
+    bytes: &[u8],
+    mode: FileMode,
+) -> Result<(), StateError> {
+    replace(target, bytes, mode, Durability::Cache)
+}
+
+fn replace(
+    target: &Path,
+    bytes: &[u8],
+    mode: FileMode,
+    durability: Durability,
+) -> Result<(), StateError> {
     let dir = parent_of(target);
     let stem = target
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("entry");
-    let tmp = write_temp(dir, stem, bytes, mode)?;
+    let tmp = write_temp(dir, stem, bytes, mode, durability)?;
     let renamed = fs::rename(&tmp, target);
     forget_temp(&tmp);
     if let Err(source) = renamed {
@@ -266,7 +307,10 @@ pub fn write_atomic(target: &Path, bytes: &[u8], mode: FileMode) -> Result<(), S
             source,
         });
     }
-    sync_dir(dir)
+    match durability {
+        Durability::Synced => sync_dir(dir),
+        Durability::Cache => Ok(()),
+    }
 }
 
 /// Makes a rename or unlink in `dir` durable.

@@ -79,7 +79,13 @@ pub(crate) fn load_or_create(root: &Path, euid: u32) -> Result<KeyedHasher, Stat
             KeyFile::Valid(key) => return Ok(KeyedHasher::from_key(key)),
             KeyFile::Absent => {
                 let key = fs_util::random_bytes::<KEY_LEN>()?;
-                let tmp = fs_util::write_temp(root, KEY_FILE, &key, FileMode::Private)?;
+                let tmp = fs_util::write_temp(
+                    root,
+                    KEY_FILE,
+                    &key,
+                    FileMode::Private,
+                    fs_util::Durability::Synced,
+                )?;
                 let linked = fs::hard_link(&tmp, &path);
                 let _ = fs::remove_file(&tmp);
                 fs_util::forget_temp(&tmp);

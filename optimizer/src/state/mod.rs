@@ -18,8 +18,11 @@
 //! * entries never hold secrets: callers store non-secret values only, and
 //!   entry names are [`KeyedHasher`] digests, so neither the file names nor
 //!   their contents reveal the inputs (access keys, tokens) that selected them;
-//! * writes are atomic (temporary file, fsync, rename, fsync of the folder):
-//!   a concurrent reader sees the old entry or the new one, never a torn one;
+//! * writes are atomic (temporary file, rename): a concurrent reader sees
+//!   the old entry or the new one, never a torn one. Cache entries and
+//!   catalog images are not fsynced (`Durability::Cache`): after a power
+//!   loss one may be old, or damaged and so a miss, never trusted; the
+//!   cache key and user files are (`Durability::Synced`);
 //! * a damaged entry of any kind is a [`Lookup::Miss`] and the next
 //!   [`CacheStore::put`] replaces it;
 //! * entries are trusted only when they are ours: a file that is not 0600,

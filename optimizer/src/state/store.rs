@@ -324,9 +324,10 @@ impl CacheStore {
 
     /// Stores `value` under `key` until `expires_at`, atomically.
     ///
-    /// Writes a 0600 temporary file in the same folder, fsyncs it, renames
-    /// it over the entry and fsyncs the folder: readers in other processes
-    /// see the old entry or the new one, and a crash leaves one of the two.
+    /// Writes a 0600 temporary file in the same folder and renames it over
+    /// the entry: readers in other processes see the old entry or the new
+    /// one. Not fsynced ([`Durability::Cache`](super::fs_util::Durability)):
+    /// after a power loss the entry may be old, or damaged and so a miss.
     pub fn put_until<T: Serialize>(
         &self,
         key: &str,
@@ -361,7 +362,8 @@ impl CacheStore {
         bytes.extend_from_slice(MAC_FIELD);
         bytes.extend_from_slice(mac.as_bytes());
         bytes.extend_from_slice(b"\"}");
-        fs_util::write_atomic(&path, &bytes, FileMode::Private)
+        // Entries are authenticated when read: a damaged one is a miss.
+        fs_util::write_cache_atomic(&path, &bytes, FileMode::Private)
     }
 
     /// Deletes the entry for `key`, if any.

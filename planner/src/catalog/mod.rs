@@ -372,7 +372,7 @@ impl CloudCatalog {
 
         // One row per line is the norm; sizing up front avoids regrowing a
         // multi-megabyte vector.
-        let mut rows = Vec::with_capacity(data.iter().filter(|&&b| b == b'\n').count());
+        let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', data).count());
         let mut warnings = Vec::new();
         let mut parser = RowParser::new(columns);
         let mut last: Option<(u64, usize)> = None;
@@ -706,6 +706,8 @@ impl NumberColumn {
         }
         let value = if bytes.is_empty() {
             None
+        } else if let Some(v) = plain_decimal(bytes).filter(|v| *v <= self.max) {
+            Some(v)
         } else {
             let t = text(bytes, self.col.unwrap_or(0))?;
             let v = t
@@ -730,6 +732,33 @@ impl NumberColumn {
         self.last = Some(value);
         Ok(value)
     }
+}
+
+/// `digits[.digits]` with at most 15 significant digits, as the catalogs
+/// write almost every number, without `str::parse`'s general machinery:
+/// the digits are an exact integer below 2^53 and 10^k (k ≤ 15) is exact,
+/// so one correctly rounded division gives the correctly rounded value —
+/// the same `f64` `str::parse` gives (Clinger's fast path). `None` for any
+/// other form, which then goes through `str::parse`.
+fn plain_decimal(bytes: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (int, frac) = match bytes.iter().position(|&b| b == b'.') {
+        Some(dot) => (&bytes[..dot], &bytes[dot + 1..]),
+        None => (bytes, &[][..]),
+    };
+    if int.is_empty() || int.len() + frac.len() > 15 {
+        return None;
+    }
+    let mut mantissa = 0u64;
+    for &b in int.iter().chain(frac) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(b - b'0');
+    }
+    Some(mantissa as f64 / POW10[frac.len()])
 }
 
 /// Shares one allocation per distinct string of a column: catalogs repeat
@@ -1014,6 +1043,70 @@ mod tests {
     use super::*;
 
     const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
+
+    #[test]
+    fn plain_decimals_parse_to_the_same_f64_as_str_parse() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut cases: Vec<String> = [
+            "0",
+            "0.0",
+            "1.0",
+            "0.1",
+            "3.06",
+            "17.15",
+            "98.32",
+            "0.0001",
+            "123456789012345",
+            "12345678901234.5",
+            "0.000000000000001",
+            "2.675",
+            "007.50",
+            "1.",
+            ".5",
+            "1e3",
+            "-1",
+            "1.2.3",
+            "1234567890123456",
+            "inf",
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..20_000 {
+            let int_digits = 1 + next() % 9;
+            let frac_digits = next() % 8;
+            let mut text = (0..int_digits)
+                .map(|_| char::from(b'0' + (next() % 10) as u8))
+                .collect::<String>();
+            if frac_digits > 0 {
+                text.push('.');
+                text.extend((0..frac_digits).map(|_| char::from(b'0' + (next() % 10) as u8)));
+            }
+            cases.push(text);
+        }
+        let mut fast = 0;
+        for case in &cases {
+            if let Some(v) = plain_decimal(case.as_bytes()) {
+                fast += 1;
+                assert_eq!(
+                    v.to_bits(),
+                    case.parse::<f64>().unwrap().to_bits(),
+                    "{case}"
+                );
+            }
+        }
+        assert!(fast > 19_000, "only {fast} took the fast path");
+        for refused in [".5", "1e3", "-1", "1.2.3", "1234567890123456", "inf", ""] {
+            assert_eq!(plain_decimal(refused.as_bytes()), None, "{refused}");
+        }
+    }
 
     #[test]
     fn malformed_rows_are_skipped_with_file_and_line() {

@@ -47,7 +47,7 @@ use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
 pub(crate) use fs_util::hex;
-pub use fs_util::{FileMode, abandon_pending_writes, write_atomic};
+pub use fs_util::{Durability, FileMode, abandon_pending_writes, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 

@@ -232,7 +232,7 @@ impl CloudReport {
     }
 }
 
-/// The result of [`fan_out`].
+/// The result of the fan-out (`optimizer::clouds::fan_out`).
 #[derive(Debug, Clone, Default)]
 pub struct FanOut {
     /// One report per cloud, in the order the clouds were given.

@@ -1,6 +1,6 @@
 //! What SkyPilot prints through Python's standard library, reproduced so that
 //! messages and tables match byte for byte: string and number formats
-//! ([`format`]), `json.dumps`' string literals ([`json`]),
+//! ([`format`](mod@format)), `json.dumps`' string literals ([`json`]),
 //! `difflib.get_close_matches` ([`difflib`]) and `textwrap.wrap`
 //! ([`textwrap`]).
 

@@ -479,10 +479,19 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
 
         return make
 
-    def answer(request_id, *args, **kwargs):
+    def answer(request_id, *args, output_stream=None, **kwargs):
         del args, kwargs
         _, name, func, fargs, fkwargs = request_id
-        value = func(*fargs, **fkwargs)
+        # `stream_and_get(..., output_stream=s)` writes the request's
+        # streamed log to `s` instead of the console (`sky check -o json`
+        # passes a StringIO it discards).
+        real = sys.stdout
+        if output_stream is not None:
+            sys.stdout = output_stream
+        try:
+            value = func(*fargs, **fkwargs)
+        finally:
+            sys.stdout = real
         # The handlers are registered under the prefixed request name.
         key = server_constants.REQUEST_NAME_PREFIX + name
         encoded = encoders.get_encoder(key)(value)
@@ -528,14 +537,21 @@ def _install_inprocess_sdk(sc: Dict[str, Any]) -> None:
 
         def streamed(**kwargs):
             # What the client prints of the streamed log: the text, without
-            # the rich status payloads.
+            # the rich status payloads. The server's log lines go to the
+            # same request log as its echoed text, in order.
             real = sys.stdout
             out = io.StringIO()
             sys.stdout = out
+            handler = sky_logging._default_handler  # pylint: disable=protected-access
+            handler_stream = handler.stream if handler is not None else None
+            if handler is not None:
+                handler.setStream(out)
             try:
                 return sky_check.check(**kwargs)
             finally:
                 sys.stdout = real
+                if handler is not None:
+                    handler.setStream(handler_stream)
                 real.write(_SKY_PAYLOAD_RE.sub('', out.getvalue()))
 
         return ('@@inprocess', 'check', streamed, (), {
@@ -610,13 +626,15 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     try:
         t0 = time.perf_counter()
         # pylint: disable=import-outside-toplevel
+        # click first: the handlers below name it, and importing sky may
+        # already raise (a config.yaml 0.14.1's schema rejects).
+        import click
         import sky
         from sky import optimizer
         from sky import sky_logging
         from sky.client import sdk
         from sky.client.cli import command
         from sky.utils import dag_utils
-        import click
         result['import_s'] = time.perf_counter() - t0
         _install_patches(sc, state)
 

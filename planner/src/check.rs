@@ -232,7 +232,7 @@ impl CloudReport {
     }
 }
 
-/// The result of [`fan_out`].
+/// The result of the fan-out (`optimizer::clouds::fan_out`).
 #[derive(Debug, Clone, Default)]
 pub struct FanOut {
     /// One report per cloud, in the order the clouds were given.
@@ -301,12 +301,14 @@ pub struct CheckReport {
     /// Whether `--workspace` picked one (per-cloud details are then always shown).
     pub workspace_selected: bool,
     /// The clouds and storage-only providers named on the command line
-    /// (`sky check aws cloudflare`), if any: they are reported even where a
-    /// workspace does not allow them.
+    /// (`sky check aws cloudflare`), if any, in the order named and with
+    /// repeats (0.14.1 checks a name given twice twice): they are reported
+    /// even where a workspace does not allow them.
     pub explicit: Option<Vec<Provider>>,
-    /// A name on the command line that is no cloud (`sky check r2`): 0.14.1
-    /// prints the header, then raises `ValueError` with this message
-    /// ([`invalid_cloud_message`]); nothing was checked.
+    /// Why 0.14.1 would raise `ValueError` after the header, with this
+    /// message: a name on the command line that is no cloud (`sky check
+    /// r2`, [`invalid_cloud_message`]), or a `--workspace` the config does
+    /// not define (then `workspaces` is empty). Nothing was checked.
     pub invalid: Option<String>,
 }
 
@@ -435,27 +437,60 @@ impl CheckReport {
     /// Whether anything is enabled: in some reported workspace, some
     /// provider has some capability enabled (what the summary lists).
     pub fn enabled_anywhere(&self) -> bool {
-        self.workspaces.iter().any(|ws| {
-            self.shown(ws).into_iter().any(|p| {
-                self.answers(ws, p)
-                    .iter()
-                    .any(|(_, a)| *a == CapabilityAnswer::Enabled)
-            })
-        })
+        self.workspaces
+            .iter()
+            .any(|ws| !self.enabled_capabilities(ws).is_empty())
     }
 
-    /// The providers a workspace reports: the ones named on the command
-    /// line, else every cloud and storage-only provider it allows.
+    /// The providers a workspace reports, in 0.14.1's check order
+    /// (`check._execute_check_logic_for_workspace`'s `clouds_to_check`):
+    /// the ones named on the command line as named (repeats kept), else
+    /// every cloud it allows in the registry's order
+    /// ([`CloudId::REGISTRY_ORDER`]), then the storage-only providers it
+    /// allows (`check.get_all_clouds`).
     pub fn shown(&self, ws: &WorkspaceCheck) -> Vec<Provider> {
         match &self.explicit {
             Some(list) => list.clone(),
-            None => ws
-                .allowed
-                .iter()
-                .map(|&c| Provider::Cloud(c))
-                .chain(ws.storage_only.iter().map(|&s| Provider::StorageOnly(s)))
+            None => CloudId::REGISTRY_ORDER
+                .into_iter()
+                .filter(|c| ws.allowed.contains(c))
+                .map(Provider::Cloud)
+                .chain(
+                    StorageOnly::ALL
+                        .into_iter()
+                        .filter(|s| ws.storage_only.contains(s))
+                        .map(Provider::StorageOnly),
+                )
                 .collect(),
         }
+    }
+
+    /// What 0.14.1's `check.check` returns for a workspace, and so what
+    /// `sky check -o json` prints for it: every provider with some
+    /// capability enabled, in check order ([`CheckReport::shown`]), with
+    /// its enabled capabilities in the order they were checked
+    /// (`enabled_clouds.setdefault(cloud_repr, []).append(capability)` in
+    /// `_execute_check_logic_for_workspace`). A provider named twice keeps
+    /// its first place and lists its capabilities twice, as SkyPilot's dict
+    /// does; one with nothing enabled is absent.
+    pub fn enabled_capabilities(&self, ws: &WorkspaceCheck) -> Vec<(Provider, Vec<Capability>)> {
+        let mut out: Vec<(Provider, Vec<Capability>)> = Vec::new();
+        for provider in self.shown(ws) {
+            let enabled: Vec<Capability> = self
+                .answers(ws, provider)
+                .into_iter()
+                .filter(|(_, answer)| *answer == CapabilityAnswer::Enabled)
+                .map(|(capability, _)| capability)
+                .collect();
+            if enabled.is_empty() {
+                continue;
+            }
+            match out.iter_mut().find(|(p, _)| *p == provider) {
+                Some((_, list)) => list.extend(enabled),
+                None => out.push((provider, enabled)),
+            }
+        }
+        out
     }
 
     /// `provider`'s answer per capability in `ws`, in capability order:

@@ -32,9 +32,10 @@ pub const ENABLED_CLOUDS_FILE: &str = "enabled-clouds.json";
 /// only, never by a launch.
 ///
 /// Workspaces as 0.14.1's `check.check_capabilities` resolves them: with
-/// `--workspace`, that one (it must be defined: `Workspace 'x' not found in
-/// SkyPilot configuration. ...`); else every workspace the config defines,
-/// each allowing `allowed_clouds` less the clouds
+/// `--workspace`, that one (it must be defined, else the report is
+/// [`CheckReport::invalid`](planner::check::CheckReport::invalid):
+/// `Workspace 'x' not found in SkyPilot configuration. ...`); else every
+/// workspace the config defines, each allowing `allowed_clouds` less the clouds
 /// `workspaces.<name>.<cloud>.disabled` turns off. One fan-out checks the
 /// union of what they allow (SkyPilot runs one per workspace; the answers
 /// are the same), and each workspace is reported from it.
@@ -45,11 +46,19 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
     let available = sky_config.workspace_names();
     let to_report: Vec<String> = match &options.workspace {
         Some(ws) if !available.contains(ws) => {
-            return Err(LaunchError::Usage(format!(
-                "Workspace {} not found in SkyPilot configuration. Available workspaces: {}",
-                planner::pytext::py_str_repr(ws),
-                available.join(", ")
-            )));
+            // `check_capabilities` raises `ValueError` after the header,
+            // before any workspace is checked.
+            return Ok(CheckReport {
+                warnings: options.warnings.clone(),
+                available_workspaces: available.clone(),
+                workspace_selected: true,
+                invalid: Some(format!(
+                    "Workspace {} not found in SkyPilot configuration. Available workspaces: {}",
+                    planner::pytext::py_str_repr(ws),
+                    available.join(", ")
+                )),
+                ..CheckReport::default()
+            });
         }
         Some(ws) => vec![ws.clone()],
         None => available.clone(),
@@ -179,17 +188,19 @@ pub async fn check(options: &LaunchOptions) -> Result<CheckReport, LaunchError> 
         workspaces,
         workspace_selected: options.workspace.is_some(),
         explicit: options.declared_clouds.as_ref().map(|clouds| {
-            clouds
-                .iter()
-                .copied()
-                .map(Provider::Cloud)
-                .chain(
-                    wanted_storage_only
-                        .iter()
-                        .copied()
-                        .map(Provider::StorageOnly),
-                )
-                .collect()
+            options.declared_order.clone().unwrap_or_else(|| {
+                clouds
+                    .iter()
+                    .copied()
+                    .map(Provider::Cloud)
+                    .chain(
+                        wanted_storage_only
+                            .iter()
+                            .copied()
+                            .map(Provider::StorageOnly),
+                    )
+                    .collect()
+            })
         }),
         invalid: None,
     };

@@ -16,7 +16,7 @@ mod refresh;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use planner::cloud::{CloudId, StorageOnly};
+use planner::cloud::{CloudId, Provider, StorageOnly};
 use planner::launch::{LaunchResult, TaskSource};
 use planner::task::Overrides;
 
@@ -60,6 +60,11 @@ pub struct LaunchOptions {
     /// `declared_clouds` set: the clouds named beside them, maybe none).
     /// Launches never read it.
     pub declared_storage_only: Vec<StorageOnly>,
+    /// Everything `sky check`'s command line names, in the order named and
+    /// with repeats, as 0.14.1 checks and reports them (`clouds_to_check`;
+    /// `-o json` keys follow it). `None`: the declared clouds, then the
+    /// declared storage-only providers. Launches never read it.
+    pub declared_order: Option<Vec<Provider>>,
     /// A name on `sky check`'s command line that is neither a cloud nor a
     /// storage-only provider (lower-cased, as the CLI passes it on):
     /// [`check`] then reports it as 0.14.1 does — the header, then
@@ -180,6 +185,7 @@ impl LaunchOptions {
             catalog_dir: None,
             declared_clouds,
             declared_storage_only: Vec::new(),
+            declared_order: None,
             declared_unknown: None,
             refresh: false,
             cloud_timeout: DEFAULT_CLOUD_TIMEOUT,

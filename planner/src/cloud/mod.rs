@@ -114,6 +114,41 @@ impl CloudId {
         CloudId::Yotta,
     ];
 
+    /// `registry.CLOUD_REGISTRY`'s order in 0.14.1: registration happens as
+    /// each cloud module is imported. `sky/clouds/__init__.py` imports them
+    /// by module name, but the import of `sky.clouds.aws` (the first)
+    /// already imports GCP and Verda through the provisioners, so those two
+    /// come first (what SkyPilot prints; conformance case
+    /// `check-allowed-cloudflare`). `sky check` checks, and its `-o json`
+    /// lists, the clouds in this order (`check.get_all_clouds`).
+    pub const REGISTRY_ORDER: [CloudId; 25] = [
+        CloudId::Gcp,
+        CloudId::Verda,
+        CloudId::Aws,
+        CloudId::Azure,
+        CloudId::Cudo,
+        CloudId::Do,
+        CloudId::Fluidstack,
+        CloudId::Hyperbolic,
+        CloudId::Ibm,
+        CloudId::Kubernetes,
+        CloudId::Lambda,
+        CloudId::Mithril,
+        CloudId::Nebius,
+        CloudId::Oci,
+        CloudId::Paperspace,
+        CloudId::PrimeIntellect,
+        CloudId::Runpod,
+        CloudId::Scp,
+        CloudId::Seeweb,
+        CloudId::Shadeform,
+        CloudId::Slurm,
+        CloudId::Ssh,
+        CloudId::Vast,
+        CloudId::Vsphere,
+        CloudId::Yotta,
+    ];
+
     /// What this cloud is: names, catalog, credentials, unsupported features.
     pub fn spec(self) -> &'static CloudSpec {
         &table::CLOUDS[self as usize]
@@ -202,6 +237,13 @@ impl FromStr for CloudId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_registry_order_names_every_cloud_once() {
+        let mut sorted = CloudId::REGISTRY_ORDER.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, CloudId::ALL.to_vec());
+    }
 
     #[test]
     fn the_table_is_in_declaration_order() {

@@ -1,12 +1,15 @@
 //! What SkyPilot prints through Python's standard library, reproduced so that
 //! messages and tables match byte for byte: string and number formats
-//! ([`format`]), `difflib.get_close_matches` ([`difflib`]) and `textwrap.wrap`
+//! ([`format`](mod@format)), `json.dumps`' string literals ([`json`]),
+//! `difflib.get_close_matches` ([`difflib`]) and `textwrap.wrap`
 //! ([`textwrap`]).
 
 pub mod difflib;
 pub mod format;
+pub mod json;
 pub mod textwrap;
 
 pub use difflib::{close_matches, sequence_ratio};
 pub use format::{format_fixed, format_float, py_float_str, py_list, py_num, py_str_repr};
+pub use json::py_json_str;
 pub use textwrap::wrap;

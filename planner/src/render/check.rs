@@ -2,7 +2,8 @@
 //! (`sky/check.py`: `check_capabilities`, `_print_checked_cloud`,
 //! `_format_context_details`, `_format_enabled_cloud`, `_summary_message`),
 //! plus what only `sky` knows: how old a cached answer is, and that a
-//! timeout is not a verdict. `-o json` is [`json`].
+//! timeout is not a verdict. `-o json` is [`json`]: 0.14.1's document,
+//! nothing of ours.
 
 use super::ansi;
 use crate::catalog::kubernetes::KubeContext;
@@ -11,7 +12,7 @@ use crate::check::{
     Outcome, WorkspaceCheck,
 };
 use crate::cloud::{CloudId, Provider, StorageOnly};
-use crate::pytext::py_str_repr;
+use crate::pytext::{py_json_str, py_str_repr};
 
 /// `colorama.Fore.LIGHTRED_EX`.
 const LIGHTRED: &str = "\x1b[91m";
@@ -43,8 +44,6 @@ struct CloudLine<'a> {
     /// `(capabilities, reason)` for the disabled ones, one entry per
     /// distinct reason in capability order (`reasons_to_capabilities`).
     reasons: Vec<(Vec<Capability>, String)>,
-    /// Whether a check failed without a verdict (timeout, server error).
-    transient: bool,
     /// The compute check's report, when the cloud was checked.
     report: Option<&'a CloudReport>,
 }
@@ -75,31 +74,42 @@ fn failure_reason(e: &CloudError) -> String {
 /// Every cloud and storage-only provider the workspace reports, sorted by
 /// name as SkyPilot sorts them
 /// (`sorted(check_results_dict.items(), key=lambda item: item[0][0])`).
+/// A provider named twice is one line with its answers twice: SkyPilot's
+/// `check_results_dict` has one key per cloud.
 fn cloud_lines<'a>(report: &'a CheckReport, ws: &WorkspaceCheck) -> Vec<CloudLine<'a>> {
-    let mut lines: Vec<CloudLine<'a>> = report
-        .shown(ws)
+    let mut named: Vec<(Provider, usize)> = Vec::new();
+    for provider in report.shown(ws) {
+        match named.iter_mut().find(|(p, _)| *p == provider) {
+            Some((_, times)) => *times += 1,
+            None => named.push((provider, 1)),
+        }
+    }
+    let mut lines: Vec<CloudLine<'a>> = named
         .into_iter()
-        .filter_map(|provider| line_for(report, ws, provider))
+        .filter_map(|(provider, times)| line_for(report, ws, provider, times))
         .collect();
     lines.sort_by(|a, b| a.provider.repr().cmp(b.provider.repr()));
     lines
 }
 
-/// `provider`'s line: its answers grouped as `_print_checked_cloud` groups
-/// them (one reason, stripped, per distinct text, with its capabilities).
-/// `None` when no capability was checked: SkyPilot prints nothing then.
+/// `provider`'s line: its answers (`times` over, as often as it was
+/// named) grouped as `_print_checked_cloud` groups them (one reason,
+/// stripped, per distinct text, with its capabilities). `None` when no
+/// capability was checked: SkyPilot prints nothing then.
 fn line_for<'a>(
     report: &'a CheckReport,
     ws: &WorkspaceCheck,
     provider: Provider,
+    times: usize,
 ) -> Option<CloudLine<'a>> {
-    let answers = report.answers(ws, provider);
+    let answers: Vec<_> = (0..times)
+        .flat_map(|_| report.answers(ws, provider))
+        .collect();
     if answers.is_empty() {
         return None;
     }
     let mut enabled = Vec::new();
     let mut reasons: Vec<(Vec<Capability>, String)> = Vec::new();
-    let mut transient = false;
     for (capability, answer) in answers {
         let reason = match answer {
             CapabilityAnswer::Enabled => {
@@ -107,10 +117,7 @@ fn line_for<'a>(
                 continue;
             }
             CapabilityAnswer::Disabled(reason) => reason.trim().to_string(),
-            CapabilityAnswer::Failed(e) => {
-                transient |= e.is_transient();
-                failure_reason(e)
-            }
+            CapabilityAnswer::Failed(e) => failure_reason(e),
             // `check_one_cloud_one_capability` with `allowed=False`.
             CapabilityAnswer::NotAllowed => format!(
                 "{} is not included in allowed_clouds in ~/.sky/config.yaml",
@@ -133,7 +140,6 @@ fn line_for<'a>(
         provider,
         enabled,
         reasons,
-        transient,
         report: report_of,
     })
 }
@@ -373,44 +379,11 @@ fn summary(
     )
 }
 
-/// `registry.CLOUD_REGISTRY`'s order in 0.14.1: registration happens as
-/// each cloud module is imported. `sky/clouds/__init__.py` imports them by
-/// module name, but the import of `sky.clouds.aws` (the first) already
-/// imports GCP and Verda through the provisioners, so those two come first
-/// (what SkyPilot prints; conformance case `check-allowed-cloudflare`).
-const REGISTRY_ORDER: [CloudId; 25] = [
-    CloudId::Gcp,
-    CloudId::Verda,
-    CloudId::Aws,
-    CloudId::Azure,
-    CloudId::Cudo,
-    CloudId::Do,
-    CloudId::Fluidstack,
-    CloudId::Hyperbolic,
-    CloudId::Ibm,
-    CloudId::Kubernetes,
-    CloudId::Lambda,
-    CloudId::Mithril,
-    CloudId::Nebius,
-    CloudId::Oci,
-    CloudId::Paperspace,
-    CloudId::PrimeIntellect,
-    CloudId::Runpod,
-    CloudId::Scp,
-    CloudId::Seeweb,
-    CloudId::Shadeform,
-    CloudId::Slurm,
-    CloudId::Ssh,
-    CloudId::Vast,
-    CloudId::Vsphere,
-    CloudId::Yotta,
-];
-
 /// The clouds and storage-only providers a workspace does not allow, as
 /// `check.get_all_clouds` lists them: the registry's clouds in its order
-/// ([`REGISTRY_ORDER`]), then `STORAGE_ONLY_CLOUDS`.
+/// ([`CloudId::REGISTRY_ORDER`]), then `STORAGE_ONLY_CLOUDS`.
 fn disallowed(ws: &WorkspaceCheck) -> Vec<Provider> {
-    REGISTRY_ORDER
+    CloudId::REGISTRY_ORDER
         .into_iter()
         .filter(|c| !ws.allowed.contains(c))
         .map(Provider::Cloud)
@@ -461,6 +434,10 @@ pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
         }
         out.push(summary(&lines, ws, hide_workspace, &disallowed(ws)));
     }
+    if report.invalid.is_some() {
+        // `--workspace` named no workspace: raised before any is checked.
+        return out;
+    }
     out.push(format!(
         "{}\nTo enable a cloud, follow the hints above and rerun: {}{}sky check{}\n{}If any problems remain, refer to detailed docs at: https://docs.skypilot.co/en/latest/getting-started/installation.html{}",
         ansi::DIM,
@@ -473,105 +450,70 @@ pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
     out
 }
 
-/// `sky check -o json`: ours, richer than 0.14.1's (which prints the
-/// `{workspace: {cloud: [capability]}}` that `check.check` returns). The
-/// schema, documented in the README; storage-only providers are `clouds`
-/// entries too:
+/// `sky check -o json`: SkyPilot 0.14.1's document, byte for byte
+/// (`sky/client/cli/command.py::check`: `click.echo(json.dumps(result,
+/// indent=2))` of what `sky/check.py::check` returns, the streamed text
+/// discarded). Workspace → provider → its enabled capabilities
+/// ([`CheckReport::enabled_capabilities`]): the workspaces in report
+/// order, each provider under its `repr` (`AWS`, `Kubernetes`,
+/// `Cloudflare`), in check order; a workspace with nothing enabled is
+/// `{}`. Reasons, cached answers and identities are not in it (the text
+/// report and `--timings` carry them), as in 0.14.1.
 ///
 /// ```text
-/// { "workspaces": [ { "workspace": str,
-///     "clouds": [ { "cloud": str, "enabled": bool, "capabilities": [str],
-///                   "reason": str|null,
-///                   "reasons": [ { "capabilities": [str], "reason": str } ],
-///                   "transient": bool,
-///                   "cache_age_secs": int|null, "identity": str|null (-v),
-///                   "contexts": [ { "name": str, "enabled": bool } ] } ],
-///     "enabled": [str], "disallowed": [str] } ] }
+/// {
+///   "default": {
+///     "AWS": [
+///       "compute",
+///       "storage"
+///     ]
+///   }
+/// }
 /// ```
-pub fn json(report: &CheckReport, view: &CheckView) -> String {
-    let workspaces: Vec<serde_json::Value> = report
+///
+/// Without the trailing newline `click.echo` adds.
+pub fn json(report: &CheckReport) -> String {
+    let workspaces: Vec<String> = report
         .workspaces
         .iter()
         .map(|ws| {
-            let lines = cloud_lines(report, ws);
-            let clouds: Vec<serde_json::Value> = lines
-                .iter()
-                .map(|l| {
-                    let reason = l.reasons.first().map(|(_, r)| super::strip_ansi(r));
-                    let reasons: Vec<serde_json::Value> = l
-                        .reasons
+            let providers: Vec<String> = report
+                .enabled_capabilities(ws)
+                .into_iter()
+                .map(|(provider, capabilities)| {
+                    let items: Vec<String> = capabilities
                         .iter()
-                        .map(|(capabilities, r)| {
-                            serde_json::json!({
-                                "capabilities": capabilities,
-                                "reason": super::strip_ansi(r),
-                            })
-                        })
+                        .map(|c| py_json_str(c.as_str()))
                         .collect();
-                    let cache_age = match l.report.map(|r| &r.outcome) {
-                        Some(Outcome::Ready(o)) => match o.cache {
-                            CacheUse::Hit { age } => Some(age.as_secs()),
-                            _ => None,
-                        },
-                        _ => None,
-                    };
-                    let identity = if view.verbose {
-                        l.report.and_then(activated_account)
-                    } else {
-                        None
-                    };
-                    let contexts: Vec<serde_json::Value> = match l.report.map(|r| &r.outcome) {
-                        Some(Outcome::Ready(o)) => match &o.facts {
-                            CloudFacts::Kubernetes(c) => json_contexts(c),
-                            CloudFacts::Ssh(f) => json_contexts(&f.contexts),
-                            CloudFacts::Slurm(cs) => cs
-                                .iter()
-                                .map(|c| {
-                                    serde_json::json!({
-                                        "name": c.name,
-                                        "enabled": c.nodes().is_ok(),
-                                    })
-                                })
-                                .collect(),
-                            _ => Vec::new(),
-                        },
-                        _ => Vec::new(),
-                    };
-                    serde_json::json!({
-                        "cloud": l.provider.repr(),
-                        "enabled": !l.enabled.is_empty(),
-                        "capabilities": l.enabled,
-                        "reason": reason,
-                        "reasons": reasons,
-                        "transient": l.transient,
-                        "cache_age_secs": cache_age,
-                        "identity": identity,
-                        "contexts": contexts,
-                    })
+                    json_entry(provider.repr(), json_container('[', ']', &items, 2))
                 })
                 .collect();
-            let enabled: Vec<&str> = lines
-                .iter()
-                .filter(|l| !l.enabled.is_empty())
-                .map(|l| l.provider.repr())
-                .collect();
-            let disallowed: Vec<&str> = disallowed(ws).iter().map(|c| c.repr()).collect();
-            serde_json::json!({
-                "workspace": ws.name,
-                "clouds": clouds,
-                "enabled": enabled,
-                "disallowed": disallowed,
-            })
+            json_entry(&ws.name, json_container('{', '}', &providers, 1))
         })
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "workspaces": workspaces }))
-        .unwrap_or_default()
+    json_container('{', '}', &workspaces, 0)
 }
 
-fn json_contexts(ctxs: &[KubeContext]) -> Vec<serde_json::Value> {
-    ctxs.iter()
-        .map(|c| serde_json::json!({ "name": c.name, "enabled": c.nodes.is_ok() }))
-        .collect()
+/// `"key": value`, the key as `json.dumps` writes a string.
+fn json_entry(key: &str, value: String) -> String {
+    format!("{}: {value}", py_json_str(key))
+}
+
+/// A JSON object or array at nesting `depth` as `json.dumps(indent=2)`
+/// lays it out: empty as `{}`/`[]`, else one item a line, each indented
+/// one level more, items separated by `,` and the closing bracket back at
+/// `depth`.
+fn json_container(open: char, close: char, items: &[String], depth: usize) -> String {
+    if items.is_empty() {
+        return format!("{open}{close}");
+    }
+    let inner = "  ".repeat(depth + 1);
+    let body: Vec<String> = items.iter().map(|item| format!("{inner}{item}")).collect();
+    format!(
+        "{open}\n{}\n{}{close}",
+        body.join(",\n"),
+        "  ".repeat(depth)
+    )
 }
 
 #[cfg(test)]
@@ -679,13 +621,20 @@ Note: The following clouds were disabled because they were not included in allow
             "{out}"
         );
         assert!(!out.contains("not a verdict"), "{out}");
-        let doc: serde_json::Value =
-            serde_json::from_str(&json(&r, &CheckView::default())).unwrap();
-        let k = &doc["workspaces"][0]["clouds"][1];
-        assert_eq!(k["cache_age_secs"], 42);
+        // `-o json`: the enabled capabilities only, in the registry's
+        // order (GCP before Kubernetes), no contexts, reasons or cache.
         assert_eq!(
-            k["contexts"],
-            serde_json::json!([{"name": "kind-a", "enabled": true}, {"name": "lab", "enabled": false}])
+            json(&r),
+            r#"{
+  "default": {
+    "GCP": [
+      "storage"
+    ],
+    "Kubernetes": [
+      "compute"
+    ]
+  }
+}"#
         );
     }
 
@@ -777,34 +726,159 @@ Checking credentials to enable infra for SkyPilot.
   GCP [compute]
 Note: The following clouds were disabled because they were not included in allowed_clouds in ~/.sky/config.yaml: HuggingFace";
         assert_eq!(out.split("\n\nTo enable").next().unwrap(), want);
-        let doc: serde_json::Value =
-            serde_json::from_str(&json(&r, &CheckView::default())).unwrap();
-        let ws = &doc["workspaces"][0];
+        // `-o json`: the named order (GCP before Cloudflare), only what
+        // is enabled (not VastData's transient failure, nor Lambda with
+        // no checkable capability).
         assert_eq!(
-            ws["enabled"],
-            serde_json::json!(["AWS", "Cloudflare", "GCP"])
+            json(&r),
+            r#"{
+  "default": {
+    "AWS": [
+      "compute"
+    ],
+    "GCP": [
+      "compute"
+    ],
+    "Cloudflare": [
+      "compute",
+      "storage"
+    ]
+  }
+}"#
         );
-        let aws = &ws["clouds"][0];
-        assert_eq!(aws["capabilities"], serde_json::json!(["compute"]));
-        assert_eq!(
-            aws["reasons"],
-            serde_json::json!([{"capabilities": ["storage"], "reason": denied}])
-        );
-        let vast = &ws["clouds"][7];
-        assert_eq!(vast["cloud"], "VastData");
-        assert_eq!(vast["transient"], true);
-        assert_eq!(ws["disallowed"], serde_json::json!(["HuggingFace"]));
     }
-}
 
-#[cfg(test)]
-mod registry_tests {
-    use super::*;
-
+    /// `-o json` is `check.check`'s dict: workspaces in report order (a
+    /// name outside ASCII escaped as `json.dumps` escapes it, one with
+    /// nothing enabled `{}`), clouds in the registry's order then the
+    /// storage-only providers, capabilities in the order the config lists
+    /// them, a capability that is not enabled left out.
     #[test]
-    fn the_registry_order_names_every_cloud_once() {
-        let mut sorted = REGISTRY_ORDER.to_vec();
-        sorted.sort();
-        assert_eq!(sorted, CloudId::ALL.to_vec());
+    fn json_is_what_check_check_returns() {
+        use StorageOnly::Cloudflare;
+        let r = CheckReport {
+            fanout: FanOut {
+                reports: vec![
+                    cloud(CloudId::Aws, ready()),
+                    cloud(CloudId::Hyperbolic, ready()),
+                    cloud(CloudId::Nebius, Outcome::NoCredentials("no token".into())),
+                ],
+                storage: vec![
+                    storage(CloudId::Aws, StorageOutcome::Enabled),
+                    storage(CloudId::Nebius, StorageOutcome::Enabled),
+                    storage(Cloudflare, StorageOutcome::Enabled),
+                ],
+                wall: Duration::ZERO,
+            },
+            available_workspaces: vec!["default".into(), "équipe".into(), "empty".into()],
+            workspaces: vec![
+                WorkspaceCheck {
+                    name: "default".into(),
+                    allowed: vec![CloudId::Aws, CloudId::Hyperbolic, CloudId::Nebius],
+                    storage_only: vec![Cloudflare],
+                    capabilities: vec![(
+                        CloudId::Aws,
+                        vec![Capability::Storage, Capability::Compute],
+                    )],
+                },
+                WorkspaceCheck {
+                    name: "équipe".into(),
+                    allowed: vec![CloudId::Hyperbolic],
+                    ..WorkspaceCheck::default()
+                },
+                WorkspaceCheck {
+                    name: "empty".into(),
+                    ..WorkspaceCheck::default()
+                },
+            ],
+            ..CheckReport::default()
+        };
+        assert_eq!(
+            json(&r),
+            r#"{
+  "default": {
+    "AWS": [
+      "storage",
+      "compute"
+    ],
+    "Hyperbolic": [
+      "compute"
+    ],
+    "Nebius": [
+      "storage"
+    ],
+    "Cloudflare": [
+      "compute",
+      "storage"
+    ]
+  },
+  "\u00e9quipe": {
+    "Hyperbolic": [
+      "compute"
+    ]
+  },
+  "empty": {}
+}"#
+        );
+        assert!(r.enabled_anywhere());
+        let nothing = CheckReport {
+            workspaces: vec![r.workspaces[2].clone()],
+            ..r.clone()
+        };
+        assert_eq!(json(&nothing), "{\n  \"empty\": {}\n}");
+        assert!(!nothing.enabled_anywhere());
+    }
+
+    /// A name given twice is checked and reported twice, as 0.14.1 does
+    /// (`sky check hyperbolic hyperbolic cloudflare`): one line, and one
+    /// JSON key in its first place, with the capabilities twice.
+    #[test]
+    fn a_provider_named_twice_lists_its_capabilities_twice() {
+        use StorageOnly::Cloudflare;
+        let r = CheckReport {
+            fanout: FanOut {
+                reports: vec![cloud(CloudId::Hyperbolic, ready())],
+                storage: vec![storage(Cloudflare, StorageOutcome::Enabled)],
+                wall: Duration::ZERO,
+            },
+            available_workspaces: vec!["default".into()],
+            workspaces: vec![WorkspaceCheck {
+                name: "default".into(),
+                allowed: CloudId::ALL.to_vec(),
+                storage_only: StorageOnly::ALL.to_vec(),
+                capabilities: Vec::new(),
+            }],
+            explicit: Some(vec![
+                CloudId::Hyperbolic.into(),
+                Cloudflare.into(),
+                CloudId::Hyperbolic.into(),
+            ]),
+            ..CheckReport::default()
+        };
+        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let want = "\
+Checking credentials to enable infra for SkyPilot.
+  Cloudflare: enabled [compute, storage]
+  Hyperbolic: enabled [compute, compute]
+
+🎉 Enabled infra 🎉
+  Cloudflare [compute, storage]
+  Hyperbolic [compute, compute]";
+        assert_eq!(out.split("\n\nTo enable").next().unwrap(), want);
+        assert_eq!(
+            json(&r),
+            r#"{
+  "default": {
+    "Hyperbolic": [
+      "compute",
+      "compute"
+    ],
+    "Cloudflare": [
+      "compute",
+      "storage"
+    ]
+  }
+}"#
+        );
     }
 }

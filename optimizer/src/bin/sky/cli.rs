@@ -289,7 +289,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub workspace: Option<String>,
 
-    /// Output format (`json`: the schema in the README).
+    /// Output format (`json`: SkyPilot's document, each workspace's clouds
+    /// and their enabled capabilities).
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Table)]
     pub output: OutputFormat,
 

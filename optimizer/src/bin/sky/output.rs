@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use optimizer::launch::{self, LaunchError, LaunchOptions, Request};
 use optimizer::state::{FileMode, write_atomic};
-use planner::cloud::{CloudId, StorageOnly, UnknownCloud};
+use planner::cloud::{CloudId, Provider, StorageOnly, UnknownCloud};
 use planner::launch::Exit;
 use planner::render::launch::{LaunchView, Line, LogPrefix, Stream};
 use planner::render::{self, strip_ansi};
@@ -503,6 +503,9 @@ pub async fn catalog(args: CatalogArgs) -> anyhow::Result<Exit> {
 struct CheckTargets {
     clouds: Vec<CloudId>,
     storage_only: Vec<StorageOnly>,
+    /// Every name resolved, in the order given, repeats kept (0.14.1
+    /// checks and reports a name given twice twice).
+    named: Vec<Provider>,
     unknown: Option<String>,
     warnings: Vec<String>,
 }
@@ -539,10 +542,12 @@ fn parse_check_targets(names: &[String]) -> Result<CheckTargets, CliError> {
             ));
         }
         if let Some(provider) = StorageOnly::from_name(&cloud) {
+            out.named.push(provider.into());
             if !out.storage_only.contains(&provider) {
                 out.storage_only.push(provider);
             }
         } else if let Ok(id) = cloud.parse::<CloudId>() {
+            out.named.push(id.into());
             if !out.clouds.contains(&id) {
                 out.clouds.push(id);
             }
@@ -559,15 +564,15 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
     let targets = parse_check_targets(&args.clouds).map_err(anyhow::Error::new)?;
     opts.declared_clouds = (!args.clouds.is_empty()).then_some(targets.clouds);
     opts.declared_storage_only = targets.storage_only;
+    opts.declared_order = Some(targets.named);
     opts.declared_unknown = targets.unknown;
     opts.config_args = args.config.clone();
     opts.workspace = args.workspace.clone();
     // The client's logger warns on stdout, before the server's text
-    // (`sdk.check`); `-o json` keeps stdout for the document.
-    if args.output != OutputFormat::Json {
-        for w in &targets.warnings {
-            printer.stdout(w);
-        }
+    // (`sdk.check`); with `-o json` too, before the document (only the
+    // server's streamed text is discarded).
+    for w in &targets.warnings {
+        printer.stdout(w);
     }
     let report = launch::check(&opts).await?;
     let warnings: Vec<Line> = report
@@ -585,19 +590,21 @@ pub async fn check(args: CheckArgs, color: bool) -> anyhow::Result<Exit> {
         }
         return Err(anyhow::Error::new(CliError::Value(message.clone())));
     }
+    if args.output == OutputFormat::Json {
+        // 0.14.1's document, and its exit code: 0, whatever is enabled
+        // (`{"default": {}}` when nothing is).
+        printer.stdout(&render::check::json(&report));
+        return Ok(Exit::Ok);
+    }
     let view = render::check::CheckView {
         verbose: args.verbose,
     };
-    if args.output == OutputFormat::Json {
-        println!("{}", render::check::json(&report, &view));
-    } else {
-        let mut lines = render::check::report(&report, &view);
-        if args.common.timings {
-            lines.extend(render::timings::check(&report.fanout));
-        }
-        for line in &lines {
-            printer.stdout(line);
-        }
+    let mut lines = render::check::report(&report, &view);
+    if args.common.timings {
+        lines.extend(render::timings::check(&report.fanout));
+    }
+    for line in &lines {
+        printer.stdout(line);
     }
     // `4` when the summary lists nothing ("No infra to check/enabled.").
     Ok(if report.enabled_anywhere() {

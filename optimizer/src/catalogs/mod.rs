@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
-    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog,
+    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, CsvParse,
     parse_gpu_metadata,
 };
 use planner::cloud::CloudId;
@@ -186,11 +186,6 @@ pub(crate) fn load_vms_all(
             ))
         })
         .collect();
-    let parse = |i: usize, key: String, fingerprint: String| {
-        let (cloud, input) = &vms[i];
-        let _span = tracing::info_span!("catalog_parse", cloud = cloud.name()).entered();
-        parse_vms(*cloud, input, index, &key, &fingerprint)
-    };
     let misses: Vec<(usize, String, String)> = done
         .iter_mut()
         .enumerate()
@@ -202,6 +197,14 @@ pub(crate) fn load_vms_all(
             }
         })
         .collect();
+    // One catalog to parse (one cloud's refresh) is cut into parts for the
+    // idle cores; several share the cores as they are.
+    let max_parts = if misses.len() == 1 { cores() } else { 1 };
+    let parse = |i: usize, key: String, fingerprint: String| {
+        let (cloud, input) = &vms[i];
+        let _span = tracing::info_span!("catalog_parse", cloud = cloud.name()).entered();
+        parse_vms(*cloud, input, index, &key, &fingerprint, max_parts)
+    };
     // Each parse on its own short-lived thread, which lowers its priority.
     let parsed: Vec<(usize, VmsResult)> = std::thread::scope(|s| {
         let handles: Vec<_> = misses
@@ -376,7 +379,9 @@ pub(crate) fn load_vms(
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
     match load_vms_image(cloud, input, index, &RowSelection::All) {
         VmsLoad::Loaded(result) => result,
-        VmsLoad::Parse { key, fingerprint } => parse_vms(cloud, input, index, &key, &fingerprint),
+        VmsLoad::Parse { key, fingerprint } => {
+            parse_vms(cloud, input, index, &key, &fingerprint, cores())
+        }
     }
 }
 
@@ -432,6 +437,7 @@ fn parse_vms(
     index: Option<&CatalogIndex>,
     key: &str,
     fingerprint: &str,
+    max_parts: usize,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
     let name = vms_name(cloud, input);
     lower_this_threads_priority();
@@ -439,11 +445,54 @@ fn parse_vms(
         Input::Bundled => bundled::vms_csv(cloud).unwrap_or_default().into(),
         Input::File { path, .. } => read_file(path)?.into(),
     };
-    let (catalog, warnings) = CloudCatalog::from_bytes(cloud, &csv, &name)?;
+    let (catalog, warnings) = parse_csv_in_parts(cloud, &csv, &name, max_parts)?;
     if let Some(index) = index {
         store_image(index, key, fingerprint, &catalog, &warnings, &name);
     }
     Ok((catalog, warnings))
+}
+
+/// Parses a `vms.csv` cut into at most `max_parts` parts (large files
+/// only, see [`CsvParse::new`]): the first on this thread, the others on
+/// scoped threads of lowered priority.
+fn parse_csv_in_parts(
+    cloud: CloudId,
+    csv: &[u8],
+    name: &str,
+    max_parts: usize,
+) -> Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError> {
+    let parse = CsvParse::new(cloud, csv, name, max_parts)?;
+    let parts = if parse.parts() == 1 {
+        vec![parse.parse_part(0)?]
+    } else {
+        let parse = &parse;
+        std::thread::scope(|s| {
+            let others: Vec<_> = (1..parse.parts())
+                .map(|i| {
+                    s.spawn(move || {
+                        lower_this_threads_priority();
+                        parse.parse_part(i)
+                    })
+                })
+                .collect();
+            std::iter::once(parse.parse_part(0))
+                .chain(others.into_iter().map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(CatalogError::Read {
+                            source_name: name.to_string(),
+                            message: "parser thread panicked".into(),
+                        })
+                    })
+                }))
+                .collect::<Result<Vec<_>, _>>()
+        })?
+    };
+    parse.finish(parts)
+}
+
+/// The cores this process may use (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Stores the image of a freshly parsed catalog; failing costs a parse later.

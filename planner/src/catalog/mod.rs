@@ -700,7 +700,7 @@ const MIN_PART_BYTES: usize = 512 << 10;
 /// The body `data[body_start..]` in at most `max_parts` parts (see
 /// [`CsvParse::new`]).
 fn body_parts(data: &[u8], body_start: usize, max_parts: usize) -> Vec<std::ops::Range<usize>> {
-    let whole = vec![body_start..data.len()];
+    let whole = std::iter::once(body_start..data.len()).collect();
     let body = &data[body_start..];
     let parts = max_parts.min(body.len() / MIN_PART_BYTES).max(1);
     if parts == 1 || !quotes_at_field_boundaries(body) {
@@ -720,7 +720,7 @@ fn body_parts(data: &[u8], body_start: usize, max_parts: usize) -> Vec<std::ops:
             };
             quotes_before += memchr::memchr_iter(b'"', &body[counted_to..nl]).count();
             counted_to = nl;
-            if quotes_before % 2 == 0 {
+            if quotes_before.is_multiple_of(2) {
                 break Some(nl + 1);
             }
             at = nl + 1;

@@ -22,6 +22,8 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashSet;
+
 pub mod kubernetes;
 pub mod show;
 pub mod slurm;
@@ -104,7 +106,7 @@ pub fn catalog_label(cloud: CloudId) -> Option<&'static str> {
 
 /// A number as pandas holds it: `NaN` is a missing cell; `int` when its
 /// column was read as integers (JSON prints `224`, not `224.0`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Num {
     /// The value (`NaN`: missing).
     pub value: f64,
@@ -163,7 +165,7 @@ pub struct Offer {
 }
 
 /// One `vms.csv` row, reduced to what the listing reads.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Row {
     instance_type: Option<String>,
     accelerator_name: Option<String>,
@@ -179,7 +181,7 @@ struct Row {
 }
 
 /// A `GpuInfo` cell as `ast.literal_eval` sees it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 enum GpuInfo {
     /// Not a Python literal (GCP's bare `tpu-v4-8`): `literal_eval` raises.
     NotLiteral,
@@ -203,6 +205,29 @@ pub struct CloudGpuRows {
     pub cloud: CloudId,
     label: &'static str,
     rows: Vec<Row>,
+}
+
+/// Bumped whenever [`CloudGpuRows`]' rows change layout or meaning, so an
+/// image of another version is refused, not misread.
+const IMAGE_FORMAT: u32 = 1;
+const IMAGE_MAGIC: [u8; 8] = *b"SKYGPUIX";
+
+/// The stored form of a [`CloudGpuRows`] (see [`CloudGpuRows::to_image`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Image<'a> {
+    magic: [u8; 8],
+    format: u32,
+    cloud: &'a str,
+    rows: std::borrow::Cow<'a, [Row]>,
+}
+
+/// Why a stored [`CloudGpuRows`] image was refused (the caller parses the
+/// CSV instead).
+#[derive(Debug, thiserror::Error)]
+#[error("not a GPU listing image of {cloud} (or a damaged one): {why}")]
+pub struct GpusImageError {
+    cloud: &'static str,
+    why: String,
 }
 
 /// Why a catalog or a filter cannot be used.
@@ -363,6 +388,46 @@ impl CloudGpuRows {
             .collect();
         Ok(CloudGpuRows { cloud, label, rows })
     }
+
+    /// The rows as bytes that [`CloudGpuRows::from_image`] reads back: the
+    /// listing's reduced rows (a few thousand of a catalog's tens of
+    /// thousands), so a listing whose catalogs have not changed skips the
+    /// CSVs.
+    pub fn to_image(&self) -> Vec<u8> {
+        let image = Image {
+            magic: IMAGE_MAGIC,
+            format: IMAGE_FORMAT,
+            cloud: self.cloud.name(),
+            rows: std::borrow::Cow::Borrowed(&self.rows),
+        };
+        postcard::to_allocvec(&image).expect("encoding to a Vec cannot fail")
+    }
+
+    /// Reads an image written by [`CloudGpuRows::to_image`] for `cloud`;
+    /// anything else (another format, another cloud, trailing or missing
+    /// bytes) is an error.
+    pub fn from_image(cloud: CloudId, bytes: &[u8]) -> Result<Self, GpusImageError> {
+        let refuse = |why: String| GpusImageError {
+            cloud: cloud.name(),
+            why,
+        };
+        let (image, rest): (Image<'_>, _) =
+            postcard::take_from_bytes(bytes).map_err(|e| refuse(e.to_string()))?;
+        if image.magic != IMAGE_MAGIC || image.format != IMAGE_FORMAT {
+            return Err(refuse("another format".into()));
+        }
+        if image.cloud != cloud.name() {
+            return Err(refuse(format!("written for {}", image.cloud)));
+        }
+        if !rest.is_empty() {
+            return Err(refuse(format!("{} trailing bytes", rest.len())));
+        }
+        Ok(CloudGpuRows {
+            cloud,
+            label: catalog_label(cloud).unwrap_or_else(|| cloud.name()),
+            rows: image.rows.into_owned(),
+        })
+    }
 }
 
 /// What to list: the arguments of SkyPilot's `list_accelerators`.
@@ -487,22 +552,26 @@ fn list_cloud(
         CloudId::Gcp if require_price => list_gcp(cat, filter, compiled),
         CloudId::Seeweb => {
             // seeweb_catalog.list_accelerators drops rows without a region first.
-            let rows: Vec<Row> = cat
+            let rows: Vec<&Row> = cat
                 .rows
                 .iter()
                 .filter(|r| r.region.as_deref().is_some_and(|v| !v.trim().is_empty()))
-                .cloned()
                 .collect();
             list_impl(cat.label, rows, filter, compiled)
         }
-        _ => list_impl(cat.label, cat.rows.clone(), filter, compiled),
+        _ => list_impl(cat.label, cat.rows.iter().collect(), filter, compiled),
     }
 }
 
 /// `common.list_accelerators_impl` (`gpus_only=True`, the only mode the CLI uses).
-fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Compiled) -> Listing {
+fn list_impl(
+    label: &'static str,
+    rows: Vec<&Row>,
+    filter: &Filter,
+    compiled: &Compiled,
+) -> Listing {
     // gpus_only: rows with a GpuInfo.
-    let rows: Vec<Row> = rows.into_iter().filter(|r| r.gpu_info.is_some()).collect();
+    let rows: Vec<&Row> = rows.into_iter().filter(|r| r.gpu_info.is_some()).collect();
     // Device memory: `ast.literal_eval` over the whole column; one failure
     // and the column is None for every row.
     let memories: Option<Vec<Option<f64>>> = rows
@@ -512,13 +581,13 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
             _ => None,
         })
         .collect();
-    struct Item {
-        row: Row,
+    struct Item<'r> {
+        row: &'r Row,
         device_memory: Option<f64>,
         has_column: bool,
     }
-    let mut items: Vec<Item> = Vec::new();
-    let mut seen: std::collections::HashSet<DedupKey> = std::collections::HashSet::new();
+    let mut items: Vec<Item<'_>> = Vec::new();
+    let mut seen: FxHashSet<DedupKey<'_>> = FxHashSet::default();
     for (i, row) in rows.into_iter().enumerate() {
         if row.accelerator_name.is_none() {
             continue;
@@ -527,29 +596,28 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
             Some(m) => (m[i], true),
             None => (None, false),
         };
-        let item = Item {
-            row,
-            device_memory,
-            has_column,
-        };
         // drop_duplicates over the nine listed columns (NaN equals NaN).
         let key = DedupKey {
             text: [
-                item.row.instance_type.clone(),
-                item.row.accelerator_name.clone(),
-                item.row.region.clone(),
+                row.instance_type.as_deref(),
+                row.accelerator_name.as_deref(),
+                row.region.as_deref(),
             ],
             nums: [
-                bits(item.row.accelerator_count.value),
-                bits(item.row.vcpus.value),
-                bits(item.device_memory.unwrap_or(f64::NAN)),
-                bits(item.row.memory.value),
-                bits(item.row.price.value),
-                bits(item.row.spot_price.value),
+                bits(row.accelerator_count.value),
+                bits(row.vcpus.value),
+                bits(device_memory.unwrap_or(f64::NAN)),
+                bits(row.memory.value),
+                bits(row.price.value),
+                bits(row.spot_price.value),
             ],
         };
         if seen.insert(key) {
-            items.push(item);
+            items.push(Item {
+                row,
+                device_memory,
+                has_column,
+            });
         }
     }
     items.retain(|it| {
@@ -559,9 +627,9 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
                 .quantity
                 .is_none_or(|q| it.row.accelerator_count.value == f64::from(q))
     });
-    let mut groups: BTreeMap<String, Vec<Item>> = BTreeMap::new();
+    let mut groups: BTreeMap<&str, Vec<Item<'_>>> = BTreeMap::new();
     for it in items {
-        let name = it.row.accelerator_name.clone().unwrap_or_default();
+        let name = it.row.accelerator_name.as_deref().unwrap_or_default();
         groups.entry(name).or_default().push(it);
     }
     groups
@@ -580,15 +648,14 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
                     })
             });
             // drop_duplicates(subset=[type, name, count, vCPUs, memory(, region)]).
-            let mut kept: Vec<Item> = Vec::new();
-            let mut seen: std::collections::HashSet<DedupKey> = std::collections::HashSet::new();
-            for it in rows {
-                let key = DedupKey {
+            let mut seen: FxHashSet<DedupKey<'_>> = FxHashSet::default();
+            rows.retain(|it| {
+                seen.insert(DedupKey {
                     text: [
-                        it.row.instance_type.clone(),
-                        it.row.accelerator_name.clone(),
+                        it.row.instance_type.as_deref(),
+                        it.row.accelerator_name.as_deref(),
                         if filter.all_regions {
-                            it.row.region.clone()
+                            it.row.region.as_deref()
                         } else {
                             None
                         },
@@ -601,17 +668,14 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
                         0,
                         0,
                     ],
-                };
-                if seen.insert(key) {
-                    kept.push(it);
-                }
-            }
-            let mut offers: Vec<Offer> = kept
+                })
+            });
+            let mut offers: Vec<Offer> = rows
                 .into_iter()
                 .map(|it| Offer {
                     cloud: label,
-                    instance_type: it.row.instance_type,
-                    accelerator_name: it.row.accelerator_name.unwrap_or_default(),
+                    instance_type: it.row.instance_type.clone(),
+                    accelerator_name: name.to_string(),
                     accelerator_count: it.row.accelerator_count.value,
                     cpu_count: it.row.vcpus,
                     device_memory: if it.has_column {
@@ -622,41 +686,39 @@ fn list_impl(label: &'static str, rows: Vec<Row>, filter: &Filter, compiled: &Co
                     memory: it.row.memory,
                     price: it.row.price,
                     spot_price: it.row.spot_price,
-                    region: it.row.region,
+                    region: it.row.region.clone(),
                 })
                 .collect();
             // ret.sort(key=(count, instance_type, cpus or 0, price, spot, region)):
             // Python's tuple order, where NaN compares neither less nor greater.
-            offers.sort_by(|a, b| {
-                let key = |o: &Offer| {
-                    [
-                        Key::F(o.accelerator_count),
-                        Key::S(o.instance_type.clone()),
-                        Key::F(o.cpu_count.get().unwrap_or(0.0)),
-                        Key::F(o.price.value),
-                        Key::F(o.spot_price.value),
-                        Key::S(o.region.clone()),
-                    ]
-                };
-                py_tuple_cmp(&key(a), &key(b))
-            });
-            (name, offers)
+            fn key(o: &Offer) -> [Key<'_>; 6] {
+                [
+                    Key::F(o.accelerator_count),
+                    Key::S(o.instance_type.as_deref()),
+                    Key::F(o.cpu_count.get().unwrap_or(0.0)),
+                    Key::F(o.price.value),
+                    Key::F(o.spot_price.value),
+                    Key::S(o.region.as_deref()),
+                ]
+            }
+            offers.sort_by(|a, b| py_tuple_cmp(&key(a), &key(b)));
+            (name.to_string(), offers)
         })
         .collect()
 }
 
 /// One position of a Python sort key tuple.
-enum Key {
+enum Key<'a> {
     /// A float (NaN: a fresh NaN object, equal to nothing).
     F(f64),
     /// A string; missing is pandas' `np.nan` singleton, identical to itself.
-    S(Option<String>),
+    S(Option<&'a str>),
 }
 
 /// Python's tuple comparison as `list.sort` uses it: the first position
 /// that differs decides; NaN differs from everything yet is neither less
 /// nor greater, which makes the two "equal" (the stable sort keeps them).
-fn py_tuple_cmp(a: &[Key], b: &[Key]) -> Ordering {
+fn py_tuple_cmp(a: &[Key<'_>], b: &[Key<'_>]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         match (x, y) {
             (Key::F(x), Key::F(y)) => {
@@ -679,8 +741,8 @@ fn py_tuple_cmp(a: &[Key], b: &[Key]) -> Ordering {
 
 /// A row's identity for `drop_duplicates`.
 #[derive(Hash, PartialEq, Eq)]
-struct DedupKey {
-    text: [Option<String>; 3],
+struct DedupKey<'a> {
+    text: [Option<&'a str>; 3],
     nums: [u64; 6],
 }
 
@@ -792,7 +854,7 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
         r.spot_price.int = false;
     }
     priced.extend(tpus);
-    let mut results = list_impl(cat.label, priced, filter, compiled);
+    let mut results = list_impl(cat.label, priced.iter().collect(), filter, compiled);
     // Combine the TPUs of one version (popped and appended: they come last).
     let mut tpu_groups: Vec<(String, Vec<Offer>)> = Vec::new();
     let mut rest: Listing = Vec::new();
@@ -809,16 +871,14 @@ fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled) -> Listing
         }
     }
     for (_, offers) in &mut tpu_groups {
-        offers.sort_by(|a, b| {
-            let key = |o: &Offer| {
-                [
-                    Key::F(o.price.value),
-                    Key::F(o.spot_price.value),
-                    Key::S(o.region.clone()),
-                ]
-            };
-            py_tuple_cmp(&key(a), &key(b))
-        });
+        fn key(o: &Offer) -> [Key<'_>; 3] {
+            [
+                Key::F(o.price.value),
+                Key::F(o.spot_price.value),
+                Key::S(o.region.as_deref()),
+            ]
+        }
+        offers.sort_by(|a, b| py_tuple_cmp(&key(a), &key(b)));
     }
     rest.extend(tpu_groups);
     rest
@@ -1480,6 +1540,50 @@ m6i.large,,,2.0,8.0,,0.096,0.03,us-east-1,use1-az1\n";
 
     fn aws() -> CloudGpuRows {
         CloudGpuRows::from_csv(CloudId::Aws, AWS.as_bytes(), "aws/vms.csv").unwrap()
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // reads the fixture catalogs
+    fn an_image_lists_what_its_catalog_lists() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
+        let mut read = 0;
+        for cloud in CloudId::ALL {
+            let Ok(csv) = std::fs::read(dir.join(cloud.name()).join("vms.csv")) else {
+                continue;
+            };
+            let Ok(parsed) = CloudGpuRows::from_csv(cloud, &csv, "vms.csv") else {
+                continue;
+            };
+            let image = parsed.to_image();
+            let loaded = CloudGpuRows::from_image(cloud, &image).unwrap();
+            assert_eq!(loaded.to_image(), image, "{cloud:?}");
+            assert_eq!(loaded.label, parsed.label);
+            let all = |c: &CloudGpuRows| {
+                list_accelerators(&[c], &Filter::default(), false).map(|l| format!("{l:?}"))
+            };
+            assert_eq!(all(&loaded), all(&parsed), "{cloud:?}");
+            read += 1;
+        }
+        assert!(read >= 10, "only {read} fixture catalogs listed");
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_image_is_refused() {
+        let image = aws().to_image();
+        assert!(CloudGpuRows::from_image(CloudId::Aws, &image).is_ok());
+        for cut in [0, 1, 8, image.len() / 2, image.len() - 1] {
+            assert!(
+                CloudGpuRows::from_image(CloudId::Aws, &image[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut longer = image.clone();
+        longer.push(0);
+        assert!(CloudGpuRows::from_image(CloudId::Aws, &longer).is_err());
+        assert!(CloudGpuRows::from_image(CloudId::Gcp, &image).is_err());
+        let mut other_format = image.clone();
+        other_format[8] ^= 0x7f;
+        assert!(CloudGpuRows::from_image(CloudId::Aws, &other_format).is_err());
     }
 
     #[test]

@@ -316,13 +316,13 @@ fn vms_name(cloud: CloudId, input: &Input) -> String {
 }
 
 /// The image key of a file: its absolute path.
-fn image_key(path: &Path) -> String {
+pub(crate) fn image_key(path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     format!("file/{}", abs.display())
 }
 
 /// What changes whenever a file's content may have: size, times, inode.
-fn fingerprint(meta: &std::fs::Metadata) -> String {
+pub(crate) fn fingerprint(meta: &std::fs::Metadata) -> String {
     use std::os::unix::fs::MetadataExt;
     format!(
         "{} {}.{} {}.{} {}:{}",

@@ -21,8 +21,8 @@ use planner::gpus::{self, CloudGpuRows, GpusError, Query, Report};
 
 use super::prepare::check_context;
 use super::{LaunchError, LaunchOptions};
-use crate::catalogs::bundled;
 use crate::catalogs::gather::Mode;
+use crate::catalogs::{self, bundled};
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
     KubernetesCloud, LazyStateNodeCache, context_gpu_data, contexts_from_fixture_dir,
@@ -32,6 +32,7 @@ use crate::clouds::slurm::SlurmCloud;
 use crate::clouds::ssh::SshCloud;
 use crate::config::{self, ConfigError};
 use crate::input::{MAX_CATALOG_FILE_BYTES, read_regular};
+use crate::state::{CatalogIndex, StateDir};
 
 /// What one `sky gpus list` came to.
 #[derive(Debug)]
@@ -98,27 +99,21 @@ fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(
     out
 }
 
-/// Reads and parses the catalogs of `clouds`, one scoped thread each,
-/// in `clouds` order. A catalog that cannot be read is a warning.
-fn load(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<CloudGpuRows> {
+/// Reads the catalogs of `clouds`, one scoped thread each, in `clouds`
+/// order: from the image stored in `index` when the catalog has not changed
+/// since (the listing's rows are a fraction of the CSV's), else parsed and
+/// an image stored. A catalog that cannot be read is a warning.
+fn load(
+    mode: &Mode,
+    clouds: &[CloudId],
+    index: Option<&CatalogIndex>,
+    warnings: &mut Vec<String>,
+) -> Vec<CloudGpuRows> {
     let srcs = sources(mode, clouds, warnings);
     let results: Vec<Result<CloudGpuRows, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = srcs
             .iter()
-            .map(|(cloud, src)| {
-                s.spawn(move || match src {
-                    Source::Bundled(b) => {
-                        CloudGpuRows::from_csv(*cloud, b, &format!("{}/vms.csv", cloud.name()))
-                            .map_err(|e| e.to_string())
-                    }
-                    Source::File(path) => {
-                        let bytes = read_regular(path, MAX_CATALOG_FILE_BYTES)
-                            .map_err(|e| format!("{}: {}", path.display(), e.cause()))?;
-                        CloudGpuRows::from_csv(*cloud, &bytes, &path.display().to_string())
-                            .map_err(|e| e.to_string())
-                    }
-                })
-            })
+            .map(|(cloud, src)| s.spawn(move || load_one(*cloud, src, index)))
             .collect();
         handles
             .into_iter()
@@ -349,6 +344,52 @@ async fn realtime(
     Ok(rt)
 }
 
+/// One cloud's listing rows: its image, or its CSV parsed (and its image
+/// stored, failing which only costs the next listing a parse).
+fn load_one(
+    cloud: CloudId,
+    src: &Source,
+    index: Option<&CatalogIndex>,
+) -> Result<CloudGpuRows, String> {
+    let (key, fingerprint) = match src {
+        Source::Bundled(_) => (
+            format!("gpus/bundled/{}", cloud.name()),
+            bundled::FINGERPRINT.to_string(),
+        ),
+        Source::File(path) => {
+            let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            (
+                format!("gpus/{}", catalogs::image_key(path)),
+                catalogs::fingerprint(&meta),
+            )
+        }
+    };
+    if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
+        match CloudGpuRows::from_image(cloud, &image) {
+            Ok(rows) => return Ok(rows),
+            Err(e) => tracing::debug!(error = %e, "ignoring GPU listing image"),
+        }
+    }
+    let rows = match src {
+        Source::Bundled(b) => {
+            CloudGpuRows::from_csv(cloud, b, &format!("{}/vms.csv", cloud.name()))
+                .map_err(|e| e.to_string())?
+        }
+        Source::File(path) => {
+            let bytes = read_regular(path, MAX_CATALOG_FILE_BYTES)
+                .map_err(|e| format!("{}: {}", path.display(), e.cause()))?;
+            CloudGpuRows::from_csv(cloud, &bytes, &path.display().to_string())
+                .map_err(|e| e.to_string())?
+        }
+    };
+    if let Some(index) = index
+        && let Err(e) = index.write(&key, &fingerprint, &rows.to_image())
+    {
+        tracing::debug!(error = %e, "cannot store GPU listing image");
+    }
+    Ok(rows)
+}
+
 /// Lists the accelerators for `query` (already validated), as text or JSON;
 /// `verbose` is `-v` (the Slurm per-partition table).
 pub async fn gpus_list(
@@ -369,9 +410,15 @@ pub async fn gpus_list(
     // The catalogs load on a blocking thread while the clusters are asked.
     let catalog_clouds = query.catalog_clouds();
     let load_mode = mode.clone();
+    let state_dir = options.state_dir.clone();
     let loading = tokio::task::spawn_blocking(move || {
         let mut w = Vec::new();
-        let catalogs = load(&load_mode, &catalog_clouds, &mut w);
+        // Without a usable state folder every listing parses the CSVs.
+        let index = StateDir::open(&state_dir)
+            .and_then(|s| CatalogIndex::open(&s))
+            .inspect_err(|e| tracing::debug!(error = %e, "GPU listing images disabled"))
+            .ok();
+        let catalogs = load(&load_mode, &catalog_clouds, index.as_ref(), &mut w);
         (catalogs, w)
     });
     let rt = realtime(options, query, json, verbose, &enabled_set).await?;
@@ -409,4 +456,78 @@ pub async fn gpus_list(
         warnings,
         left_out,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\n";
+
+    fn names(rows: &CloudGpuRows) -> Vec<String> {
+        gpus::accelerator_names(&[rows])
+    }
+
+    #[test]
+    fn a_listing_reads_the_stored_image_until_the_catalog_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("lambda/vms.csv");
+        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+        std::fs::write(
+            &csv,
+            format!("{HEADER}gpu_1x_a10,A10,1,30,200,A10,0.75,,us-east-1\n"),
+        )
+        .unwrap();
+        let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
+        let src = Source::File(csv.clone());
+
+        let first = load_one(CloudId::Lambda, &src, Some(&index)).unwrap();
+        assert_eq!(names(&first), ["A10"]);
+        assert_eq!(std::fs::read_dir(index.dir()).unwrap().count(), 1);
+
+        // The image, not the CSV, answers while the file is unchanged: put
+        // other rows in the image under the same key and fingerprint.
+        let other = CloudGpuRows::from_csv(
+            CloudId::Lambda,
+            format!("{HEADER}gpu_1x_h100,H100,1,26,200,H100,2.49,,us-east-1\n").as_bytes(),
+            "other.csv",
+        )
+        .unwrap();
+        let key = format!("gpus/{}", catalogs::image_key(&csv));
+        let fingerprint = catalogs::fingerprint(&std::fs::metadata(&csv).unwrap());
+        index.write(&key, &fingerprint, &other.to_image()).unwrap();
+        assert_eq!(
+            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
+            ["H100"]
+        );
+
+        // A changed catalog is parsed again and its image replaced.
+        std::fs::write(
+            &csv,
+            format!("{HEADER}gpu_1x_a100,A100,1,30,200,A100,1.29,,us-east-1\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
+            ["A100"]
+        );
+        assert_eq!(
+            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
+            ["A100"]
+        );
+        assert_eq!(std::fs::read_dir(index.dir()).unwrap().count(), 1);
+
+        // A damaged image is parsed around, not trusted.
+        let image = std::fs::read_dir(index.dir())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        std::fs::write(&image, b"SKYGPUIX garbage").unwrap();
+        assert_eq!(
+            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
+            ["A100"]
+        );
+    }
 }

@@ -3,10 +3,12 @@
 //! Groups live in modules: [`catalog`] (load + index), [`feasibility`]
 //! (per-cloud feasibility and the whole pure optimizer), [`download`] (a
 //! cold launch downloading every catalog from a slow mock), [`render`] (the
-//! cost table) and [`launch`] (whole in-process launches against mocks).
+//! cost table), [`launch`] (whole in-process launches against mocks) and
+//! [`process`] (the release `sky` binary as a child process, against mocks).
 //! The single-threaded CPU-bound groups (feasibility, optimize, render)
 //! measure the benchmark thread's CPU time ([`benches::clock`]); catalog
-//! loads (multi-threaded) and launches (waiting on mocks) measure wall time.
+//! loads (multi-threaded), launches (waiting on mocks) and processes measure
+//! wall time.
 //! `-- --profile-time 5 FILTER` profiles instead of measuring and writes
 //! `target/criterion/<id>/profile/flamegraph.svg`.
 
@@ -14,6 +16,7 @@ mod catalog;
 mod download;
 mod feasibility;
 mod launch;
+mod process;
 mod render;
 
 use std::sync::OnceLock;
@@ -94,6 +97,6 @@ criterion_group! {
 criterion_group! {
     name = launch_group;
     config = wall();
-    targets = launch::benches, finish_contention
+    targets = launch::benches, process::benches, finish_contention
 }
 criterion_main!(catalog_group, cpu_groups, launch_group);

@@ -47,9 +47,31 @@ impl LatencyModel {
             LatencyModel::Zero => (0, 0),
             LatencyModel::Seed7 => (1000, 50),
         };
-        let lat = |ms: u64| format!("{{ latency = {{ kind = \"fixed\", ms = {ms} }} }}");
-        format!(
-            r#"description = "criterion launch benchmark, {name}: --gpus H100:8, STS {sts_ms} ms, Kubernetes {kube_ms} ms per request"
+        let description = format!(
+            "criterion launch benchmark, {}: --gpus H100:8, STS {sts_ms} ms, Kubernetes {kube_ms} ms per request",
+            self.name()
+        );
+        seed7_scenario_text(&description, sts_ms, kube_ms)
+    }
+
+    /// The configuration, parsed and checked like a scenario file.
+    pub fn scenario(self) -> anyhow::Result<Scenario> {
+        let name = format!("bench-{}", self.name());
+        let path = format!("benches/launch/{name}/harness.toml");
+        Scenario::parse(&name, path.as_ref(), &self.scenario_text())
+            .with_context(|| format!("the {} launch configuration", self.name()))
+    }
+}
+
+/// A `harness.toml` with the seed-7-clouds cloud set (only AWS and
+/// Kubernetes have credentials), `--gpus H100:8`, an STS mock answering after
+/// `sts_ms` and one Kubernetes context (4 H100×8 nodes) whose version, node
+/// and pod lists answer after `kube_ms`. Shared by the in-process launch
+/// benchmarks and the whole-process ones, so both measure the same scenario.
+pub fn seed7_scenario_text(description: &str, sts_ms: u64, kube_ms: u64) -> String {
+    let lat = |ms: u64| format!("{{ latency = {{ kind = \"fixed\", ms = {ms} }} }}");
+    format!(
+        r#"description = "{description}"
 clouds = ["aws", "azure", "cudo", "gcp", "kubernetes", "paperspace", "runpod"]
 fake_credentials = ["aws", "kubernetes"]
 
@@ -67,19 +89,9 @@ nodes = {kube}
 pods = {kube}
 node_pools = [{{ count = 4, gpu = {{ accelerator = "H100", count = 8, label = "gfd" }} }}]
 "#,
-            name = self.name(),
-            sts = lat(sts_ms),
-            kube = lat(kube_ms),
-        )
-    }
-
-    /// The configuration, parsed and checked like a scenario file.
-    pub fn scenario(self) -> anyhow::Result<Scenario> {
-        let name = format!("bench-{}", self.name());
-        let path = format!("benches/launch/{name}/harness.toml");
-        Scenario::parse(&name, path.as_ref(), &self.scenario_text())
-            .with_context(|| format!("the {} launch configuration", self.name()))
-    }
+        sts = lat(sts_ms),
+        kube = lat(kube_ms),
+    )
 }
 
 /// Whether the identity cache is bypassed.

@@ -9,6 +9,9 @@
 //!   wall-clock times and instruction counts line up;
 //! * [`launch`]: one whole in-process launch (`optimizer::launch::run`)
 //!   against wiremock upstreams at a [`LatencyModel`], with its latency floor;
+//! * [`process`]: one whole launch of the release `sky` binary as a child
+//!   process (`harness::engine::ProcessLauncher`) against mocks, per row of
+//!   the `process` group, with its setup, checks and latency floor;
 //! * [`meta`]: what samples mean beyond criterion's files (floors, clocks);
 //! * [`clock`]: thread CPU time as a criterion measurement;
 //! * [`profiler`]: the criterion [`Profiler`](criterion::profiler::Profiler)
@@ -22,6 +25,7 @@ pub mod gate;
 pub mod launch;
 pub mod meta;
 pub mod ops;
+pub mod process;
 pub mod profiler;
 pub mod progress;
 pub mod report;

@@ -92,6 +92,12 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         }
         c
     };
+    // The `process` group runs the release `sky` next to the bench
+    // executable; cargo bench does not build it (it is another package's
+    // binary), so a fresh clone would fail there. Prebuilt runs bring their own.
+    if opts.prebuilt.is_none() && selects_process(opts.filter.as_deref()) {
+        build_sky(&opts.workspace, &target)?;
+    }
     let started = Instant::now();
     let status = if progress::on_terminal() {
         let total = progress::count_benchmarks(suite(&["--list"]))?;
@@ -142,6 +148,36 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         instructions_note,
         foreign_cores: meta.get(RUN_KEY).and_then(|m| m.foreign_cores),
     })
+}
+
+/// Whether the criterion `filter` (a regex over ids, as criterion reads it)
+/// selects any `process/*` benchmark. An invalid regex counts as selecting:
+/// criterion will report it, and building `sky` costs nothing when it is current.
+fn selects_process(filter: Option<&str>) -> bool {
+    let Some(filter) = filter else {
+        return true;
+    };
+    regex::Regex::new(filter).map_or(true, |re| {
+        crate::process::ProcessConfig::ALL
+            .iter()
+            .any(|c| re.is_match(&c.id()))
+    })
+}
+
+/// Builds the release `sky` ([`crate::process::BUILD_SKY`]) into `target`
+/// and returns its path.
+pub fn build_sky(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
+    eprintln!("bench-gate: {}", crate::process::BUILD_SKY);
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "optimizer", "--bin", "sky"])
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .context("building sky")?;
+    if !status.success() {
+        bail!("`{}` failed ({status})", crate::process::BUILD_SKY);
+    }
+    Ok(target.join(format!("release/sky{}", std::env::consts::EXE_SUFFIX)))
 }
 
 fn have(tool: &str) -> bool {
@@ -340,15 +376,7 @@ pub fn measure_process(
     runs: usize,
     command: ProcessCommand,
 ) -> anyhow::Result<ProcessFigures> {
-    let status = Command::new("cargo")
-        .args(["build", "--release", "-p", "optimizer", "--bin", "sky"])
-        .current_dir(workspace)
-        .status()
-        .context("building sky")?;
-    if !status.success() {
-        bail!("`cargo build --release -p optimizer --bin sky` failed ({status})");
-    }
-    let sky = target_dir(workspace).join("release/sky");
+    let sky = build_sky(workspace, &target_dir(workspace))?;
     let dir = tempfile::Builder::new()
         .prefix("sky-process-")
         .tempdir()
@@ -537,4 +565,19 @@ fn build_bench_ops(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
         bail!("`cargo build --profile bench -p benches --bin bench-ops` failed ({status})");
     }
     Ok(target.join("release/bench-ops"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sky_is_built_only_when_a_process_row_may_run() {
+        assert!(selects_process(None));
+        assert!(selects_process(Some("^process/")));
+        assert!(selects_process(Some("64-contexts")));
+        assert!(selects_process(Some("(unclosed")));
+        assert!(!selects_process(Some("^launch/")));
+        assert!(!selects_process(Some("feasibility/aws")));
+    }
 }

@@ -12,6 +12,7 @@ const HARNESS_SCENARIOS: &[&str] = &[
     "tiny",
     "gcp-reservations",
     "all-8-clouds",
+    "64-contexts-50ms",
 ];
 
 #[test]

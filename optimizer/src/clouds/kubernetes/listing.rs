@@ -108,9 +108,10 @@ impl KubernetesCloud {
             context: Some(context.to_string()),
             ..Default::default()
         };
-        let mut config = kube::Config::from_custom_kubeconfig(kubeconfig.clone(), &options)
-            .await
-            .map_err(|e| Failure::Config(e.to_string()))?;
+        let mut config =
+            kube::Config::from_custom_kubeconfig(only_context(kubeconfig, context), &options)
+                .await
+                .map_err(|e| Failure::Config(e.to_string()))?;
         // kube fills `proxy_url` from the *process* HTTPS_PROXY when the cluster
         // has no `proxy-url`; without the `http-proxy` feature that fails client
         // construction, and it is hidden global state. Only honour the kubeconfig.
@@ -325,6 +326,37 @@ fn transport_failure(e: &(dyn std::error::Error + 'static)) -> Failure {
         source = s.source();
     }
     Failure::Unreachable(crate::redact::redact(&crate::clouds::error_chain(e)).into_owned())
+}
+
+/// The part of `kubeconfig` that `context` uses: the context, its cluster
+/// and its user. A client is built per context, and cloning the whole file
+/// for each of N contexts is N² work (64 contexts: 4096 entries cloned).
+fn only_context(kubeconfig: &Kubeconfig, context: &str) -> Kubeconfig {
+    let named = kubeconfig.contexts.iter().find(|c| c.name == context);
+    let inner = named.and_then(|c| c.context.as_ref());
+    let cluster = inner.map(|c| c.cluster.as_str());
+    let user = inner.and_then(|c| c.user.as_deref());
+    Kubeconfig {
+        contexts: named.cloned().into_iter().collect(),
+        clusters: kubeconfig
+            .clusters
+            .iter()
+            .filter(|c| Some(c.name.as_str()) == cluster)
+            .cloned()
+            .collect(),
+        auth_infos: kubeconfig
+            .auth_infos
+            .iter()
+            .filter(|a| Some(a.name.as_str()) == user)
+            .cloned()
+            .collect(),
+        preferences: kubeconfig.preferences.clone(),
+        current_context: kubeconfig.current_context.clone(),
+        extensions: kubeconfig.extensions.clone(),
+        kind: kubeconfig.kind.clone(),
+        api_version: kubeconfig.api_version.clone(),
+        other: kubeconfig.other.clone(),
+    }
 }
 
 /// The span of one context's node listing; [`record_outcome`] fills in

@@ -186,30 +186,43 @@ pub(crate) fn load_vms_all(
             ))
         })
         .collect();
-    let misses: Vec<(usize, String, String)> = done
+    let mut misses: Vec<(usize, String, String, u64)> = done
         .iter_mut()
         .enumerate()
         .filter_map(|(i, d)| match d.take() {
-            Some(VmsLoad::Parse { key, fingerprint }) => Some((i, key, fingerprint)),
+            Some(VmsLoad::Parse {
+                key,
+                fingerprint,
+                size,
+            }) => Some((i, key, fingerprint, size)),
             other => {
                 *d = other;
                 None
             }
         })
         .collect();
-    // One catalog to parse (one cloud's refresh) is cut into parts for the
-    // idle cores; several share the cores as they are.
-    let max_parts = if misses.len() == 1 { cores() } else { 1 };
-    let parse = |i: usize, key: String, fingerprint: String| {
+    // The largest first: its thread starts while the others are still being
+    // spawned, and it is the one that decides when parsing ends.
+    misses.sort_by_key(|miss| std::cmp::Reverse(miss.3));
+    let total: u64 = misses.iter().map(|miss| miss.3).sum();
+    let cores = cores();
+    let parse = |i: usize, key: String, fingerprint: String, size: u64| {
         let (cloud, input) = &vms[i];
         let _span = tracing::info_span!("catalog_parse", cloud = cloud.name()).entered();
-        parse_vms(*cloud, input, index, &key, &fingerprint, max_parts)
+        parse_vms(
+            *cloud,
+            input,
+            index,
+            &key,
+            &fingerprint,
+            parts_for(size, total, cores),
+        )
     };
     // Each parse on its own short-lived thread, which lowers its priority.
     let parsed: Vec<(usize, VmsResult)> = std::thread::scope(|s| {
         let handles: Vec<_> = misses
             .into_iter()
-            .map(|(i, key, fp)| (i, s.spawn(move || parse(i, key, fp))))
+            .map(|(i, key, fp, size)| (i, s.spawn(move || parse(i, key, fp, size))))
             .collect();
         handles
             .into_iter()
@@ -379,9 +392,9 @@ pub(crate) fn load_vms(
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
     match load_vms_image(cloud, input, index, &RowSelection::All) {
         VmsLoad::Loaded(result) => result,
-        VmsLoad::Parse { key, fingerprint } => {
-            parse_vms(cloud, input, index, &key, &fingerprint, cores())
-        }
+        VmsLoad::Parse {
+            key, fingerprint, ..
+        } => parse_vms(cloud, input, index, &key, &fingerprint, cores()),
     }
 }
 
@@ -389,8 +402,12 @@ pub(crate) fn load_vms(
 enum VmsLoad {
     /// Decoded from the image (or the input could not even be `stat`ed).
     Loaded(Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>),
-    /// No usable image: parse the CSV and store one under this key.
-    Parse { key: String, fingerprint: String },
+    /// No usable image: parse the CSV (`size` bytes) and store one under this key.
+    Parse {
+        key: String,
+        fingerprint: String,
+        size: u64,
+    },
 }
 
 /// Decodes `selection`'s rows of the current image of `input`, if `index`
@@ -402,10 +419,11 @@ fn load_vms_image(
     selection: &RowSelection,
 ) -> VmsLoad {
     let name = vms_name(cloud, input);
-    let (key, fingerprint) = match input {
+    let (key, fingerprint, size) = match input {
         Input::Bundled => (
             format!("bundled/{}", cloud.name()),
             bundled::FINGERPRINT.to_string(),
+            bundled::vms_csv(cloud).map_or(0, |csv| csv.len() as u64),
         ),
         Input::File { path, meta } => {
             let meta = match meta {
@@ -415,7 +433,7 @@ fn load_vms_image(
                     Err(e) => return VmsLoad::Loaded(Err(io_error(path, e))),
                 },
             };
-            (image_key(path), fingerprint(&meta))
+            (image_key(path), fingerprint(&meta), meta.len())
         }
     };
     if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
@@ -427,7 +445,11 @@ fn load_vms_image(
             Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
         }
     }
-    VmsLoad::Parse { key, fingerprint }
+    VmsLoad::Parse {
+        key,
+        fingerprint,
+        size,
+    }
 }
 
 /// Parses `input` (every row) and stores its image under `key`.
@@ -488,6 +510,20 @@ fn parse_csv_in_parts(
         })?
     };
     parse.finish(parts)
+}
+
+/// How many parts a catalog of `size` bytes is parsed in when catalogs of
+/// `total` bytes parse at once on `cores` cores: its share of the cores,
+/// rounded up. A lone catalog (one cloud's refresh) gets every core; when
+/// seven change together, AWS's 2.4 MB beside the others' 1.2 MB gets two
+/// of two cores, so that it is not the one thread still running at the end.
+fn parts_for(size: u64, total: u64, cores: usize) -> usize {
+    let cores = cores.max(1);
+    if total == 0 {
+        return 1;
+    }
+    let share = (u128::from(size) * cores as u128).div_ceil(u128::from(total));
+    usize::try_from(share).unwrap_or(cores).clamp(1, cores)
 }
 
 /// The cores this process may use (1 when unknown).
@@ -559,5 +595,28 @@ impl LoadedCatalog {
             .cloud_mut(CloudId::Aws)?
             .apply_az_mapping(&mapping);
         Some(hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parts_for;
+
+    #[test]
+    fn parts_follow_each_catalogs_share_of_the_bytes() {
+        // (size, total, cores) -> parts
+        let cases = [
+            ((2_400_000, 2_400_000, 2), 2), // a lone refresh takes every core
+            ((2_400_000, 2_400_000, 8), 8),
+            ((2_400_000, 3_600_000, 2), 2), // AWS beside six others on 2 cores
+            ((2_400_000, 3_600_000, 8), 6),
+            ((400_000, 3_600_000, 2), 1),
+            ((40_000, 3_600_000, 8), 1), // a small one never gets less than one
+            ((0, 0, 4), 1),
+            ((10, 10, 0), 1), // unknown cores
+        ];
+        for ((size, total, cores), parts) in cases {
+            assert_eq!(parts_for(size, total, cores), parts, "{size} of {total} on {cores}");
+        }
     }
 }

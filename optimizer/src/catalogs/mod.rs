@@ -616,7 +616,11 @@ mod tests {
             ((10, 10, 0), 1), // unknown cores
         ];
         for ((size, total, cores), parts) in cases {
-            assert_eq!(parts_for(size, total, cores), parts, "{size} of {total} on {cores}");
+            assert_eq!(
+                parts_for(size, total, cores),
+                parts,
+                "{size} of {total} on {cores}"
+            );
         }
     }
 }

@@ -8,6 +8,8 @@
 //!   <kind>/                 0700, one folder per cache kind (`identity/`, `kube-nodes/`, ...)
 //!     <key>.json            0600, one entry: {schema, kind, fetched_at_unix_ms, expires_at_unix_ms, value, mac}
 //!     <key>.lock            0600, advisory lock serialising the fetchers of <key>
+//!   kube-nodes/listings.json  the one node-cache entry: every context's listing,
+//!                           each under an HMAC digest of (context, API server)
 //! ```
 //!
 //! Invariants:
@@ -114,6 +116,16 @@ pub enum StateError {
         /// The underlying error.
         #[source]
         source: serde_json::Error,
+    },
+    /// The encoded entry is larger than its store reads back.
+    #[error("cannot write the cache entry {}: {bytes} bytes, more than the {limit} it may hold", path.display())]
+    TooLarge {
+        /// The entry being written.
+        path: PathBuf,
+        /// Its encoded size.
+        bytes: u64,
+        /// The store's limit ([`CacheStore::with_max_entry_bytes`]).
+        limit: u64,
     },
     /// The operating system's random number generator failed.
     #[error("cannot generate random bytes: {0}")]

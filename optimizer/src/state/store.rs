@@ -22,8 +22,9 @@ const MAC_HEX_LEN: usize = 64;
 /// processes on one machine agree to well within it, so such an entry was
 /// written by a broken clock or by hand and its age cannot be known.
 const FUTURE_SKEW: Duration = Duration::from_secs(60);
-/// Entries are a few hundred bytes; anything this large is not ours.
-const MAX_ENTRY_BYTES: u64 = 1 << 20;
+/// Most entries are a few hundred bytes; anything this large is not ours
+/// unless the store says otherwise ([`CacheStore::with_max_entry_bytes`]).
+const DEFAULT_MAX_ENTRY_BYTES: u64 = 1 << 20;
 const POLL_MIN: Duration = Duration::from_millis(2);
 const POLL_MAX: Duration = Duration::from_millis(25);
 
@@ -126,6 +127,8 @@ pub struct CacheStore {
     schema: u32,
     euid: u32,
     clock: Clock,
+    /// Largest entry read or written; larger files are not this store's.
+    max_entry_bytes: u64,
     /// Authenticates entries (the per-user cache key).
     auth: KeyedHasher,
 }
@@ -173,8 +176,22 @@ impl CacheStore {
             schema,
             euid,
             clock: Clock::system(),
+            max_entry_bytes: DEFAULT_MAX_ENTRY_BYTES,
             auth,
         })
+    }
+
+    /// The same store, holding entries of up to `bytes` (1 MiB unless told):
+    /// for kinds whose values grow with what they describe, such as the
+    /// nodes of every Kubernetes context.
+    pub fn with_max_entry_bytes(mut self, bytes: u64) -> Self {
+        self.max_entry_bytes = bytes;
+        self
+    }
+
+    /// The time as this store reads it (its [`Clock`]).
+    pub fn now(&self) -> SystemTime {
+        self.clock.now()
     }
 
     /// The same store, reading the time from `clock` (for expiry tests).
@@ -227,7 +244,8 @@ impl CacheStore {
             return Lookup::Miss(MissReason::OpenPermissions);
         }
         let mut bytes = Vec::new();
-        let read = File::open(path).and_then(|f| f.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes));
+        let read =
+            File::open(path).and_then(|f| f.take(self.max_entry_bytes).read_to_end(&mut bytes));
         if read.is_err() {
             return Lookup::Miss(MissReason::Unreadable);
         }
@@ -362,6 +380,15 @@ impl CacheStore {
         bytes.extend_from_slice(MAC_FIELD);
         bytes.extend_from_slice(mac.as_bytes());
         bytes.extend_from_slice(b"\"}");
+        let size = bytes.len() as u64;
+        if size > self.max_entry_bytes {
+            // A read would stop at the limit and find the entry truncated.
+            return Err(StateError::TooLarge {
+                path,
+                bytes: size,
+                limit: self.max_entry_bytes,
+            });
+        }
         // Entries are authenticated when read: a damaged one is a miss.
         fs_util::write_cache_atomic(&path, &bytes, FileMode::Private)
     }

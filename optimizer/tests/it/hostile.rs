@@ -513,9 +513,16 @@ fn text(out: &Output) -> (String, String) {
 }
 
 /// A local port nothing listens on.
-fn closed_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
+/// A local port that refuses connections for as long as the socket lives:
+/// bound but never listening, so no other test's server can take it (a
+/// listener bound and dropped frees the port for the next server started).
+fn closed_port() -> (tokio::net::TcpSocket, u16) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("address"))
+        .expect("bind");
+    let port = socket.local_addr().expect("addr").port();
+    (socket, port)
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -651,7 +658,8 @@ fn task_files_that_are_not_regular_files_are_refused_at_once() {
 #[test]
 fn kubernetes_left_out_exits_3_with_one_honest_line() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let refused = format!("http://127.0.0.1:{}", closed_port());
+    let (_closed, port) = closed_port();
+    let refused = format!("http://127.0.0.1:{port}");
     let unauthorized = runtime
         .block_on(KubeMock::builder().fault(Fault::Unauthorized).start())
         .expect("mock");
@@ -742,7 +750,8 @@ fn kubernetes_left_out_exits_3_with_one_honest_line() {
 fn canary_secrets_appear_nowhere_at_any_log_level() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let sts = runtime.block_on(StsMock::start()).expect("sts");
-    let kube_server = format!("http://user:{URL_PASSWORD}@127.0.0.1:{}", closed_port());
+    let (_closed, port) = closed_port();
+    let kube_server = format!("http://user:{URL_PASSWORD}@127.0.0.1:{port}");
     let runs: Vec<(&str, bool)> = if stress() {
         ["warn", "info", "debug", "trace"]
             .into_iter()

@@ -524,16 +524,21 @@ struct MemoryCache(Mutex<BTreeMap<String, Vec<KubeNode>>>);
 impl NodeCache for MemoryCache {
     fn get(
         &self,
-        context: &str,
-        _server: &str,
+        contexts: &[(&str, &str)],
         _max_age: Duration,
-    ) -> Option<(Vec<KubeNode>, Duration)> {
-        let map = self.0.lock().ok()?;
-        map.get(context)
-            .map(|n| (n.clone(), Duration::from_secs(7)))
+    ) -> Vec<Option<(Vec<KubeNode>, Duration)>> {
+        let map = self.0.lock().expect("lock");
+        contexts
+            .iter()
+            .map(|(context, _)| {
+                map.get(*context)
+                    .map(|n| (n.clone(), Duration::from_secs(7)))
+            })
+            .collect()
     }
-    fn put(&self, context: &str, _server: &str, nodes: &[KubeNode], _ttl: Duration) {
-        if let Ok(mut map) = self.0.lock() {
+    fn put(&self, listings: &[(&str, &str, &[KubeNode])], _ttl: Duration) {
+        let mut map = self.0.lock().expect("lock");
+        for (context, _, nodes) in listings {
             map.insert(context.to_string(), nodes.to_vec());
         }
     }

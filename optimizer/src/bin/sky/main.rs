@@ -77,9 +77,12 @@ fn main() -> ExitCode {
     }
     drop(started);
     let code = run(&runtime, signals, opts);
-    // Do not wait for hung network tasks: their deadlines already expired or
-    // we were interrupted.
-    tracing::info_span!("shutdown").in_scope(|| runtime.shutdown_background());
+    // The process ends here, and the runtime is left to the kernel rather
+    // than torn down: that would wait for nothing useful (hung network tasks
+    // are past their deadlines, or we were interrupted) and close each pooled
+    // connection and free each task one by one (1-3 ms with 64 Kubernetes
+    // contexts). Every file this run writes is complete before `run` returns.
+    tracing::info_span!("shutdown").in_scope(|| std::mem::forget(runtime));
     drop(guard);
     ExitCode::from(code)
 }

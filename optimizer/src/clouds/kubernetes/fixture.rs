@@ -25,10 +25,9 @@ pub fn contexts_from_fixture_dir(dir: &Path, contexts: &[String]) -> Vec<KubeCon
             let _entered = span.enter();
             let stem = name.replace('/', "_");
             let json = dir.join(format!("{stem}.json"));
-            let nodes = match std::fs::File::open(&json) {
-                Ok(file) => {
-                    parse_node_list(file).map_err(|e| unreachable_api_message(name, &e.to_string()))
-                }
+            let nodes = match std::fs::read(&json) {
+                Ok(bytes) => parse_node_list(&bytes)
+                    .map_err(|e| unreachable_api_message(name, &e.to_string())),
                 Err(_) => match std::fs::read_to_string(dir.join(format!("{stem}.error"))) {
                     Ok(text) => Err(text.trim().to_string()),
                     Err(_) => Err(unreachable_timeout_message(name)),
@@ -51,9 +50,9 @@ pub fn pods_from_fixture_dir(dir: &Path, context: &str) -> Pods {
     if dir.join(format!("{stem}.pods.forbidden")).exists() {
         return Pods::Forbidden;
     }
-    match std::fs::File::open(dir.join(format!("{stem}.pods.json"))) {
+    match std::fs::read(dir.join(format!("{stem}.pods.json"))) {
         Err(_) => Pods::Listed(Vec::new()),
-        Ok(file) => match parse_pod_list(file) {
+        Ok(bytes) => match parse_pod_list(&bytes) {
             Ok(pods) => Pods::Listed(pods),
             Err(e) => Pods::Failed(
                 unreachable_api_message(context, &e.to_string())

@@ -161,15 +161,19 @@ impl KubernetesCloud {
         contexts: &[String],
     ) -> (Vec<KubeContext>, CacheUse) {
         // Cache first (no network for fresh entries), then list the rest concurrently.
+        let servers: Vec<String> = contexts.iter().map(|c| server_of(kubeconfig, c)).collect();
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
-        let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = contexts
-            .iter()
-            .map(|c| {
-                cache.and_then(|cache| {
-                    cache.get(c, &server_of(kubeconfig, c), self.options.node_cache_ttl)
-                })
-            })
-            .collect();
+        let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = match cache {
+            Some(cache) => {
+                let keys: Vec<(&str, &str)> = contexts
+                    .iter()
+                    .zip(&servers)
+                    .map(|(c, s)| (c.as_str(), s.as_str()))
+                    .collect();
+                cache.get(&keys, self.options.node_cache_ttl)
+            }
+            None => vec![None; contexts.len()],
+        };
         let to_list: Vec<String> = contexts
             .iter()
             .zip(&cached)
@@ -177,36 +181,55 @@ impl KubernetesCloud {
             .map(|(c, _)| c.clone())
             .collect();
         let deadline = (!ctx.cloud_timeout.is_zero()).then(|| ctx.cloud_timeout.mul_f64(0.9));
-        let mut listed = self
-            .list_contexts(kubeconfig, &to_list, deadline)
-            .await
-            .into_iter();
+        // Under `--refresh` nothing was read from the cache; it reads what
+        // its write will merge into while the API servers answer.
+        let prepared = self
+            .options
+            .node_cache
+            .as_ref()
+            .filter(|_| ctx.refresh && !to_list.is_empty())
+            .map(|cache| {
+                let cache = Arc::clone(cache);
+                tokio::task::spawn_blocking(move || cache.prepare_put())
+            });
+        let listing = self.list_contexts(kubeconfig, &to_list, deadline);
+        let listed = match prepared {
+            Some(prepared) => futures::join!(listing, prepared).0,
+            None => listing.await,
+        };
+        let mut listed = listed.into_iter();
 
         let mut out = Vec::with_capacity(contexts.len());
         let mut max_age: Option<Duration> = None;
-        for (name, hit) in contexts.iter().zip(cached.iter_mut()) {
+        // Each context with the API server its nodes were just listed from (`None`: cached).
+        for ((name, hit), server) in contexts.iter().zip(cached.iter_mut()).zip(&servers) {
             if let Some((nodes, age)) = hit.take() {
                 let span = tracing::info_span!("kubernetes.list_nodes", context = %name, nodes = nodes.len(), outcome = "cache_hit");
                 let _entered = span.enter();
                 max_age = Some(max_age.map_or(age, |m| m.max(age)));
-                out.push(KubeContext {
-                    name: name.clone(),
-                    nodes: Ok(nodes),
-                });
+                out.push((
+                    KubeContext {
+                        name: name.clone(),
+                        nodes: Ok(nodes),
+                    },
+                    None,
+                ));
             } else if let Some(ctx_result) = listed.next() {
-                if let (Some(cache), Ok(nodes)) =
-                    (self.options.node_cache.as_ref(), &ctx_result.nodes)
-                {
-                    cache.put(
-                        name,
-                        &server_of(kubeconfig, name),
-                        nodes,
-                        self.options.node_cache_ttl,
-                    );
-                }
-                out.push(ctx_result);
+                out.push((ctx_result, Some(server.as_str())));
             }
         }
+        if let Some(cache) = &self.options.node_cache {
+            let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
+            let listings: Vec<(&str, &str, &[KubeNode])> = out
+                .iter()
+                .filter_map(|(listed, server)| match (&listed.nodes, server) {
+                    (Ok(nodes), Some(server)) => Some((listed.name.as_str(), *server, &nodes[..])),
+                    _ => None,
+                })
+                .collect();
+            cache.put(&listings, self.options.node_cache_ttl);
+        }
+        let out: Vec<KubeContext> = out.into_iter().map(|(c, _)| c).collect();
         let cache_use = match (&self.options.node_cache, to_list.is_empty(), max_age) {
             (None, _, _) => CacheUse::None,
             (Some(_), true, Some(age)) => CacheUse::Hit { age },

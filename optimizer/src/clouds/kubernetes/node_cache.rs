@@ -1,5 +1,5 @@
-//! The node cache: a successful listing of a context's nodes, kept on disk
-//! for a while so that the next `sky launch` need not ask the API server.
+//! The node cache: successful listings of contexts' nodes, kept on disk for
+//! a while so that the next `sky launch` need not ask the API servers.
 //!
 //! SkyPilot 0.14.1 lists the nodes on every call (per request it memoises
 //! `get_kubernetes_nodes` in memory only); the cache is this
@@ -7,36 +7,72 @@
 //! kubeconfig change never serves another cluster's nodes.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use planner::catalog::kubernetes::KubeNode;
+use serde::{Deserialize, Serialize};
 
 /// Where [`KubernetesCloud`](super::KubernetesCloud) keeps node listings:
-/// it consults the cache (unless `ctx.refresh`) before listing a context and
-/// fills it after a successful listing. Failed listings are never cached.
-/// [`LazyStateNodeCache`] is the on-disk one; tests bring their own.
+/// it consults the cache (unless `ctx.refresh`) before listing contexts and
+/// fills it after listing them. Failed listings are never cached. Both
+/// calls take every context of a launch at once, so that an on-disk cache
+/// can read and write them together. [`LazyStateNodeCache`] is the on-disk
+/// one; tests bring their own.
 pub trait NodeCache: Send + Sync {
-    /// Cached nodes for `context` at API server `server` no older than `max_age`, with their age.
+    /// For each `(context, API server)` of `contexts`, in order: its cached
+    /// nodes no older than `max_age` and their age, or `None`.
     fn get(
         &self,
-        context: &str,
-        server: &str,
+        contexts: &[(&str, &str)],
         max_age: Duration,
-    ) -> Option<(Vec<KubeNode>, Duration)>;
-    /// Stores a successful listing.
-    fn put(&self, context: &str, server: &str, nodes: &[KubeNode], ttl: Duration);
+    ) -> Vec<Option<(Vec<KubeNode>, Duration)>>;
+    /// Stores successful listings: `(context, API server, nodes)`.
+    fn put(&self, listings: &[(&str, &str, &[KubeNode])], ttl: Duration);
+    /// Called on a blocking thread while contexts are listed without
+    /// consulting the cache (`--refresh`): the on-disk cache reads what the
+    /// coming [`put`](NodeCache::put) merges into, so the put need not.
+    fn prepare_put(&self) {}
 }
 
 /// Cache kind (folder) of Kubernetes node listings.
 pub const NODE_CACHE_KIND: &str = "kube-nodes";
 
 /// Schema version of node cache entries (2: nodes carry taints, capacity
-/// devices and the capacity `sky gpus list` shows).
-pub const NODE_CACHE_SCHEMA: u32 = 2;
+/// devices and the capacity `sky gpus list` shows; 3: every context's
+/// listing in one entry).
+pub const NODE_CACHE_SCHEMA: u32 = 3;
 
-/// The on-disk [`NodeCache`]: one entry per (context, server), keyed by an
-/// HMAC digest, written atomically by [`crate::state::CacheStore`].
+/// The one entry of the kind: every context's listing.
+const ENTRY_KEY: &str = "listings";
+
+/// Largest entry: ~580 bytes a node, so some 55 000 nodes across every
+/// context. A larger set of listings is not cached (and a warning says so).
+const MAX_ENTRY_BYTES: u64 = 32 << 20;
+
+/// One context's listing inside the entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Listing {
+    /// HMAC digest of the context name and its API server: the entry names
+    /// neither (a server URL may carry credentials).
+    key: String,
+    /// When the nodes were listed, in milliseconds since the Unix epoch.
+    listed_at_unix_ms: u64,
+    /// When the listing stops being valid, in milliseconds since the Unix epoch.
+    expires_at_unix_ms: u64,
+    /// The nodes.
+    nodes: Vec<KubeNode>,
+}
+
+/// The on-disk [`NodeCache`]: one entry holding every context's listing,
+/// written atomically by [`crate::state::CacheStore`]. One file, not one
+/// per context: 64 contexts cost one read and one rename rather than 64
+/// (each rename over an entry frees an inode and cost ~150 µs on ext4).
+///
+/// The entry is read at most once per process and kept; writes merge into
+/// that copy (so concurrent listings of one process keep each other's
+/// contexts) and drop expired listings. Two processes writing at once may
+/// lose one's listings: those contexts are listed again next time.
 ///
 /// The state folder is opened on first use, from inside the Kubernetes
 /// check: opening may create the folder and its key (with fsyncs), and doing
@@ -48,11 +84,13 @@ pub struct LazyStateNodeCache {
     opened: OnceLock<Option<OpenedNodeCache>>,
 }
 
-/// The cache's store once the state folder is open.
+/// The cache's store once the state folder is open, and the entry as read.
 #[derive(Debug)]
 struct OpenedNodeCache {
     store: crate::state::CacheStore,
     hasher: crate::state::KeyedHasher,
+    /// The listings on disk, once read (`None` before the first read).
+    listings: Mutex<Option<Vec<Listing>>>,
 }
 
 impl LazyStateNodeCache {
@@ -80,8 +118,11 @@ impl LazyStateNodeCache {
 impl OpenedNodeCache {
     fn open(state: &crate::state::StateDir) -> Result<Self, crate::state::StateError> {
         Ok(OpenedNodeCache {
-            store: state.store(NODE_CACHE_KIND, NODE_CACHE_SCHEMA)?,
+            store: state
+                .store(NODE_CACHE_KIND, NODE_CACHE_SCHEMA)?
+                .with_max_entry_bytes(MAX_ENTRY_BYTES),
             hasher: state.hasher()?,
+            listings: Mutex::new(None),
         })
     }
 
@@ -91,31 +132,218 @@ impl OpenedNodeCache {
             ("server", server.as_bytes()),
         ])
     }
+
+    /// The listings, read from disk on first use; any defect of the entry
+    /// (absent, expired, damaged, foreign) leaves none.
+    fn with_listings<R>(&self, f: impl FnOnce(&mut Vec<Listing>) -> R) -> R {
+        let mut guard = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        let listings = guard.get_or_insert_with(|| match self.store.get(ENTRY_KEY) {
+            crate::state::Lookup::Hit { value, .. } => value,
+            crate::state::Lookup::Miss(_) => Vec::new(),
+        });
+        f(listings)
+    }
+
+    fn now_ms(&self) -> u64 {
+        unix_ms(self.store.now())
+    }
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl NodeCache for LazyStateNodeCache {
     fn get(
         &self,
-        context: &str,
-        server: &str,
+        contexts: &[(&str, &str)],
         max_age: Duration,
-    ) -> Option<(Vec<KubeNode>, Duration)> {
-        let cache = self.opened()?;
-        match cache
-            .store
-            .get::<Vec<KubeNode>>(&cache.key(context, server))
-        {
-            crate::state::Lookup::Hit { value, age } if age <= max_age => Some((value, age)),
-            _ => None,
+    ) -> Vec<Option<(Vec<KubeNode>, Duration)>> {
+        let Some(cache) = self.opened() else {
+            return vec![None; contexts.len()];
+        };
+        let now = cache.now_ms();
+        let keys: Vec<String> = contexts.iter().map(|(c, s)| cache.key(c, s)).collect();
+        cache.with_listings(|listings| {
+            keys.iter()
+                .map(|key| {
+                    let listing = listings.iter().find(|l| &l.key == key)?;
+                    // Listed in the future (a clock went back): its age is unknown.
+                    if listing.listed_at_unix_ms > now || now >= listing.expires_at_unix_ms {
+                        return None;
+                    }
+                    let age = Duration::from_millis(now - listing.listed_at_unix_ms);
+                    (age <= max_age).then(|| (listing.nodes.clone(), age))
+                })
+                .collect()
+        })
+    }
+
+    fn prepare_put(&self) {
+        if let Some(cache) = self.opened() {
+            cache.with_listings(|_| ());
         }
     }
 
-    fn put(&self, context: &str, server: &str, nodes: &[KubeNode], ttl: Duration) {
+    fn put(&self, new: &[(&str, &str, &[KubeNode])], ttl: Duration) {
         let Some(cache) = self.opened() else {
             return;
         };
-        if let Err(e) = cache.store.put(&cache.key(context, server), &nodes, ttl) {
+        if new.is_empty() {
+            return;
+        }
+        let now = cache.now_ms();
+        let expires = now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        let written = cache.with_listings(|listings| {
+            let keys: Vec<String> = new.iter().map(|(c, s, _)| cache.key(c, s)).collect();
+            listings.retain(|l| now < l.expires_at_unix_ms && !keys.contains(&l.key));
+            listings.extend(
+                keys.into_iter()
+                    .zip(new)
+                    .map(|(key, (_, _, nodes))| Listing {
+                        key,
+                        listed_at_unix_ms: now,
+                        expires_at_unix_ms: expires,
+                        nodes: nodes.to_vec(),
+                    }),
+            );
+            let until = listings
+                .iter()
+                .map(|l| l.expires_at_unix_ms)
+                .max()
+                .unwrap_or(expires);
+            cache.store.put_until(
+                ENTRY_KEY,
+                &*listings,
+                UNIX_EPOCH + Duration::from_millis(until),
+            )
+        });
+        if let Err(e) = written {
             tracing::warn!(error = %e, "cannot write the Kubernetes node cache");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{Clock, StateDir};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn node(name: &str) -> KubeNode {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "ready": true, "unschedulable": false,
+            "cpu_capacity": 8.0, "memory_capacity_gib": 32.0, "ephemeral_storage_gib": 100.0,
+            "cpu_allocatable": 8.0, "memory_allocatable_gib": 32.0,
+            "accelerator": null, "accelerator_resources": {}, "tpu": null, "labels": {},
+            "accelerator_capacity": {}, "taints": [], "capacity_cpus": 8.0, "capacity_memory_gib": 32.0
+        }))
+        .expect("node")
+    }
+
+    /// A cache over `dir` whose clock reads `now` (seconds since the epoch).
+    fn cache_at(dir: &std::path::Path, now: &Arc<AtomicU64>) -> LazyStateNodeCache {
+        let cache = LazyStateNodeCache::new(dir);
+        let state = StateDir::open(dir).expect("state");
+        let now = Arc::clone(now);
+        let mut opened = OpenedNodeCache::open(&state).expect("open");
+        opened.store = opened.store.with_clock(Clock::from_fn(move || {
+            UNIX_EPOCH + Duration::from_secs(now.load(Ordering::SeqCst))
+        }));
+        cache.opened.set(Some(opened)).expect("unset");
+        cache
+    }
+
+    fn names(got: &[Option<(Vec<KubeNode>, Duration)>]) -> Vec<Option<(Vec<String>, u64)>> {
+        got.iter()
+            .map(|hit| {
+                hit.as_ref().map(|(nodes, age)| {
+                    (
+                        nodes.iter().map(|n| n.name.clone()).collect(),
+                        age.as_secs(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn listings_of_every_context_share_one_entry_and_expire_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let ttl = Duration::from_secs(120);
+        let max_age = Duration::from_secs(600);
+        let a = [node("a1")];
+        let b = [node("b1"), node("b2")];
+        let writer = cache_at(dir.path(), &now);
+        writer.put(&[("a", "https://a", &a), ("b", "https://b", &b)], ttl);
+        now.fetch_add(60, Ordering::SeqCst);
+        writer.put(&[("b", "https://b", &b[..1])], ttl);
+
+        let entries: Vec<_> = std::fs::read_dir(dir.path().join(NODE_CACHE_KIND))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(entries, [format!("{ENTRY_KEY}.json")]);
+
+        // A new process reads what both puts wrote; a server change is a miss.
+        let contexts = [
+            ("a", "https://a"),
+            ("b", "https://b"),
+            ("a", "https://other"),
+        ];
+        let reader = cache_at(dir.path(), &now);
+        assert_eq!(
+            names(&reader.get(&contexts, max_age)),
+            [
+                Some((vec!["a1".into()], 60)),
+                Some((vec!["b1".into()], 0)),
+                None
+            ]
+        );
+        assert_eq!(
+            names(&reader.get(&contexts, Duration::from_secs(30))),
+            [None, Some((vec!["b1".into()], 0)), None]
+        );
+        // 121 s after the first put, `a` has expired and `b` has not.
+        now.fetch_add(61, Ordering::SeqCst);
+        let later = cache_at(dir.path(), &now);
+        assert_eq!(
+            names(&later.get(&contexts, max_age)),
+            [None, Some((vec!["b1".into()], 61)), None]
+        );
+        // A put drops the expired listing from the entry.
+        later.put(&[("c", "https://c", &a)], ttl);
+        let listings = later.opened().unwrap().with_listings(|l| l.len());
+        assert_eq!(listings, 2);
+    }
+
+    #[test]
+    fn an_entry_over_the_limit_is_refused_not_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let cache = cache_at(dir.path(), &now);
+        let opened = cache.opened.get().unwrap().as_ref().unwrap();
+        let small = opened.store.clone().with_max_entry_bytes(600);
+        let written = small.put_until(
+            ENTRY_KEY,
+            &(0..5).map(|i| node(&format!("n{i}"))).collect::<Vec<_>>(),
+            UNIX_EPOCH + Duration::from_secs(2_000_000),
+        );
+        assert!(
+            matches!(
+                written,
+                Err(crate::state::StateError::TooLarge { limit: 600, .. })
+            ),
+            "{written:?}"
+        );
+        assert!(
+            !dir.path()
+                .join(NODE_CACHE_KIND)
+                .join("listings.json")
+                .exists()
+        );
     }
 }

@@ -70,21 +70,6 @@ pub fn canonical_gpu_name(name: &str) -> Option<&'static str> {
         .copied()
 }
 
-static GFD_WORD_RES: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    CANONICAL_GPU_NAMES
-        .iter()
-        .map(|n| {
-            (
-                *n,
-                Regex::new(&format!(r"\b{}\b", regex::escape(n))).expect("escaped regex"),
-            )
-        })
-        .collect()
-});
-static GFD_A100_80: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"A100.*-80GB").expect("static regex"));
-static GFD_H100_80: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"H100.*-80GB").expect("static regex"));
 static MEMORY_SUFFIX_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)-(\d+)\s*gb?(?:-|$)").expect("static regex"));
 
@@ -195,14 +180,18 @@ impl LabelFormatter {
 }
 
 fn gfd_accelerator(value: &str) -> String {
-    // `A100-80GB`/`H100-80GB` also match `A100-SXM4-80GB`-style products;
-    // every name matches on word boundaries, most specific name first.
-    for (name, word) in GFD_WORD_RES.iter() {
-        let hit = (*name == "A100-80GB" && GFD_A100_80.is_match(value))
-            || (*name == "H100-80GB" && GFD_H100_80.is_match(value))
-            || word.is_match(value);
+    // `A100-80GB`/`H100-80GB` also match `A100-SXM4-80GB`-style products
+    // (SkyPilot's `A100.*-80GB`); every name matches on word boundaries
+    // (`\bNAME\b`), most specific name first. Searched by hand: compiling
+    // SkyPilot's 34 regexes cost every Kubernetes launch ~3 ms.
+    for name in CANONICAL_GPU_NAMES {
+        let hit = match name {
+            "A100-80GB" => followed_on_line(value, "A100", "-80GB"),
+            "H100-80GB" => followed_on_line(value, "H100", "-80GB"),
+            _ => false,
+        } || contains_word(value, name);
         if hit {
-            return (*name).to_string();
+            return name.to_string();
         }
     }
     value
@@ -259,6 +248,39 @@ fn gpu_device_memory_gib(name: &str) -> Option<u32> {
     let start = caps.get(0)?.start();
     bare(&lower[..start])?;
     caps[1].parse().ok()
+}
+
+/// Whether `value` holds `word` between word boundaries: regex
+/// `\bWORD\b` for a `word` that begins and ends with a word character, as
+/// every canonical GPU name does. Word characters are Python's `\w`
+/// (alphanumeric or `_`).
+fn contains_word(value: &str, word: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(at) = value[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        let open = value[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_word(c));
+        let closed = value[end..].chars().next().is_none_or(|c| !is_word(c));
+        if open && closed {
+            return true;
+        }
+        // Matches may overlap: go on one character later.
+        from = start + value[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Whether `then` follows an occurrence of `first` on one line: regex
+/// `FIRST.*THEN` (`.` stops at `\n`).
+fn followed_on_line(value: &str, first: &str, then: &str) -> bool {
+    value.split('\n').any(|line| {
+        line.find(first)
+            .is_some_and(|at| line[at + first.len()..].contains(then))
+    })
 }
 
 /// SkyPilot's `_accelerator_name_matches`: case-insensitive equality, or one
@@ -368,6 +390,51 @@ pub fn has_high_performance_network(node: &super::KubeNode) -> bool {
 mod tests {
     use super::*;
     use crate::catalog::kubernetes::test_nodes::gpu_node;
+
+    #[test]
+    fn word_search_agrees_with_the_regexes_it_replaces() {
+        let values = [
+            "NVIDIA-H100-80GB-HBM3",
+            "NVIDIA-A100-SXM4-80GB",
+            "NVIDIA-A100-SXM4-40GB",
+            "A100\n-80GB",
+            "A100-80GB\nx",
+            "Tesla-T4",
+            "T4g",
+            "NVIDIA-T4G",
+            "xT4",
+            "T4_",
+            "T4.T4",
+            "L40S-48GB",
+            "L4",
+            "L40",
+            "GeForce-RTX-4090",
+            "RTX6000-Ada-Generation",
+            "H100H100",
+            "éH100",
+            "H100é",
+            "H100·",
+            "",
+        ];
+        for value in values {
+            for name in CANONICAL_GPU_NAMES {
+                let word = Regex::new(&format!(r"\b{}\b", regex::escape(name))).unwrap();
+                assert_eq!(
+                    contains_word(value, name),
+                    word.is_match(value),
+                    "{name} in {value:?}"
+                );
+            }
+            for first in ["A100", "H100"] {
+                let re = Regex::new(&format!("{first}.*-80GB")).unwrap();
+                assert_eq!(
+                    followed_on_line(value, first, "-80GB"),
+                    re.is_match(value),
+                    "{first}.*-80GB in {value:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn accelerator_labels() {

@@ -7,7 +7,6 @@
 //! container's requests for CPU, memory and the accelerator resources.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use serde::Deserialize;
 
@@ -117,8 +116,8 @@ struct RawPodStatus {
 /// Parses the API server's `PodList` JSON (`GET /api/v1/pods`). Malformed
 /// fields read as absent; only a document that is not a JSON object with an
 /// `items` array is an error.
-pub fn parse_pod_list(reader: impl Read) -> Result<Vec<KubePod>, KubeParseError> {
-    let list: RawPodList = serde_json::from_reader(std::io::BufReader::new(reader))?;
+pub fn parse_pod_list(json: &[u8]) -> Result<Vec<KubePod>, KubeParseError> {
+    let list: RawPodList = serde_json::from_slice(json)?;
     Ok(list
         .items
         .into_iter()

@@ -301,6 +301,15 @@ impl CacheStore {
     }
 
     fn decode<T: DeserializeOwned>(&self, bytes: &[u8]) -> Lookup<T> {
+        // A sound entry of this schema in one pass: the two steps below,
+        // through a `serde_json::Value`, doubled the cost of large entries
+        // (every Kubernetes context's nodes) and are only needed to tell
+        // what is wrong with an entry.
+        if let Ok(entry) = serde_json::from_slice::<Entry<T>>(bytes)
+            && entry.schema == self.schema
+        {
+            return self.judge(entry);
+        }
         // Two steps, so that a newer schema whose fields changed shape is
         // reported as a schema change rather than as garbage.
         let json: serde_json::Value = match serde_json::from_slice(bytes) {
@@ -313,10 +322,15 @@ impl CacheStore {
             Some(_) => return Lookup::Miss(MissReason::WrongSchema),
             None => return Lookup::Miss(MissReason::Unparsable),
         }
-        let entry: Entry<T> = match serde_json::from_value(json) {
-            Ok(entry) => entry,
-            Err(_) => return Lookup::Miss(MissReason::Unparsable),
-        };
+        match serde_json::from_value(json) {
+            Ok(entry) => self.judge(entry),
+            Err(_) => Lookup::Miss(MissReason::Unparsable),
+        }
+    }
+
+    /// Whether a decoded entry of this schema may be used: its kind, its
+    /// dates.
+    fn judge<T>(&self, entry: Entry<T>) -> Lookup<T> {
         if entry.kind != self.kind {
             return Lookup::Miss(MissReason::WrongKind);
         }

@@ -130,8 +130,13 @@ impl KubernetesCloud {
         config.write_timeout = Some(timeout);
         config.reset_reader_on_write = true;
         config.default_retry = false;
-        // Client construction may run an exec credential plugin synchronously:
-        // keep it off the async workers and bound it.
+        // Client construction runs an exec credential plugin (or an auth
+        // provider's command) synchronously: keep that off the runtime's
+        // thread and bound it. Without one it is a little CPU work, done here
+        // (a blocking thread for each of 64 contexts cost more than it saved).
+        if config.auth_info.exec.is_none() && config.auth_info.auth_provider.is_none() {
+            return kube::Client::try_from(config).map_err(|e| Failure::Config(e.to_string()));
+        }
         let build = tokio::task::spawn_blocking(move || kube::Client::try_from(config));
         match tokio::time::timeout(timeout, build).await {
             Err(_) => Err(Failure::Timeout(timeout)),

@@ -383,17 +383,18 @@ pub fn measure_process(
         .context("creating a temp dir")?;
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home)?;
-    let mut env: Vec<(&str, String)> = vec![
+    let env: Vec<(&str, String)> = vec![
         ("SKY_ENABLED_CLOUDS", crate::all_catalog_clouds()),
         ("HOME", home.display().to_string()),
         (
             "SKY_STATE_DIR",
             dir.path().join("state").display().to_string(),
         ),
+        // The bundled catalogs: a fresh home has none, and without them each
+        // launch would try to download them (a DNS failure, or the download
+        // deadline where no resolver answers) and time that instead.
+        ("SKY_BUNDLED_CATALOGS", "1".into()),
     ];
-    if command == ProcessCommand::GpusListAll {
-        env.push(("SKY_BUNDLED_CATALOGS", "1".into()));
-    }
     let args = command.args();
     let env_text = env
         .iter()

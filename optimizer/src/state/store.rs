@@ -421,6 +421,31 @@ impl CacheStore {
         }
     }
 
+    /// Deletes every entry but `keep`'s (a kind whose layout changed from
+    /// many entries to one), with one directory sync for all of them.
+    /// Returns how many were deleted.
+    pub fn remove_all_but(&self, keep: &str) -> Result<usize, StateError> {
+        let mut removed = 0;
+        for key in self.keys()?.into_iter().filter(|k| k != keep) {
+            let path = self.entry_path(&key)?;
+            match fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(StateError::Io {
+                        op: "remove",
+                        path,
+                        source,
+                    });
+                }
+            }
+        }
+        if removed > 0 {
+            fs_util::sync_dir(&self.dir)?;
+        }
+        Ok(removed)
+    }
+
     /// The keys that have an entry file (valid or not), sorted.
     pub fn keys(&self) -> Result<Vec<String>, StateError> {
         let mut keys = Vec::new();

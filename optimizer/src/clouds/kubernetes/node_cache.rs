@@ -91,6 +91,8 @@ struct OpenedNodeCache {
     hasher: crate::state::KeyedHasher,
     /// The listings on disk, once read (`None` before the first read).
     listings: Mutex<Option<Vec<Listing>>>,
+    /// Whether this process has swept the folder of other entries.
+    swept: std::sync::atomic::AtomicBool,
 }
 
 impl LazyStateNodeCache {
@@ -123,6 +125,7 @@ impl OpenedNodeCache {
                 .with_max_entry_bytes(MAX_ENTRY_BYTES),
             hasher: state.hasher()?,
             listings: Mutex::new(None),
+            swept: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -221,6 +224,14 @@ impl NodeCache for LazyStateNodeCache {
         });
         if let Err(e) = written {
             tracing::warn!(error = %e, "cannot write the Kubernetes node cache");
+            return;
+        }
+        // Schema 2 kept one entry per context: those files are never read
+        // again. Removed once per writing process (a listing of the folder).
+        if !cache.swept.swap(true, std::sync::atomic::Ordering::Relaxed)
+            && let Err(e) = cache.store.remove_all_but(ENTRY_KEY)
+        {
+            tracing::debug!(error = %e, "cannot remove old Kubernetes node cache entries");
         }
     }
 }
@@ -278,11 +289,14 @@ mod tests {
         let a = [node("a1")];
         let b = [node("b1"), node("b2")];
         let writer = cache_at(dir.path(), &now);
+        // A per-context entry of schema 2 (and its lock) from an older `sky`.
+        let kind_dir = dir.path().join(NODE_CACHE_KIND);
+        std::fs::write(kind_dir.join(format!("{}.json", "ab".repeat(32))), "{}").unwrap();
         writer.put(&[("a", "https://a", &a), ("b", "https://b", &b)], ttl);
         now.fetch_add(60, Ordering::SeqCst);
         writer.put(&[("b", "https://b", &b[..1])], ttl);
 
-        let entries: Vec<_> = std::fs::read_dir(dir.path().join(NODE_CACHE_KIND))
+        let entries: Vec<_> = std::fs::read_dir(&kind_dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();

@@ -52,6 +52,7 @@ pub(crate) use fs_util::hex;
 pub use fs_util::{Durability, FileMode, abandon_pending_writes, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
+pub(crate) use store::{duration_ms, unix_ms};
 
 /// Why the state directory or a cache operation failed.
 #[derive(Debug, thiserror::Error)]

@@ -545,10 +545,12 @@ struct EntryRef<'a, T> {
     value: &'a T,
 }
 
-fn unix_ms(t: SystemTime) -> u64 {
+/// Milliseconds since the Unix epoch, as entries store times (0 before it).
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map(duration_ms).unwrap_or(0)
 }
 
-fn duration_ms(d: Duration) -> u64 {
+/// Whole milliseconds, saturating.
+pub(crate) fn duration_ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

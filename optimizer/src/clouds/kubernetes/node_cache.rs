@@ -8,10 +8,12 @@
 
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use planner::catalog::kubernetes::KubeNode;
 use serde::{Deserialize, Serialize};
+
+use crate::state::{duration_ms, unix_ms};
 
 /// Where [`KubernetesCloud`](super::KubernetesCloud) keeps node listings:
 /// it consults the cache (unless `ctx.refresh`) before listing contexts and
@@ -152,11 +154,6 @@ impl OpenedNodeCache {
     }
 }
 
-fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 impl NodeCache for LazyStateNodeCache {
     fn get(
         &self,
@@ -197,7 +194,7 @@ impl NodeCache for LazyStateNodeCache {
             return;
         }
         let now = cache.now_ms();
-        let expires = now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        let expires = now.saturating_add(duration_ms(ttl));
         let written = cache.with_listings(|listings| {
             let keys: Vec<String> = new.iter().map(|(c, s, _)| cache.key(c, s)).collect();
             listings.retain(|l| now < l.expires_at_unix_ms && !keys.contains(&l.key));

@@ -54,7 +54,8 @@ fn main() -> ExitCode {
     let started = tracing::info_span!("start_runtime").entered();
     // One thread drives every cloud check: they wait on the network, not
     // the CPU, and the CPU-bound work (catalog loading, client
-    // construction) runs on blocking threads. Worker threads would cost
+    // construction that may run a credential command) runs on other
+    // threads. Worker threads would cost
     // their start-up and a cross-thread hand-off on every launch.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -60,28 +60,16 @@ struct Head<'a> {
 struct StringTable<'a> {
     strings: Vec<&'a str>,
     ids: FxHashMap<&'a str, u32>,
-    /// Per string field, the last string looked up (its address and
-    /// length) and its id: rows repeat the previous row's interned strings,
-    /// and comparing addresses spares hashing them.
-    last: [(usize, usize, u32); STRING_FIELDS],
 }
 
 impl<'a> StringTable<'a> {
-    fn id(&mut self, field: usize, s: Option<&'a Text>) -> u32 {
+    fn id(&mut self, s: Option<&'a Text>) -> u32 {
         let Some(s) = s else { return 0 };
         let s: &'a str = s;
-        let at = (s.as_ptr() as usize, s.len());
-        let (ptr, len, id) = self.last[field];
-        // The same address and length while `s` is borrowed for 'a: the same bytes.
-        if (ptr, len) == at && id != 0 {
-            return id;
-        }
-        let id = *self.ids.entry(s).or_insert_with(|| {
+        *self.ids.entry(s).or_insert_with(|| {
             self.strings.push(s);
             self.strings.len() as u32
-        });
-        self.last[field] = (at.0, at.1, id);
-        id
+        })
     }
 }
 
@@ -93,23 +81,17 @@ impl<'a> StringTable<'a> {
 /// row (one row per zone of an instance type), so a row is a dozen bytes and
 /// decoding one is mostly a clone of the previous.
 const STRING_FIELDS: usize = 5;
-/// Positions of the string fields in the row mask and in [`StringTable`]'s memo.
-const INSTANCE_TYPE: usize = 0;
-const ACCELERATOR: usize = 1;
-const REGION: usize = 2;
-const ZONE: usize = 3;
-const LOCAL_DISK_TYPE: usize = 4;
 const NUMBER_FIELDS: usize = 7;
 const NVME_BIT: u16 = 1 << (STRING_FIELDS + NUMBER_FIELDS);
 const DATACENTER_BIT: u16 = NVME_BIT << 1;
 
 fn string_ids<'a>(row: &'a VmRow, table: &mut StringTable<'a>) -> [u32; STRING_FIELDS] {
     [
-        table.id(INSTANCE_TYPE, row.instance_type.as_ref()),
-        table.id(ACCELERATOR, row.accelerator_name.as_ref()),
-        table.id(REGION, Some(&row.region)),
-        table.id(ZONE, row.zone.as_ref()),
-        table.id(LOCAL_DISK_TYPE, row.local_disk_type.as_ref()),
+        table.id(row.instance_type.as_ref()),
+        table.id(row.accelerator_name.as_ref()),
+        table.id(Some(&row.region)),
+        table.id(row.zone.as_ref()),
+        table.id(row.local_disk_type.as_ref()),
     ]
 }
 
@@ -379,14 +361,14 @@ impl CloudCatalog {
         let mut runs = Vec::new();
         for (name, it, first, len) in runs_of(&self.rows) {
             let before = stream.len();
-            let (name_id, it_id) = (table.id(ACCELERATOR, name), table.id(INSTANCE_TYPE, it));
+            let (name_id, it_id) = (table.id(name), table.id(it));
             encode_run(&self.rows[first..first + len], &mut table, &mut stream);
             runs.push((name_id, it_id, len as u32, (stream.len() - before) as u32));
         }
         let mut locations: Vec<(u32, u32)> = Vec::new();
         let mut seen: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
         for (region, zone) in self.locations() {
-            let pair = (table.id(REGION, Some(region)), table.id(ZONE, zone));
+            let pair = (table.id(Some(region)), table.id(zone));
             if seen.insert(pair) {
                 locations.push(pair);
             }

@@ -187,12 +187,12 @@ impl NodeCache for LazyStateNodeCache {
     }
 
     fn put(&self, new: &[(&str, &str, &[KubeNode])], ttl: Duration) {
-        let Some(cache) = self.opened() else {
-            return;
-        };
         if new.is_empty() {
             return;
         }
+        let Some(cache) = self.opened() else {
+            return;
+        };
         let now = cache.now_ms();
         let expires = now.saturating_add(duration_ms(ttl));
         let written = cache.with_listings(|listings| {

@@ -8,12 +8,12 @@
 
 use super::instance_type::KubeInstanceType;
 use super::labels::{
-    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, accelerator_name_matches, detect_label_formatter,
-    gpu_resource_key, is_tpu_on_gke, normalize_tpu_accelerator_name,
+    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, accelerator_name_matches, is_tpu_on_gke,
+    normalize_tpu_accelerator_name,
 };
 use super::nodes::{
     AMD_GPU_KEY, KubeNode, NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice,
-    reduce_tpu_topology,
+    detect_label_formatter, gpu_resource_key, reduce_tpu_topology,
 };
 use crate::pytext::{format_float, py_float_str, py_num, py_str_repr};
 

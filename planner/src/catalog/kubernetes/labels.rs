@@ -4,7 +4,7 @@
 //! Follows SkyPilot 0.14.1's `sky/provision/kubernetes/utils.py` (the
 //! `GPULabelFormatter` classes, `LABEL_FORMATTER_REGISTRY`,
 //! `detect_gpu_label_formatter`, `_accelerator_name_matches`,
-//! `normalize_tpu_accelerator_name`, `is_tpu_on_gke`, `get_gpu_resource_key`)
+//! `normalize_tpu_accelerator_name`, `is_tpu_on_gke`)
 //! and `sky/utils/gpu_names.py` (`CANONICAL_GPU_NAMES`,
 //! `get_gpu_device_memory_gib`).
 
@@ -12,7 +12,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::nodes::{AMD_GPU_KEY, KubeNode, NVIDIA_GPU_KEY};
 use crate::pytext::py_str_repr;
 
 /// GKE's GPU label.
@@ -310,86 +309,9 @@ pub fn accelerator_name_matches(requested: &str, viable: &[&str]) -> bool {
     })
 }
 
-/// SkyPilot's `detect_gpu_label_formatter` over a context's nodes.
-pub fn detect_label_formatter(nodes: &[KubeNode]) -> Option<LabelFormatter> {
-    LabelFormatter::REGISTRY.into_iter().find(|lf| {
-        for node in nodes {
-            for (k, v) in &node.labels {
-                if !lf.matches_key(k) || v.trim().is_empty() {
-                    continue;
-                }
-                // The first non-empty matching label decides for this formatter.
-                return lf.validate(v).is_ok();
-            }
-        }
-        false
-    })
-}
-
-/// The cluster's GPU resource key: `amd.com/gpu` if any node has it, else `nvidia.com/gpu`.
-pub fn gpu_resource_key(nodes: &[KubeNode]) -> &'static str {
-    if nodes
-        .iter()
-        .any(|n| n.accelerator_resources.contains_key(AMD_GPU_KEY))
-    {
-        AMD_GPU_KEY
-    } else {
-        NVIDIA_GPU_KEY
-    }
-}
-
-/// Whether a node belongs to a cluster with high-performance networking
-/// (`Kubernetes._detect_network_type` for `network_tier: best`, the node
-/// scan): Nebius, CoreWeave InfiniBand, Together, OCI RoCE and AWS EKS nodes
-/// by label prefix, GKE A3/A4 GPUDirect machines by machine family or type.
-/// The autoscaler-based cold-start fallbacks (no such node running yet) are
-/// not modelled: they need the autoscaler's machine list.
-pub fn has_high_performance_network(node: &super::KubeNode) -> bool {
-    const PREFIXES: [&str; 7] = [
-        "nebius.com/",
-        "ib.coreweave.cloud/",
-        "node-role.together.ai/",
-        "oci.oraclecloud.com/rdma.",
-        "k8s.io/cloud-provider-aws",
-        "topology.k8s.aws",
-        "topology.ebs.csi.aws.com",
-    ];
-    if node
-        .labels
-        .keys()
-        .any(|k| PREFIXES.iter().any(|p| k.starts_with(p)))
-    {
-        return true;
-    }
-    let label = |k: &str| node.labels.get(k).map(String::as_str).unwrap_or("");
-    let family = label("cloud.google.com/machine-family");
-    let instance_type = label("node.kubernetes.io/instance-type");
-    if matches!(family, "a3" | "a4")
-        && ([
-            "a3-highgpu-8g",
-            "a3-edgegpu-8g",
-            "a3-megagpu-8g",
-            "a4-highgpu-8g",
-            "a3-ultragpu-8g",
-        ]
-        .iter()
-        .any(|t| instance_type.contains(t))
-            || family == "a4")
-    {
-        return true;
-    }
-    // `gcp_constants.GPU_DIRECT_TCPX_INSTANCE_TYPES` with a high-end GPU.
-    let gke_accelerator = label("cloud.google.com/gke-accelerator");
-    ["a3-edgegpu-8g", "a3-highgpu-8g"].contains(&instance_type)
-        && ["nvidia-h100", "nvidia-h200", "nvidia-b200"]
-            .iter()
-            .any(|g| gke_accelerator.contains(g))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::kubernetes::test_nodes::gpu_node;
 
     #[test]
     fn word_search_agrees_with_the_regexes_it_replaces() {
@@ -433,89 +355,6 @@ mod tests {
                     "{first}.*-80GB in {value:?}"
                 );
             }
-        }
-    }
-
-    #[test]
-    fn accelerator_labels() {
-        let cases = [
-            ("skypilot.co/accelerator", "h100", Some("H100")),
-            ("skypilot.co/accelerator", "a100-80gb", Some("A100-80GB")),
-            ("skypilot.co/accelerator", "t4g", Some("T4g")),
-            (
-                "skypilot.co/accelerator",
-                "rtx6000-ada",
-                Some("RTX6000-Ada"),
-            ),
-            ("skypilot.co/accelerator", "H100", None), // invalid: must be lower-case
-            (
-                "nvidia.com/gpu.product",
-                "NVIDIA-H100-80GB-HBM3",
-                Some("H100-80GB"),
-            ),
-            (
-                "nvidia.com/gpu.product",
-                "NVIDIA-A100-SXM4-40GB",
-                Some("A100"),
-            ),
-            (
-                "nvidia.com/gpu.product",
-                "NVIDIA-A100-SXM4-80GB",
-                Some("A100-80GB"),
-            ),
-            ("nvidia.com/gpu.product", "Tesla-T4", Some("T4")),
-            ("nvidia.com/gpu.product", "NVIDIA-L40S", Some("L40S")),
-            (
-                "nvidia.com/gpu.product",
-                "NVIDIA-GeForce-RTX-3070",
-                Some("RTX3070"),
-            ),
-            ("nvidia.com/gpu.product", "NVIDIA-RTX-A6000", Some("A6000")),
-            (
-                "cloud.google.com/gke-accelerator",
-                "nvidia-tesla-t4",
-                Some("T4"),
-            ),
-            ("cloud.google.com/gke-accelerator", "nvidia-l4", Some("L4")),
-            (
-                "cloud.google.com/gke-accelerator",
-                "nvidia-h100-80gb",
-                Some("H100"),
-            ),
-            (
-                "cloud.google.com/gke-accelerator",
-                "nvidia-h100-mega-80gb",
-                Some("H100-MEGA-80GB"),
-            ),
-            (
-                "cloud.google.com/gke-accelerator",
-                "nvidia-h200-141gb",
-                Some("H200"),
-            ),
-            (
-                "cloud.google.com/gke-accelerator",
-                "nvidia-a100-80gb",
-                Some("A100-80GB"),
-            ),
-            ("cloud.google.com/gke-accelerator", "weird", None),
-            (
-                "cloud.google.com/gke-tpu-accelerator",
-                "tpu-v5-lite-podslice",
-                Some("tpu-v5-lite-podslice"),
-            ),
-            ("karpenter.k8s.aws/instance-gpu-name", "a10g", Some("A10G")),
-            (
-                "karpenter.k8s.aws/instance-accelerator-name",
-                "trainium2",
-                Some("Trainium2"),
-            ),
-            ("gpu.nvidia.com/class", "H100_NVLINK_80GB", Some("H100")),
-            ("nebius.com/gpu-name", "H200", Some("H200")),
-            ("example.com/other", "h100", None),
-        ];
-        for (key, value, want) in cases {
-            let n = gpu_node("n", (key, value), 1, "8", "32Gi", true);
-            assert_eq!(n.accelerator.as_deref(), want, "{key}={value}");
         }
     }
 

@@ -12,13 +12,15 @@
 //! The parts, one file each (private; everything is re-exported here, so
 //! callers write `planner::catalog::kubernetes::KubeNode` and need not know
 //! the layout):
-//! * `nodes`: contexts, nodes and `NodeList` parsing;
+//! * `nodes`: contexts, nodes and `NodeList` parsing, and what a context's
+//!   nodes say (label formatter, GPU resource key, network);
 //! * `pods`: `PodList` parsing and what the pods hold of each node;
 //! * `taints`: which taints make a node unschedulable, and the configured
 //!   tolerations;
 //! * `quantity`: CPU and memory quantities;
 //! * `instance_type`: the virtual instance type and the one a request asks for;
-//! * `labels`: GPU label conventions, canonical GPU names, TPU names;
+//! * `labels`: GPU label conventions, canonical GPU names, TPU names (of
+//!   names and label values alone, no node);
 //! * `fits`: whether a type fits on a context's nodes;
 //! * `pricing`: `kubernetes.pricing` and hourly costs;
 //! * `contexts`: the allowed contexts and the unreachable-context messages.
@@ -52,13 +54,13 @@ pub use fits::fits;
 pub use instance_type::{InvalidInstanceType, KubeInstanceType};
 pub use labels::{
     CANONICAL_GPU_NAMES, LabelFormatter, accelerator_name_matches, canonical_gpu_name,
-    detect_label_formatter, gpu_resource_key, has_high_performance_network, is_tpu_on_gke,
-    normalize_tpu_accelerator_name,
+    is_tpu_on_gke, normalize_tpu_accelerator_name,
 };
 pub use nodes::{
     ACCELERATOR_RESOURCE_KEYS, AMD_GPU_KEY, KubeContext, KubeNode, KubeParseError, KubeTaint,
-    NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice, parse_node_list,
-    parse_node_list_with, reduce_tpu_topology,
+    NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice, detect_label_formatter,
+    gpu_resource_key, has_high_performance_network, parse_node_list, parse_node_list_with,
+    reduce_tpu_topology,
 };
 pub use pods::{
     EXCLUDED_POD_PHASES, KubePod, NodeAllocation, accelerator_request, allocated_by_node,

@@ -116,7 +116,7 @@ impl Op {
                 black_box(planner::optimize::optimize(&inputs.world, inputs.dag(r)));
             }
             Op::Render => {
-                black_box(planner::render::framed_table(black_box(&inputs.rows)));
+                black_box(planner::text::framed_table(black_box(&inputs.rows)));
             }
         }
     }
@@ -178,7 +178,7 @@ impl Inputs {
             .to_vec(),
         ];
         for r in &task.table_rows {
-            let mut row = r.cells.to_vec();
+            let mut row = planner::render::optimizer::cells(r).to_vec();
             row.push(String::new());
             rows.push(row);
         }

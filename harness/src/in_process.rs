@@ -130,7 +130,7 @@ impl Launcher for InProcessLauncher {
         match joined {
             Ok(result) => Ok(LaunchOutput {
                 exit_code: i32::from(result.exit().code()),
-                stdout: result.text(),
+                stdout: planner::render::launch::text(&result),
             }),
             Err(e @ (LaunchError::NoCloud(_) | LaunchError::Config(_) | LaunchError::Usage(_))) => {
                 Err(HarnessError::Launch {

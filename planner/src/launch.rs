@@ -5,7 +5,7 @@
 //! request into a [`LaunchResult`] the way `sky launch` does — task, CLI
 //! overrides, `Resources.validate()`, the optimizer — stopping at the first
 //! stage that fails, and [`LaunchResult::exit`] says how the process ends.
-//! [`crate::render::launch`] prints it.
+//! `render::launch` prints it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -261,12 +261,6 @@ impl LaunchResult {
         }
     }
 
-    /// The optimizer's output as `sky launch --dryrun` prints it, ANSI
-    /// stripped (see [`crate::render::launch::text`]).
-    pub fn text(&self) -> String {
-        crate::render::launch::text(self)
-    }
-
     /// Whether an unmanaged launch ignores a task's `job_recovery`
     /// (`execution._execute_dag` warns, for a single-task launch).
     pub fn ignores_job_recovery(&self) -> bool {
@@ -337,7 +331,7 @@ pub fn catalog_needs(
     {
         return CatalogNeeds::all();
     }
-    CatalogNeeds::of_dag(&dag, clouds)
+    crate::feasibility::catalog_needs(&dag, clouds)
 }
 
 /// The pure half of a launch: the task from `source`, `overrides` applied,

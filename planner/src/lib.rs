@@ -18,7 +18,10 @@
 //! * [`world`]: the planner's input;
 //! * [`validate`], [`feasibility`], [`optimize`]: `Resources.validate()`,
 //!   per-cloud candidates, and the optimizer;
-//! * [`render`]: every table and message, and the Python text formats they use ([`pytext`]).
+//! * [`render`]: every table and message `sky` prints, on the top floor: nothing
+//!   else here imports it;
+//! * [`text`] and [`pytext`]: the leaf text helpers below everything (ANSI
+//!   codes, table layouts, number formats; Python's text forms).
 
 /// The SkyPilot release whose behaviour this crate reproduces.
 pub const SKYPILOT_VERSION: &str = "0.14.1";
@@ -37,6 +40,7 @@ pub mod resource_fields;
 pub mod resources;
 pub mod schema;
 pub mod task;
+pub mod text;
 pub mod validate;
 pub mod volumes;
 pub mod world;

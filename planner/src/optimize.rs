@@ -2,15 +2,17 @@
 //! candidate enumeration, cost, plan selection, and what SkyPilot logs along
 //! the way. Pure and synchronous.
 //!
-//! Output is a list of [`Notice`]s (what SkyPilot logs before its tables) and
-//! a structured [`Plan`]; [`crate::render::optimizer`] turns both into text.
+//! Output is data: a list of [`Notice`]s (what SkyPilot logs before its
+//! tables) and a [`Plan`] of names and numbers; `render::notices` and
+//! `render::optimizer` turn both into text. Only the errors it raises carry
+//! their text, as SkyPilot's exceptions do.
 
 use crate::cloud::CloudId;
-use crate::feasibility;
-use crate::pytext::py_list;
-use crate::render::{self, ansi};
-use crate::resources::{Accelerator, ErrorKind, RequestError, Resources, infra_display};
+use crate::feasibility::{self, CloudLog, Refusal};
+use crate::pytext::{format_fixed, py_list, py_str_repr};
+use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
 use crate::task::{Dag, ResourceSet, Task};
+use crate::text::ansi;
 use crate::world::World;
 
 /// One launchable row the optimizer considered, with its cost.
@@ -34,9 +36,6 @@ pub struct Considered {
     pub memory_gb: Option<f64>,
     /// Cost for one hour of all nodes (USD).
     pub cost: f64,
-    /// The table cells (INFRA, INSTANCE, vCPUs, Mem(GB), GPUS, COST ($)).
-    #[serde(skip)]
-    pub cells: [String; 6],
     /// Index of the requested resource this row came from.
     #[serde(skip)]
     pub request_index: usize,
@@ -97,28 +96,15 @@ pub enum Notice {
     Unsatisfied(Unsatisfied),
     /// A task names clouds that are not enabled (`_check_specified_clouds`);
     /// an error instead when every resource does.
-    CloudsNotEnabled {
-        /// The task's name.
-        task: Option<String>,
-        /// The disabled clouds it names.
-        clouds: Vec<CloudId>,
-    },
-    /// A Kubernetes context was left out.
-    KubeContextExcluded {
-        /// The context.
-        context: String,
-        /// Why.
-        reason: String,
-    },
-    /// Every allowed Kubernetes context is unreachable.
-    AllKubeContextsUnreachable,
-    /// Something a cloud logged while it was asked (SSH's pools that are not
-    /// up, a Slurm cluster that cannot be asked, ...), verbatim.
+    CloudsNotEnabled(CloudsNotEnabled),
+    /// Something a cloud logged while it was asked: an unreachable
+    /// Kubernetes context (logged when Kubernetes is first queried), SSH's
+    /// pools that are not up, a Slurm cluster that cannot be asked, ...
     CloudLog {
         /// The cloud that logged it.
         cloud: CloudId,
-        /// The text, with its colours.
-        message: String,
+        /// What it logged.
+        log: CloudLog,
     },
     /// An `ordered` accelerator list will be tried in order.
     OrderedResources {
@@ -142,8 +128,38 @@ pub struct Unsatisfied {
     pub fuzzy: Vec<String>,
     /// What to try, when there is nothing close.
     pub tips: Vec<Tip>,
-    /// Each cloud's reason (unsupported features).
-    pub cloud_hints: Vec<(CloudId, String)>,
+    /// Why each cloud that said so offers nothing (unsupported features, ...).
+    pub cloud_hints: Vec<(CloudId, Refusal)>,
+}
+
+/// A task names clouds that are not enabled (`_check_specified_clouds`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CloudsNotEnabled {
+    /// The task's name.
+    pub task: Option<String>,
+    /// The disabled clouds it names, in first-named order.
+    pub clouds: Vec<CloudId>,
+}
+
+impl CloudsNotEnabled {
+    /// SkyPilot's message: the `ResourcesUnavailableError` raised when
+    /// every resource of the task names a disabled cloud, else the warning
+    /// it logs (in yellow) — one text for both, as SkyPilot builds it.
+    pub fn message(&self) -> String {
+        let names: Vec<&str> = self.clouds.iter().map(|c| c.name()).collect();
+        let task_str = match &self.task {
+            Some(n) => format!("Task {}", py_str_repr(n)),
+            None => "Task".to_string(),
+        };
+        let verb = if self.clouds.len() > 1 { "are" } else { "is" };
+        format!(
+            "{task_str} requires {} which {verb} not enabled. To enable access, change the task cloud requirement or run: {}sky check {}{}",
+            names.join(", "),
+            ansi::BRIGHT,
+            names.join(" "),
+            ansi::RESET
+        )
+    }
 }
 
 /// A way to relax an unsatisfiable request.
@@ -160,13 +176,12 @@ pub enum Tip {
 }
 
 /// Several instance types of one cloud offer the chosen accelerator; the
-/// cheapest was considered (SkyPilot's "🔍 Multiple … instances" hint).
+/// cheapest was considered (SkyPilot's "🔍 Multiple … instances" hint,
+/// which names the task's chosen resource).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultipleInstances {
     /// The cloud.
     pub cloud: CloudId,
-    /// The chosen resource in SkyPilot's simplified form.
-    pub cheapest: String,
     /// The instance types, in candidate order.
     pub instance_types: Vec<String>,
 }
@@ -188,7 +203,8 @@ struct Enumeration {
     /// Feasible candidates per cloud, in first-seen order.
     cloud_candidates: Vec<(CloudId, Vec<Resources>)>,
     fuzzy: Vec<String>,
-    hints: Vec<(usize, String)>,
+    /// Each refusal with the index of the requested resource it answers.
+    hints: Vec<(usize, CloudId, Refusal)>,
 }
 
 fn ctx_err<T>(r: Result<T, String>) -> Result<T, RequestError> {
@@ -221,13 +237,13 @@ fn fill_in_launchable(
             Some(c) => vec![c],
             None => world.enabled.clone(),
         };
-        let mut hints: Vec<(CloudId, String)> = Vec::new();
+        let mut hints: Vec<(CloudId, Refusal)> = Vec::new();
         for &cloud in &clouds {
             let feasible = feasibility::feasible_resources(world, cloud, r, task.num_nodes)?;
             push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));
-                out.hints.push((idx, h));
+                out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
                 list.extend(make_launchables(world, cloud, cheapest, notices));
@@ -293,16 +309,16 @@ pub fn resources_repr(world: &World, r: &Resources) -> String {
 
 /// Appends what a cloud logged; a message SkyPilot logs once per process
 /// is skipped when this cloud already logged it.
-fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[feasibility::CloudLog]) {
+fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[CloudLog]) {
     for log in logs {
-        let seen = log.once
-            && notices.iter().any(|n| {
-                matches!(n, Notice::CloudLog { cloud: c, message } if *c == cloud && *message == log.message)
-            });
+        let seen = log.once()
+            && notices.iter().any(
+                |n| matches!(n, Notice::CloudLog { cloud: c, log: l } if *c == cloud && l == log),
+            );
         if !seen {
             notices.push(Notice::CloudLog {
                 cloud,
-                message: log.message.clone(),
+                log: log.clone(),
             });
         }
     }
@@ -341,24 +357,6 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
     let it = r.instance_type.clone().unwrap_or_default();
     let (vcpus, mem) = world.vcpus_mem(cloud, &it);
     let acc: Option<Accelerator> = feasibility::effective_accelerator(world, r);
-    // Virtual instance types are not shown (`_instance_type_str`).
-    let instance_cell = if matches!(cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm) {
-        if r.use_spot {
-            String::new()
-        } else {
-            "-".to_string()
-        }
-    } else {
-        it.clone()
-    } + r.spot_str();
-    let cells = [
-        infra_display(Some(cloud), r.region.as_deref(), r.zone.as_deref()),
-        instance_cell,
-        render::format_number(vcpus),
-        render::format_number(mem),
-        acc.as_ref().map_or("-".to_string(), |a| a.short()),
-        crate::pytext::format_fixed(cost, 2),
-    ];
     Considered {
         cloud,
         instance_type: it,
@@ -369,7 +367,6 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
         vcpus,
         memory_gb: mem,
         cost,
-        cells,
         request_index,
         resources: r.clone(),
     }
@@ -440,11 +437,11 @@ fn unavailable_error(
     let indent = "      ";
     let mut blocks = Vec::new();
     for (idx, r) in resources.iter().enumerate() {
-        let hs: Vec<&str> = en
+        let hs: Vec<String> = en
             .hints
             .iter()
-            .filter(|(i, _)| *i == idx)
-            .map(|(_, h)| h.as_str())
+            .filter(|(i, _, _)| *i == idx)
+            .map(|(_, cloud, h)| h.hint(*cloud))
             .collect();
         if !hs.is_empty() {
             blocks.push(format!(
@@ -499,16 +496,17 @@ fn check_specified_clouds(
         if disabled.is_empty() {
             continue;
         }
+        let notice = CloudsNotEnabled {
+            task: task.name.clone(),
+            clouds: disabled,
+        };
         if all_disabled {
             return Err(RequestError::new(
                 ErrorKind::ResourcesUnavailable,
-                render::optimizer::clouds_not_enabled(task.name.as_deref(), &disabled),
+                notice.message(),
             ));
         }
-        notices.push(Notice::CloudsNotEnabled {
-            task: task.name.clone(),
-            clouds: disabled,
-        });
+        notices.push(Notice::CloudsNotEnabled(notice));
     }
     Ok(())
 }
@@ -551,16 +549,20 @@ fn optimize_inner(
     check_specified_clouds(world, dag, notices)?;
     if world.enabled.contains(&CloudId::Kubernetes) {
         // SkyPilot logs each unreachable context once, when Kubernetes is first queried.
+        let kube_log = |log| Notice::CloudLog {
+            cloud: CloudId::Kubernetes,
+            log,
+        };
         for ctx in &world.kube_contexts {
             if let Err(reason) = &ctx.nodes {
-                notices.push(Notice::KubeContextExcluded {
+                notices.push(kube_log(CloudLog::ContextUnreachable {
                     context: ctx.name.clone(),
                     reason: reason.clone(),
-                });
+                }));
             }
         }
         if !world.kube_contexts.is_empty() && world.kube_contexts.iter().all(|c| c.nodes.is_err()) {
-            notices.push(Notice::AllKubeContextsUnreachable);
+            notices.push(kube_log(CloudLog::AllContextsUnreachable));
         }
     }
     let multi_task = dag.tasks.len() > 1;
@@ -642,10 +644,11 @@ fn optimize_inner(
             Some((_, existing)) => *existing = plan.chosen.clone(),
             None => groups.push((chosen_key, plan.chosen.clone())),
         }
-        let mut rows: Vec<Considered> = groups.into_iter().map(|(_, c)| c).collect();
-        let rounded = |c: &Considered| c.cells[5].parse::<f64>().unwrap_or(c.cost);
-        if let ResourceSet::Ordered(list) = &task.resources {
-            let keys: Vec<String> = list
+        // SkyPilot sorts the rows by the cost it shows, `float(cost_str)`,
+        // and an `ordered` list by its entries first (stable: ties keep
+        // their order).
+        let entries: Vec<String> = match &task.resources {
+            ResourceSet::Ordered(list) => list
                 .iter()
                 .map(|r| {
                     r.accelerator
@@ -653,24 +656,23 @@ fn optimize_inner(
                         .map_or("-".to_string(), |a| a.short())
                         + r.spot_str()
                 })
-                .collect();
-            let index = |c: &Considered| {
-                let k = c.cells[4].clone()
-                    + if c.cells[1].contains("[Spot]") {
-                        "[Spot]"
-                    } else {
-                        ""
-                    };
-                keys.iter().position(|x| *x == k).unwrap_or(usize::MAX)
-            };
-            rows.sort_by(|a, b| {
-                index(a)
-                    .cmp(&index(b))
-                    .then(rounded(a).total_cmp(&rounded(b)))
-            });
-        } else {
-            rows.sort_by(|a, b| rounded(a).total_cmp(&rounded(b)));
-        }
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut keyed: Vec<(usize, f64, Considered)> = groups
+            .into_iter()
+            .map(|(_, c)| {
+                let entry = if entries.is_empty() {
+                    0
+                } else {
+                    let key = ordered_entry(&c);
+                    entries.iter().position(|x| *x == key).unwrap_or(usize::MAX)
+                };
+                (entry, shown_cost(c.cost), c)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let rows: Vec<Considered> = keyed.into_iter().map(|(_, _, c)| c).collect();
         plan.table_rows = rows;
     }
     for (plan, per_cloud) in plans.iter_mut().zip(&candidates_per_task) {
@@ -680,6 +682,26 @@ fn optimize_inner(
         tasks: plans,
         total_cost,
     })
+}
+
+/// The cost a table row shows, read back as a number (`float(f'{cost:.2f}')`):
+/// what SkyPilot sorts the rows by.
+fn shown_cost(cost: f64) -> f64 {
+    format_fixed(cost, 2).parse().unwrap_or(cost)
+}
+
+/// The `ordered` entry a row belongs to, as `print_optimized_plan`'s
+/// `sort_key` reads it from the row: its GPUS cell, plus `[Spot]` when its
+/// INSTANCE cell holds that (a spot row, or an instance type so named;
+/// virtual types are not shown).
+fn ordered_entry(c: &Considered) -> String {
+    let virtual_type = matches!(c.cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm);
+    let spot = c.use_spot || (!virtual_type && c.instance_type.contains("[Spot]"));
+    let mut key = c.accelerators.as_deref().unwrap_or("-").to_string();
+    if spot {
+        key.push_str("[Spot]");
+    }
+    key
 }
 
 /// The chosen accelerator's other instance types per cloud (SkyPilot's
@@ -711,7 +733,6 @@ fn instance_hints(
             }
             clouds.push(MultipleInstances {
                 cloud: *cloud,
-                cheapest: simplified_format(world, chosen, &acc),
                 instance_types: types,
             });
         }
@@ -721,35 +742,4 @@ fn instance_hints(
         count: acc.count.0,
         clouds,
     })
-}
-
-fn simplified_format(world: &World, r: &Resources, acc: &Accelerator) -> String {
-    let cloud = r.cloud.unwrap_or(CloudId::Aws);
-    let it = r.instance_type.clone().unwrap_or_default();
-    let mut parts = vec![format!("gpus={}:{}", acc.name, acc.count)];
-    // `format_resource` tests the canonical name: SSH is not `kubernetes`,
-    // and Slurm shows no instance type.
-    match cloud {
-        CloudId::Kubernetes => {
-            let (c, m) = world.vcpus_mem(cloud, &it);
-            if let Some(c) = c {
-                parts.push(format!("cpus={}", crate::pytext::format_float(c)));
-            }
-            if let Some(m) = m {
-                parts.push(format!("mem={}", crate::pytext::format_float(m)));
-            }
-        }
-        CloudId::Slurm => {}
-        _ => {
-            let short: String = if it.chars().count() > 15 {
-                it.chars().take(15).collect::<String>() + "..."
-            } else {
-                it
-            };
-            parts.push(short);
-        }
-    }
-    parts.push("...".into());
-    let spot = if r.use_spot { "[spot]" } else { "" };
-    format!("{spot}({})", parts.join(", "))
 }

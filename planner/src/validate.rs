@@ -6,11 +6,16 @@
 
 use crate::cloud::CloudId;
 use crate::pytext::py_float_str;
-use crate::pytext::py_str_repr;
-use crate::render;
+use crate::pytext::{py_repr_list, py_str_repr};
 use crate::resources::{ErrorKind, RequestError, Resources};
 use crate::task::Dag;
 use crate::world::World;
+
+/// A list of clouds as SkyPilot prints a Python list of cloud objects:
+/// `[AWS, GCP]`.
+fn clouds_repr(clouds: &[CloudId]) -> String {
+    py_repr_list(clouds.iter().map(|c| c.repr()))
+}
 
 /// Validates every resource of every task in place.
 pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
@@ -216,7 +221,7 @@ fn validate_labels(world: &World, r: &Resources) -> Result<(), RequestError> {
     }
     Err(RequestError::value(format!(
         "The following labels are invalid:\n\t{}",
-        render::borderless_table(&rows).replace('\n', "\n\t")
+        crate::text::borderless_table(&rows).replace('\n', "\n\t")
     )))
 }
 
@@ -535,7 +540,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                 let cloud_str = if world.enabled.len() == 1 {
                     format!("for cloud {}", world.enabled[0].repr())
                 } else {
-                    format!("for any cloud among {}", render::cloud_list(&world.enabled))
+                    format!("for any cloud among {}", clouds_repr(&world.enabled))
                 };
                 let hint = if errors.len() == 1 {
                     errors[0].1.clone()
@@ -550,7 +555,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
                             crate::pytext::wrap(e, 80).join("\n"),
                         ]);
                     }
-                    render::borderless_table(&rows)
+                    crate::text::borderless_table(&rows)
                 };
                 return Err(RequestError::value(format!(
                     "Invalid (region {reg}, zone {zone}) {cloud_str}. Details:\n{hint}"
@@ -559,7 +564,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
             if valid.len() > 1 {
                 return Err(RequestError::value(format!(
                     "Cannot infer cloud from (region {reg}, zone {zone}). Multiple enabled clouds have region/zone of the same names: {}. To fix: explicitly specify `cloud`.",
-                    render::cloud_list(&valid)
+                    clouds_repr(&valid)
                 )));
             }
             r.cloud = Some(valid[0]);
@@ -605,7 +610,7 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
                 let cloud_str = if world.enabled.len() == 1 {
                     format!("for cloud {}", world.enabled[0].repr())
                 } else {
-                    format!("for any cloud among {}", render::cloud_list(&world.enabled))
+                    format!("for any cloud among {}", clouds_repr(&world.enabled))
                 };
                 return Err(RequestError::value(format!(
                     "Invalid instance type {} {cloud_str}.",
@@ -616,7 +621,7 @@ fn validate_instance_type(world: &World, r: &mut Resources) -> Result<(), Reques
                 return Err(RequestError::value(format!(
                     "Ambiguous instance type {}. Please specify cloud explicitly among {}.",
                     py_str_repr(&it),
-                    render::cloud_list(&valid)
+                    clouds_repr(&valid)
                 )));
             }
             r.cloud = Some(valid[0]);

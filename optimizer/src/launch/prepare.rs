@@ -444,7 +444,7 @@ fn catalog_warnings(
     let then = |o: &planner::launch::CatalogOrigin| match o.kind {
         CatalogKind::Stale => format!(
             "; using the copy from {}",
-            planner::render::ago(o.age.unwrap_or_default())
+            planner::text::ago(o.age.unwrap_or_default())
         ),
         _ => String::new(),
     };

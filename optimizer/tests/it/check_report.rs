@@ -17,7 +17,7 @@ use optimizer::launch::{ENABLED_CLOUDS_FILE, LaunchError, LaunchOptions, check};
 use planner::check::CheckReport;
 use planner::cloud::{CloudId, StorageOnly};
 use planner::render::check::{CheckView, json, report};
-use planner::render::strip_ansi;
+use planner::text::strip_ansi;
 
 /// A secret no output may carry.
 const CANARY_SECRET: &str = "canarySECRETdoNotLeak0123456789abcdefABCD";

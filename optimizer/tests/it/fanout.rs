@@ -9,6 +9,7 @@ use mocks::{Fault, GpuLabel, KubeMock, Latency, NodePool, StsMock, write_kubecon
 use optimizer::launch::{LaunchOptions, Request, run};
 use planner::check::{CacheUse, Outcome};
 use planner::cloud::CloudId;
+use planner::render::launch::text as launch_text;
 use planner::task::Overrides;
 
 const CANARY_SECRET: &str = "canarySECRETdoNotLeak0123456789abcdefABCD";
@@ -66,7 +67,7 @@ async fn second_launch_uses_the_identity_cache_and_the_account_mapping() {
         second.prepared.fanout.reports[0].cache(),
         CacheUse::Hit { .. }
     ));
-    assert_eq!(first.text(), second.text());
+    assert_eq!(launch_text(&first), launch_text(&second));
 
     let mut refresh = opts.clone();
     refresh.refresh = true;
@@ -106,7 +107,7 @@ async fn a_hung_sts_gives_a_partial_table_within_the_deadline() {
     );
     assert_eq!(result.prepared.excluded.len(), 1);
     assert_eq!(result.prepared.excluded[0].cloud, CloudId::Aws);
-    let text = result.text();
+    let text = launch_text(&result);
     assert!(text.contains("Considered resources"), "{text}");
     assert!(
         text.contains("GCP (") && text.contains("Lambda ("),
@@ -129,7 +130,7 @@ async fn expired_credentials_leave_aws_out_with_the_reason() {
     let reason = &result.prepared.excluded[0].reason;
     assert!(reason.contains("credentials rejected"), "{reason}");
     assert!(!reason.contains(CANARY_SECRET));
-    assert!(result.text().contains("GCP ("));
+    assert!(launch_text(&result).contains("GCP ("));
 }
 
 fn arrivals(recorder: &mocks::Recorder) -> Vec<Instant> {
@@ -173,9 +174,9 @@ async fn clouds_are_checked_concurrently_and_serial_mode_adds_them_up() {
 
     let concurrent = run(&opts, &gpu_request("H100:8")).await.unwrap();
     assert!(
-        concurrent.text().contains("Kubernetes (mock-ctx)"),
+        launch_text(&concurrent).contains("Kubernetes (mock-ctx)"),
         "{}",
-        concurrent.text()
+        launch_text(&concurrent)
     );
     assert!(
         concurrent.prepared.excluded.is_empty(),

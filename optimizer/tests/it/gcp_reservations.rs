@@ -14,6 +14,7 @@ use optimizer::launch::{LaunchOptions, Request, run};
 use planner::check::{CacheUse, CloudError, CloudFacts, Outcome};
 use planner::cloud::CloudId;
 use planner::launch::LaunchResult;
+use planner::render::launch::text as launch_text;
 use planner::task::Overrides;
 
 /// Planted as the refresh token and client secret; must never leave the request to the mock.
@@ -207,7 +208,7 @@ async fn a_consumable_reservation_makes_its_nodes_free() {
     assert_eq!(chosen, "us-central1-b");
     assert_eq!(rows["us-central1-b"], 0.0);
     assert!(rows["us-central1-a"] > 3.0, "{rows:?}");
-    let text = one.text();
+    let text = launch_text(&one);
     assert!(
         text.lines()
             .any(|l| l.contains("GCP (us-central1-b)") && l.contains(" 0.00 ")),
@@ -280,7 +281,7 @@ async fn the_list_is_cached_and_refresh_fetches_it_again() {
 
     let second = run(&opts, &a100(1)).await.unwrap();
     assert!(matches!(gcp_report(&second).cache(), CacheUse::Hit { .. }));
-    assert_eq!(first.text(), second.text());
+    assert_eq!(launch_text(&first), launch_text(&second));
     gcp.token().assert_count(1);
     gcp.reservations().assert_count(1);
 
@@ -387,7 +388,7 @@ async fn a_failing_service_leaves_gcp_out_of_a_partial_table() {
         excluded.reason
     );
     assert!(!excluded.reason.contains('\n'), "{}", excluded.reason);
-    let text = result.text();
+    let text = launch_text(&result);
     assert!(text.contains("Lambda ("), "{text}");
     assert!(!text.contains("GCP ("), "{text}");
     // Retried once, and nothing cached.
@@ -421,7 +422,7 @@ async fn a_hung_service_is_cut_at_the_cloud_deadline() {
         "{:?}",
         gcp_report(&result)
     );
-    assert!(result.text().contains("Lambda ("));
+    assert!(launch_text(&result).contains("Lambda ("));
     assert!(m.cache_entries().is_empty());
 }
 

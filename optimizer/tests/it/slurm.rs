@@ -186,10 +186,8 @@ async fn misbehaving_login_nodes_are_data_within_the_deadline() {
                     "Failed to get partitions for cluster campus: sky.exceptions.CommandError: Command scontrol show partitions -o failed with return code 255.\nFailed to get Slurm partitions.\n\nssh: connect to host slurm.campus.edu port 2222: Connection refused\n"
                 );
                 assert_eq!(
-                    c.memory_scheduling().expect("asked").warning.as_deref(),
-                    Some(
-                        "Failed to get SelectTypeParameters: ssh: connect to host slurm.campus.edu port 2222: Connection refused\n"
-                    )
+                    c.memory_scheduling().expect("asked").failed.as_deref(),
+                    Some("ssh: connect to host slurm.campus.edu port 2222: Connection refused\n")
                 );
             },
         },

@@ -3,8 +3,8 @@
 //! request the GPU rows.
 //!
 //! A [`RowSelection`] is derived from the request before the catalogs load
-//! ([`CatalogNeeds::of_dag`], from what each cloud's feasibility reads:
-//! [`feasibility::rows_read`](crate::feasibility::rows_read)) and applied by
+//! (by the feasibility code that reads the rows:
+//! [`feasibility::catalog_needs`](crate::feasibility::catalog_needs)) and applied by
 //! the image loader
 //! ([`CloudCatalog::from_image_selected`](super::CloudCatalog::from_image_selected)),
 //! which decodes only the row runs it selects. The selection must be a
@@ -14,7 +14,6 @@
 
 use crate::catalog::query::NamePattern;
 use crate::cloud::{CloudId, InstanceFamily};
-use crate::task::Dag;
 
 /// The rows of one cloud's catalog a launch decodes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -164,22 +163,12 @@ impl CatalogNeeds {
         CatalogNeeds::default()
     }
 
-    /// What the planner can read while it plans `dag`, per cloud in `clouds`.
-    pub fn of_dag(dag: &Dag, clouds: &[CloudId]) -> CatalogNeeds {
-        let mut narrowed = Vec::new();
-        for &cloud in clouds {
-            let mut selection = RowSelection::nothing();
-            for r in dag.tasks.iter().flat_map(|t| t.resources.all()) {
-                selection.widen(crate::feasibility::rows_read(cloud, r));
-                if selection.is_all() {
-                    break;
-                }
-            }
-            if !selection.is_all() {
-                narrowed.push((cloud, selection));
-            }
+    /// Records that `cloud` reads only `selection` (nothing is recorded
+    /// for [`RowSelection::All`], the default).
+    pub fn narrow(&mut self, cloud: CloudId, selection: RowSelection) {
+        if !selection.is_all() {
+            self.narrowed.push((cloud, selection));
         }
-        CatalogNeeds { narrowed }
     }
 
     /// The selection for `cloud`.
@@ -194,101 +183,6 @@ impl CatalogNeeds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::{AccCount, Accelerator, Resources};
-    use crate::task::{ResourceSet, Task};
-
-    fn dag(resources: Vec<Resources>) -> Dag {
-        Dag {
-            tasks: vec![Task {
-                resources: ResourceSet::AnyOf(resources),
-                ..Task::default()
-            }],
-        }
-    }
-
-    fn gpu(name: &str, cloud: Option<CloudId>) -> Resources {
-        Resources {
-            accelerator: Some(Accelerator {
-                name: name.into(),
-                count: AccCount(8.0),
-            }),
-            cloud,
-            ..Resources::default()
-        }
-    }
-
-    #[test]
-    fn accelerator_requests_read_their_accelerator_and_its_hosts() {
-        let clouds = [CloudId::Aws, CloudId::Gcp, CloudId::Lambda, CloudId::Vast];
-        let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None)]), &clouds);
-        let h100 = RowSelection::accelerator("H100");
-        assert_eq!(needs.for_cloud(CloudId::Aws), h100);
-        assert_eq!(needs.for_cloud(CloudId::Lambda), h100);
-        // GCP attaches GPUs to host VMs: H100's fixed machine types (the
-        // `a3-*` types) and the N1 hosts are read too.
-        let RowSelection::Rows {
-            accelerators,
-            families,
-        } = needs.for_cloud(CloudId::Gcp)
-        else {
-            panic!("GCP's H100 rows are a selection");
-        };
-        assert_eq!(accelerators, ["H100"]);
-        let host = |t: &str| families.iter().any(|f| f.contains(t));
-        assert!(host("a3-highgpu-8g") && host("a3-megagpu-8g") && host("n1-highmem-8"));
-        assert!(!host("a2-highgpu-1g") && !host("n2-standard-8"));
-        // A cloud with its own feasibility rules, or not asked about: everything.
-        assert_eq!(needs.for_cloud(CloudId::Vast), RowSelection::All);
-        assert_eq!(needs.for_cloud(CloudId::Azure), RowSelection::All);
-    }
-
-    #[test]
-    fn requests_without_an_accelerator_read_the_default_family_and_a_type_reads_everything() {
-        let clouds = [CloudId::Aws, CloudId::Gcp, CloudId::Lambda];
-        let cpu = Resources::default();
-        let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None), cpu.clone()]), &clouds);
-        let RowSelection::Rows {
-            accelerators,
-            families,
-        } = needs.for_cloud(CloudId::Aws)
-        else {
-            panic!("AWS rows are a selection");
-        };
-        assert_eq!(accelerators, ["H100"]);
-        assert!(families.iter().any(|f| f.contains("m6i.large")));
-        assert!(!families.iter().any(|f| f.contains("p5.48xlarge")));
-        let gcp = CatalogNeeds::of_dag(&dag(vec![cpu]), &clouds).for_cloud(CloudId::Gcp);
-        assert!(gcp.matcher().wants_instance_type(Some("n2-standard-8")));
-        assert!(!gcp.matcher().wants_instance_type(Some("n1-standard-8")));
-        // Lambda's default is any type: its whole catalog.
-        assert_eq!(needs.for_cloud(CloudId::Lambda), RowSelection::All);
-        let typed = Resources {
-            instance_type: Some("p5.48xlarge".into()),
-            ..gpu("H100", None)
-        };
-        let needs = CatalogNeeds::of_dag(&dag(vec![gpu("H100", None), typed]), &clouds);
-        assert_eq!(needs.for_cloud(CloudId::Aws), RowSelection::All);
-    }
-
-    #[test]
-    fn pinned_clouds_leave_the_others_their_locations_only() {
-        let clouds = [CloudId::Aws, CloudId::Lambda];
-        let d = dag(vec![gpu("A100", Some(CloudId::Lambda)), gpu("H100", None)]);
-        let needs = CatalogNeeds::of_dag(&d, &clouds);
-        assert_eq!(
-            needs.for_cloud(CloudId::Lambda),
-            RowSelection::Rows {
-                accelerators: vec!["A100".into(), "H100".into()],
-                families: vec![],
-            }
-        );
-        assert_eq!(
-            needs.for_cloud(CloudId::Aws),
-            RowSelection::accelerator("H100")
-        );
-        let pinned = CatalogNeeds::of_dag(&dag(vec![gpu("A100", Some(CloudId::Lambda))]), &clouds);
-        assert_eq!(pinned.for_cloud(CloudId::Aws), RowSelection::nothing());
-    }
 
     #[test]
     fn the_matcher_reads_names_as_case_insensitive_substrings() {

@@ -227,7 +227,10 @@ gpu-1,H100,1,16,200.0,2.0,r1,,1.0
         let spot = feasible_resources(&w, cloud, &r, 1).unwrap();
         assert_eq!(spot.resources.is_empty(), !spot_ok, "{cloud:?} spot");
         if !spot_ok {
-            let hint = spot.hint.expect("a refused feature comes with a hint");
+            let hint = spot
+                .hint
+                .expect("a refused feature comes with a hint")
+                .hint(cloud);
             assert!(
                 hint.starts_with(&format!(
                     "The following features are not supported by {}:",
@@ -240,7 +243,9 @@ gpu-1,H100,1,16,200.0,2.0,r1,,1.0
         let multi = feasible_resources(&w, cloud, &r, 2).unwrap();
         assert_eq!(multi.resources.is_empty(), !multi_ok, "{cloud:?} nodes");
         assert_eq!(
-            multi.hint.is_some_and(|h| h.contains("multi-node")),
+            multi
+                .hint
+                .is_some_and(|h| h.hint(cloud).contains("multi-node")),
             !multi_ok,
             "{cloud:?} nodes"
         );

@@ -20,15 +20,16 @@ use super::{CloudLog, FeasibleResources, candidate};
 /// refused request with a pinned pool never gets to list the pools.
 pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<CloudLog> {
     let mut logs = Vec::new();
-    let pools_warning = || {
-        world
-            .ssh
-            .skipped_warning()
-            .filter(|_| !world.ssh.skipped_logged)
-            .map(CloudLog::once)
+    let pools_skipped = || {
+        (!world.ssh.skipped.is_empty() && !world.ssh.skipped_logged).then(|| {
+            CloudLog::SshPoolsSkipped {
+                pools: world.ssh.skipped.clone(),
+                file: world.ssh.pools_file.clone(),
+            }
+        })
     };
     if r.region.is_none() {
-        logs.extend(pools_warning());
+        logs.extend(pools_skipped());
     }
     let contexts = &world.ssh.contexts;
     for ctx in contexts {
@@ -36,9 +37,10 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
             continue;
         }
         if let Err(reason) = &ctx.nodes {
-            logs.push(CloudLog::once(
-                crate::render::optimizer::kube_context_excluded(&ctx.name, reason),
-            ));
+            logs.push(CloudLog::ContextUnreachable {
+                context: ctx.name.clone(),
+                reason: reason.clone(),
+            });
         }
     }
     // SkyPilot says so once every allowed context has been logged: all of
@@ -47,12 +49,10 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
         && contexts.iter().all(|c| c.nodes.is_err())
         && (r.region.is_none() || contexts.len() == 1)
     {
-        logs.push(CloudLog::once(
-            crate::render::optimizer::all_kube_contexts_unreachable(),
-        ));
+        logs.push(CloudLog::AllContextsUnreachable);
     }
     if r.region.is_some() && !refused {
-        logs.extend(pools_warning());
+        logs.extend(pools_skipped());
     }
     logs
 }

@@ -12,6 +12,9 @@ mod do_fluidstack_hyperbolic_mithril_primeintellect_tests;
 mod gcp;
 mod ibm;
 mod kubernetes;
+mod log;
+mod refusal;
+mod rows;
 mod scp;
 mod seeweb;
 mod shadeform;
@@ -19,8 +22,11 @@ mod slurm;
 mod vast;
 mod vsphere;
 
+pub use log::CloudLog;
+pub use refusal::{Refusal, unsupported_message};
+pub use rows::{catalog_needs, rows_read};
+
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
-use crate::catalog::selection::RowSelection;
 use crate::cloud::{CloudId, Feature};
 use crate::resources::{Accelerator, DiskTier, ErrorKind, NetworkTier, RequestError, Resources};
 use crate::world::World;
@@ -35,39 +41,11 @@ pub struct FeasibleResources {
     pub resources: Vec<Candidate>,
     /// Close alternatives when the accelerator does not exist as requested.
     pub fuzzy: Vec<String>,
-    /// Why the cloud cannot serve the request (unsupported features).
-    pub hint: Option<String>,
+    /// Why the cloud cannot serve the request (SkyPilot's hint:
+    /// [`Refusal::hint`]).
+    pub hint: Option<Refusal>,
     /// What the cloud logged while it was asked, in order.
     pub logs: Vec<CloudLog>,
-}
-
-/// A message a cloud logs while it is queried (SkyPilot's `logger.info` /
-/// `logger.warning` on the optimizer path: a cluster that cannot be asked, a
-/// setting that does not apply), shown verbatim before the tables.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CloudLog {
-    /// The text, with its colours.
-    pub message: String,
-    /// SkyPilot logs it once per process (an `lru_cache`d logger).
-    pub once: bool,
-}
-
-impl CloudLog {
-    /// A message logged every time.
-    pub fn every_time(message: impl Into<String>) -> CloudLog {
-        CloudLog {
-            message: message.into(),
-            once: false,
-        }
-    }
-
-    /// A message logged at most once.
-    pub fn once(message: impl Into<String>) -> CloudLog {
-        CloudLog {
-            message: message.into(),
-            once: true,
-        }
-    }
 }
 
 /// The effective accelerator of a (possibly launchable) resource: explicit or inferred.
@@ -262,22 +240,8 @@ pub fn check_features(
     }
     Err(RequestError::new(
         ErrorKind::NotSupported,
-        not_supported_hint(cloud, &missing),
+        unsupported_message(cloud, &missing),
     ))
-}
-
-/// `NotSupportedError` text: a tab-indented borderless table of features.
-pub(crate) fn not_supported_hint(cloud: CloudId, features: &[(Feature, &'static str)]) -> String {
-    let mut rows: Vec<Vec<String>> = vec![vec!["Feature".into(), "Reason".into()]];
-    for (f, reason) in features {
-        rows.push(vec![f.value().to_string(), (*reason).to_string()]);
-    }
-    let table = crate::render::borderless_table(&rows);
-    format!(
-        "The following features are not supported by {}:\n\t{}",
-        cloud.class_repr(),
-        table.replace('\n', "\n\t")
-    )
 }
 
 fn amount(text: Option<&str>) -> Option<Amount> {
@@ -355,42 +319,6 @@ pub fn check_instance_accelerator(world: &World, r: &Resources) -> Result<(), Re
     ))
 }
 
-/// The rows of `cloud`'s catalog the planner may read while it plans `r`
-/// (a superset; see [`RowSelection`]). Narrowed only where the reads are
-/// known: GCP ([`gcp::rows_read`]), and clouds planned by the generic
-/// catalog path — an accelerator's rows for an accelerator request, the
-/// default family's rows for a request without one. An instance type, a
-/// cloud with its own feasibility rules or a reshaped catalog (OCI's
-/// subscribed regions, Nebius' tenant prices) reads everything.
-pub fn rows_read(cloud: CloudId, r: &Resources) -> RowSelection {
-    if r.cloud.is_some_and(|c| c != cloud) {
-        return RowSelection::nothing();
-    }
-    if r.instance_type.is_some() {
-        return RowSelection::All;
-    }
-    let own_feasibility = matches!(
-        cloud,
-        CloudId::Kubernetes
-            | CloudId::Ssh
-            | CloudId::Slurm
-            | CloudId::Seeweb
-            | CloudId::Shadeform
-            | CloudId::Vast
-            | CloudId::Ibm
-            | CloudId::Scp
-            | CloudId::Vsphere
-    );
-    let reshaped = matches!(cloud, CloudId::Oci | CloudId::Nebius);
-    match (&cloud.spec().catalog_rules, &r.accelerator) {
-        _ if cloud == CloudId::Gcp => gcp::rows_read(r),
-        _ if own_feasibility || reshaped => RowSelection::All,
-        (Some(_), Some(acc)) => RowSelection::accelerator(&acc.name),
-        (Some(rules), None) => RowSelection::family(rules.default_family),
-        (None, _) => RowSelection::All,
-    }
-}
-
 /// `cloud.get_feasible_launchable_resources(r, num_nodes)`.
 pub fn feasible_resources(
     world: &World,
@@ -411,7 +339,7 @@ pub fn feasible_resources(
     };
     if !unsupported.is_empty() {
         return Ok(FeasibleResources {
-            hint: Some(not_supported_hint(cloud, &unsupported)),
+            hint: Some(Refusal::Unsupported(unsupported)),
             logs,
             ..Default::default()
         });
@@ -541,7 +469,7 @@ mod tests {
         ] {
             let f = feasible_resources(&world, cloud, &r, 1).unwrap();
             assert!(f.resources.is_empty());
-            let hint = f.hint.unwrap();
+            let hint = f.hint.unwrap().hint(cloud);
             assert!(
                 hint.starts_with(&format!(
                     "The following features are not supported by {name}:\n\tFeature"
@@ -560,6 +488,11 @@ mod tests {
                 .is_none()
         );
         let two = feasible_resources(&world, CloudId::Verda, &gpu_request("A6000:1"), 2).unwrap();
-        assert!(two.hint.unwrap().contains("multi-node"));
+        assert!(
+            two.hint
+                .unwrap()
+                .hint(CloudId::Verda)
+                .contains("multi-node")
+        );
     }
 }

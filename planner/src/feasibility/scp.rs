@@ -22,10 +22,11 @@ pub(super) fn feasible(world: &World, rules: &CatalogRules, r: &Resources) -> Fe
     // `SCP._is_disk_size_allowed` (a disk size of 0 is not checked).
     if r.disk_size != 0 && !(MIN_DISK_SIZE_GB..=MAX_DISK_SIZE_GB).contains(&r.disk_size) {
         return FeasibleResources {
-            logs: vec![super::CloudLog::every_time(format!(
-                "In SCP, the disk size must range between {MIN_DISK_SIZE_GB} GB and {MAX_DISK_SIZE_GB} GB. Input: {}",
-                r.disk_size
-            ))],
+            logs: vec![super::CloudLog::ScpDiskSize {
+                size: r.disk_size,
+                min: MIN_DISK_SIZE_GB,
+                max: MAX_DISK_SIZE_GB,
+            }],
             ..Default::default()
         };
     }
@@ -123,14 +124,12 @@ mod tests {
         ] {
             let f = feasible(&w, &rules(), &request(|r| r.disk_size = size));
             assert_eq!(f.resources.is_empty(), refused, "disk {size}");
-            let want = refused.then(|| {
-                format!("In SCP, the disk size must range between 100 GB and 300 GB. Input: {size}")
+            let want = refused.then_some(crate::feasibility::CloudLog::ScpDiskSize {
+                size,
+                min: 100,
+                max: 300,
             });
-            assert_eq!(
-                f.logs.first().map(|l| l.message.clone()),
-                want,
-                "disk {size}"
-            );
+            assert_eq!(f.logs.first(), want.as_ref(), "disk {size}");
         }
     }
 

@@ -13,7 +13,7 @@ use crate::cloud::CloudId;
 use crate::resources::Resources;
 use crate::world::World;
 
-use super::{FeasibleResources, filter_of};
+use super::{FeasibleResources, Refusal, filter_of};
 
 /// `seeweb_catalog.get_region_zones_for_instance_type`'s `priority_regions`.
 const PRIORITY_REGIONS: &[&str] = &["it-fr2"];
@@ -22,7 +22,7 @@ const PRIORITY_REGIONS: &[&str] = &["it-fr2"];
 pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
     if r.use_spot {
         // Not reached in practice: SPOT_INSTANCE is refused before.
-        return hint_only("Spot instances not supported on Seeweb".into(), Vec::new());
+        return hint_only(Refusal::SpotNotOffered, Vec::new());
     }
     let empty;
     let cat = match world.cloud_catalog(CloudId::Seeweb) {
@@ -57,12 +57,12 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
                     // "Use the first (cheapest) instance type".
                     Some(cheapest) => cheapest,
                     None => {
-                        // SkyPilot's f-string has no space before the name.
                         return hint_only(
-                            format!(
-                                "No instance type found for accelerator{}:{} on Seeweb",
-                                acc.name, acc.count
-                            ),
+                            Refusal::NoInstanceForAccelerator {
+                                name: acc.name.clone(),
+                                count: acc.count,
+                                fuzzy: fuzzy.clone(),
+                            },
                             fuzzy,
                         );
                     }
@@ -71,13 +71,11 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
             None => match default_instance_type(cat, r) {
                 Some(it) => it,
                 None => {
-                    let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "None".into());
                     return hint_only(
-                        format!(
-                            "No suitable instance type found forcpus={}, memory={}",
-                            shown(&r.cpus),
-                            shown(&r.memory)
-                        ),
+                        Refusal::NoInstanceForCpusMemory {
+                            cpus: r.cpus.clone(),
+                            memory: r.memory.clone(),
+                        },
                         Vec::new(),
                     );
                 }
@@ -89,7 +87,9 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
         && !cat.has_instance_type(it)
     {
         return hint_only(
-            format!("Instance type {it} not available on Seeweb"),
+            Refusal::InstanceTypeNotOffered {
+                instance_type: it.clone(),
+            },
             Vec::new(),
         );
     }
@@ -111,7 +111,7 @@ pub(super) fn default_instance_type(cat: &CloudCatalog, r: &Resources) -> Option
     cat.cheapest_for_cpus_mem(|_| true, &filter, r.use_spot)
 }
 
-fn hint_only(hint: String, fuzzy: Vec<String>) -> FeasibleResources {
+fn hint_only(hint: Refusal, fuzzy: Vec<String>) -> FeasibleResources {
     FeasibleResources {
         logs: Vec::new(),
         resources: Vec::new(),
@@ -184,7 +184,7 @@ mod tests {
         let f = feasible(&world(), &gpu_request("A100:3"));
         assert!(f.resources.is_empty());
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint.as_ref().map(|h| h.hint(CloudId::Seeweb)).as_deref(),
             Some("No instance type found for acceleratorA100:3 on Seeweb")
         );
         assert!(f.fuzzy.is_empty(), "no A100 with 3 or more: {:?}", f.fuzzy);
@@ -194,7 +194,7 @@ mod tests {
         pinned.region = Some("ch-lug1".into());
         let f = feasible(&world(), &pinned);
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint.as_ref().map(|h| h.hint(CloudId::Seeweb)).as_deref(),
             Some("No instance type found for acceleratorA100:2 on Seeweb")
         );
     }
@@ -214,13 +214,13 @@ mod tests {
         r.cpus = Some("64".into());
         let f = feasible(&w, &r);
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint.as_ref().map(|h| h.hint(CloudId::Seeweb)).as_deref(),
             Some("No suitable instance type found forcpus=64, memory=32")
         );
         r.memory = None;
         let f = feasible(&w, &r);
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint.as_ref().map(|h| h.hint(CloudId::Seeweb)).as_deref(),
             Some("No suitable instance type found forcpus=64, memory=None")
         );
     }

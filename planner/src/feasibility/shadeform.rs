@@ -19,14 +19,14 @@ use crate::cloud::CloudId;
 use crate::resources::Resources;
 use crate::world::World;
 
-use super::{FeasibleResources, filter_of};
+use super::{FeasibleResources, Refusal, filter_of};
 
 /// `Shadeform._get_feasible_launchable_resources`.
 pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
     if r.use_spot {
         // Not reached in practice: SPOT_INSTANCE is refused before.
         return FeasibleResources {
-            hint: Some("Spot instances are not supported on Shadeform.".into()),
+            hint: Some(Refusal::SpotNotOffered),
             ..Default::default()
         };
     }
@@ -77,19 +77,19 @@ pub(super) fn feasible(world: &World, r: &Resources) -> FeasibleResources {
     filter.region = None;
     filter.zone = None;
     filter.local_disk = None;
-    let (types, errors) =
-        match cat.instances_for_accelerator(&acc.name, acc.count.0, &filter, false) {
-            AcceleratorMatch::Instances(types) => (types, Vec::new()),
-            AcceleratorMatch::NoMatch { fuzzy } => (Vec::new(), fuzzy),
-        };
+    let (types, fuzzy) = match cat.instances_for_accelerator(&acc.name, acc.count.0, &filter, false)
+    {
+        AcceleratorMatch::Instances(types) => (types, Vec::new()),
+        AcceleratorMatch::NoMatch { fuzzy } => (Vec::new(), fuzzy),
+    };
     if types.is_empty() {
-        let mut hint = format!("No instances available for accelerator {}", acc.name);
-        if !errors.is_empty() {
-            hint.push_str(": ");
-            hint.push_str(&errors.join("; "));
-        }
+        // The close matches go into the hint, not the fuzzy list.
         return FeasibleResources {
-            hint: Some(hint),
+            hint: Some(Refusal::NoInstanceForAccelerator {
+                name: acc.name.clone(),
+                count: acc.count,
+                fuzzy,
+            }),
             ..Default::default()
         };
     }
@@ -142,12 +142,18 @@ mod tests {
         let f = feasible(&world(), &gpu_request("A100:3"));
         assert!(f.resources.is_empty() && f.fuzzy.is_empty());
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint
+                .as_ref()
+                .map(|h| h.hint(CloudId::Shadeform))
+                .as_deref(),
             Some("No instances available for accelerator A100: A100-80GB:4")
         );
         let f = feasible(&world(), &gpu_request("H100:1"));
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint
+                .as_ref()
+                .map(|h| h.hint(CloudId::Shadeform))
+                .as_deref(),
             Some("No instances available for accelerator H100")
         );
     }
@@ -180,7 +186,10 @@ mod tests {
         let f = feasible(&world, &gpu_request("A6000:1"));
         assert!(f.resources.is_empty());
         assert_eq!(
-            f.hint.as_deref(),
+            f.hint
+                .as_ref()
+                .map(|h| h.hint(CloudId::Shadeform))
+                .as_deref(),
             Some("No instances available for accelerator A6000")
         );
     }

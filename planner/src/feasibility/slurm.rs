@@ -12,14 +12,12 @@
 
 use crate::catalog::kubernetes::{self, KubeInstanceType};
 use crate::catalog::query::RegionZones;
-use crate::catalog::slurm::{FitsInput, SlurmCluster, check_instance_fits, typed_gres_warnings};
+use crate::catalog::slurm::{FitsInput, SlurmCluster, check_instance_fits, typed_gres_nodes};
 use crate::cloud::CloudId;
-use crate::pytext::{py_list, py_str_repr};
-use crate::render::ansi;
 use crate::resources::Resources;
 use crate::world::World;
 
-use super::{CloudLog, FeasibleResources, candidate};
+use super::{CloudLog, FeasibleResources, Refusal, candidate};
 
 /// `_DEFAULT_NUM_VCPUS` of `slurm_catalog`.
 const DEFAULT_CPUS: f64 = 2.0;
@@ -36,12 +34,14 @@ pub(super) fn pre_logs(world: &World, r: &Resources) -> Vec<CloudLog> {
     if r.region.is_some() {
         return Vec::new();
     }
-    world
-        .slurm
-        .skipped_clusters_warning()
-        .map(CloudLog::once)
-        .into_iter()
-        .collect()
+    skipped_clusters(world).into_iter().collect()
+}
+
+/// `_log_skipped_clusters_once`, when `allowed_clusters` names clusters
+/// that are not there.
+fn skipped_clusters(world: &World) -> Option<CloudLog> {
+    let clusters = world.slurm.skipped_clusters();
+    (!clusters.is_empty()).then_some(CloudLog::SlurmClustersSkipped { clusters })
 }
 
 /// Python's `float(str)` for the request's numbers.
@@ -85,8 +85,8 @@ fn default_instance_type(
                 let Ok(m) = cluster.memory_scheduling() else {
                     continue;
                 };
-                if let Some(w) = m.warning {
-                    logs.push(CloudLog::every_time(w));
+                if let Some(stderr) = m.failed {
+                    logs.push(CloudLog::SlurmSelectTypeFailed { stderr });
                 }
                 if !m.tracked {
                     no_memory.push((
@@ -96,16 +96,9 @@ fn default_instance_type(
                 }
             }
             if !names.is_empty() && no_memory.len() == names.len() {
-                let details: Vec<String> = no_memory
-                    .iter()
-                    .map(|(c, p)| format!("{c} ({p})"))
-                    .collect();
-                logs.push(CloudLog::every_time(format!(
-                    "{}Some Slurm cluster(s) do not track memory as a consumable resource: {}. --mem will be omitted from sbatch, and Slurm will use its default allocation.{}",
-                    ansi::YELLOW,
-                    details.join(", "),
-                    ansi::RESET
-                )));
+                logs.push(CloudLog::SlurmMemoryUntracked {
+                    clusters: no_memory,
+                });
                 0.0
             } else {
                 cpus * DEFAULT_MEMORY_CPU_RATIO
@@ -236,26 +229,12 @@ fn partitions_to_check(
                 .cloned()
                 .collect();
             if kept.is_empty() {
-                let text = match zone {
-                    Some(z) => format!(
-                        "gpu_partition_map maps {} to partition(s) {}, but the requested partition {} is not among them. Either add {} to gpu_partition_map or omit the partition from --infra.",
-                        py_str_repr(acc),
-                        py_list(&mapped),
-                        py_str_repr(z),
-                        py_str_repr(z)
-                    ),
-                    None => format!(
-                        "gpu_partition_map maps {} to partition(s) {}, but none exist on cluster {}. Please double-check the partition names in gpu_partition_map.",
-                        py_str_repr(acc),
-                        py_list(&mapped),
-                        py_str_repr(cluster)
-                    ),
-                };
-                logs.push(CloudLog::every_time(format!(
-                    "{}{text}{}",
-                    ansi::YELLOW,
-                    ansi::RESET
-                )));
+                logs.push(CloudLog::SlurmGpuPartitionsMissing {
+                    accelerator: acc.to_string(),
+                    mapped,
+                    cluster: cluster.to_string(),
+                    requested: zone.map(str::to_string),
+                });
             }
             kept
         }
@@ -263,13 +242,10 @@ fn partitions_to_check(
             None => zones.to_vec(),
             Some(p) if zones.contains(&p) => vec![p],
             Some(p) => {
-                logs.push(CloudLog::every_time(format!(
-                    "{}cpu_partition is set to {}, but it does not exist on cluster {}. Please double-check the partition name.{}",
-                    ansi::YELLOW,
-                    py_str_repr(&p),
-                    py_str_repr(cluster),
-                    ansi::RESET
-                )));
+                logs.push(CloudLog::SlurmCpuPartitionMissing {
+                    partition: p,
+                    cluster: cluster.to_string(),
+                });
                 Vec::new()
             }
         },
@@ -299,11 +275,17 @@ fn fits(
         default_partition: crate::catalog::slurm::default_partition(&partitions),
         mapped_partitions: mapped.as_deref(),
     };
-    logs.extend(
-        typed_gres_warnings(input, instance, Some(partition))
-            .into_iter()
-            .map(CloudLog::every_time),
-    );
+    if let Some((acc, _)) = instance.gpu() {
+        logs.extend(
+            typed_gres_nodes(input, instance, Some(partition))
+                .into_iter()
+                .map(|n| CloudLog::SlurmTypedGres {
+                    accelerator: acc.to_string(),
+                    node: n.node.clone(),
+                    gres: n.gres.clone(),
+                }),
+        );
+    }
     check_instance_fits(input, instance, Some(partition)).is_ok()
 }
 
@@ -315,12 +297,7 @@ pub(super) fn regions_with_offering(
     r: &Resources,
     it: &str,
 ) -> (Vec<RegionZones>, Vec<CloudLog>) {
-    let mut logs: Vec<CloudLog> = world
-        .slurm
-        .skipped_clusters_warning()
-        .map(CloudLog::once)
-        .into_iter()
-        .collect();
+    let mut logs: Vec<CloudLog> = skipped_clusters(world).into_iter().collect();
     let (allowed, _) = world.slurm.allowed_clusters();
     let mut regions: Vec<(&SlurmCluster, Vec<String>)> = Vec::new();
     for cluster in allowed {
@@ -334,11 +311,11 @@ pub(super) fn regions_with_offering(
                 }
                 names
             }
-            Err(e) => {
-                logs.push(CloudLog::every_time(format!(
-                    "Failed to get partitions for {}: {e}",
-                    cluster.name
-                )));
+            Err(error) => {
+                logs.push(CloudLog::SlurmPartitionsUnreadable {
+                    cluster: cluster.name.clone(),
+                    error,
+                });
                 Vec::new()
             }
         };
@@ -373,7 +350,7 @@ pub(super) fn regions_with_offering(
 
 /// `Slurm._gpu_partition_map_hint`: the pinned cluster's map names only
 /// partitions it does not have.
-fn gpu_partition_map_hint(world: &World, it: &str, region: Option<&str>) -> Option<String> {
+fn gpu_partition_map_hint(world: &World, it: &str, region: Option<&str>) -> Option<Refusal> {
     let region = region?;
     let instance: KubeInstanceType = it.parse().ok()?;
     let (acc, _) = instance
@@ -386,56 +363,45 @@ fn gpu_partition_map_hint(world: &World, it: &str, region: Option<&str>) -> Opti
     if live.is_empty() || mapped.iter().any(|p| live.contains(p)) {
         return None;
     }
-    Some(format!(
-        "None of the partitions {} in gpu_partition_map for accelerator {} exist on cluster {}. Available partitions: {}.",
-        py_list(&mapped),
-        py_str_repr(acc),
-        py_str_repr(region),
-        py_list(&live)
-    ))
+    Some(Refusal::GpuPartitionMapUnmatched {
+        accelerator: acc.to_string(),
+        mapped,
+        cluster: region.to_string(),
+        available: live,
+    })
 }
 
 /// `Slurm._get_memory_hint`: a cluster that does not track memory while
 /// memory was requested, or whose nodes report (almost) none.
-fn memory_hint(world: &World, r: &Resources, logs: &mut Vec<CloudLog>) -> Option<String> {
+fn memory_hint(world: &World, r: &Resources, logs: &mut Vec<CloudLog>) -> Option<Refusal> {
     for cluster in &world.slurm.clusters {
         let Ok(m) = cluster.memory_scheduling() else {
             continue;
         };
-        if let Some(w) = m.warning {
-            logs.push(CloudLog::every_time(w));
+        if let Some(stderr) = m.failed {
+            logs.push(CloudLog::SlurmSelectTypeFailed { stderr });
         }
         if !m.tracked && r.memory.is_some() {
-            return Some(format!(
-                "{}Cluster {} does not track memory as a consumable resource. Specifying --memory may cause failures when RealMemory is not set in slurm.conf. Try omitting --memory.{}",
-                ansi::YELLOW,
-                py_str_repr(&cluster.name),
-                ansi::RESET
-            ));
+            return Some(Refusal::MemoryNotTracked {
+                cluster: cluster.name.clone(),
+            });
         }
         if m.tracked {
             let Ok(nodes) = cluster.nodes() else {
                 continue;
             };
-            let mut zero: Vec<&str> = nodes
+            let mut zero: Vec<String> = nodes
                 .iter()
                 .filter(|n| n.memory_gb < 0.01)
-                .map(|n| n.node.as_str())
+                .map(|n| n.node.clone())
                 .collect();
             zero.sort();
             zero.dedup();
             if !zero.is_empty() {
-                let mut names = zero.iter().take(5).copied().collect::<Vec<_>>().join(", ");
-                if zero.len() > 5 {
-                    names.push_str(&format!(" (and {} more)", zero.len() - 5));
-                }
-                return Some(format!(
-                    "{}{} node(s) in cluster {} report zero memory: {names}. Please ask your cluster administrator to set RealMemory in slurm.conf.{}",
-                    ansi::YELLOW,
-                    zero.len(),
-                    py_str_repr(&cluster.name),
-                    ansi::RESET
-                ));
+                return Some(Refusal::ZeroMemoryNodes {
+                    cluster: cluster.name.clone(),
+                    nodes: zero,
+                });
             }
         }
     }

@@ -37,6 +37,20 @@ pub fn py_list(items: &[String]) -> String {
     )
 }
 
+/// Python's `str()` of a list of objects, given each one's `repr()`:
+/// `[AWS, GCP]` for a list of clouds.
+pub fn py_repr_list<'a>(reprs: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::from("[");
+    for (i, r) in reprs.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(r);
+    }
+    out.push(']');
+    out
+}
+
 /// Python's `str(float)`: `32.0`, `0.5`, `1e-05`.
 pub fn py_float_str(x: f64) -> String {
     if x.is_nan() {
@@ -112,5 +126,12 @@ mod tests {
         ] {
             assert_eq!(format_fixed(x, d), want, "{x}");
         }
+    }
+
+    #[test]
+    fn lists_of_objects_print_their_reprs() {
+        assert_eq!(py_repr_list(["AWS", "GCP"]), "[AWS, GCP]");
+        assert_eq!(py_repr_list(["AWS"]), "[AWS]");
+        assert_eq!(py_repr_list([]), "[]");
     }
 }

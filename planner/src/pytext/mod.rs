@@ -10,6 +10,8 @@ pub mod json;
 pub mod textwrap;
 
 pub use difflib::{close_matches, sequence_ratio};
-pub use format::{format_fixed, format_float, py_float_str, py_list, py_num, py_str_repr};
+pub use format::{
+    format_fixed, format_float, py_float_str, py_list, py_num, py_repr_list, py_str_repr,
+};
 pub use json::py_json_str;
 pub use textwrap::wrap;

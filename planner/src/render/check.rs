@@ -5,7 +5,6 @@
 //! timeout is not a verdict. `-o json` is [`json`]: 0.14.1's document,
 //! nothing of ours.
 
-use super::ansi;
 use crate::catalog::kubernetes::KubeContext;
 use crate::check::{
     CacheUse, Capability, CapabilityAnswer, CheckReport, CloudError, CloudFacts, CloudReport,
@@ -13,6 +12,7 @@ use crate::check::{
 };
 use crate::cloud::{CloudId, Provider, StorageOnly};
 use crate::pytext::{py_json_str, py_str_repr};
+use crate::text::ansi;
 
 /// `colorama.Fore.LIGHTRED_EX`.
 const LIGHTRED: &str = "\x1b[91m";
@@ -592,7 +592,7 @@ mod tests {
             }],
             ..CheckReport::default()
         };
-        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let out = crate::text::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
         let want = "\
 Checking credentials to enable infra for SkyPilot.
   GCP: disabled 
@@ -613,7 +613,7 @@ Note: The following clouds were disabled because they were not included in allow
         // Rejected credentials are a verdict: no such note.
         r.fanout.reports[1] = reports[2].clone();
         r.fanout.storage[0].outcome = StorageOutcome::Enabled;
-        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let out = crate::text::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
         assert!(
             out.contains(
                 "  GCP: enabled [storage]\n    Reason [compute]: credentials rejected: expired\n"
@@ -701,7 +701,7 @@ Note: The following clouds were disabled because they were not included in allow
             ]),
             ..CheckReport::default()
         };
-        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let out = crate::text::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
         let want = "\
 Checking credentials to enable infra for SkyPilot.
   AWS: enabled [compute]
@@ -855,7 +855,7 @@ Note: The following clouds were disabled because they were not included in allow
             ]),
             ..CheckReport::default()
         };
-        let out = crate::render::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
+        let out = crate::text::strip_ansi(&report(&r, &CheckView::default()).join("\n"));
         let want = "\
 Checking credentials to enable infra for SkyPilot.
   Cloudflare: enabled [compute, storage]

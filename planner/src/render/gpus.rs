@@ -11,8 +11,8 @@ use crate::gpus::kubernetes::NodesGpuInfo;
 use crate::gpus::show::{KubeSection, SlurmSection, Utilization};
 use crate::gpus::{Num, Offer, Report, Section};
 use crate::pytext::{format_fixed, py_float_str, py_str_repr};
-use crate::render::ansi::{BRIGHT, CYAN, GREEN, LIGHTMAGENTA, NORMAL, RESET, YELLOW};
-use crate::render::table::borderless_table;
+use crate::text::ansi::{BRIGHT, CYAN, GREEN, LIGHTMAGENTA, NORMAL, RESET, YELLOW};
+use crate::text::table::borderless_table;
 
 /// `_list_to_str`: whole floats as integers, the rest as Python prints them.
 fn list_to_str(counts: &[f64]) -> String {

@@ -2,9 +2,10 @@
 //! and how the world was gathered (schema [`PLAN_SCHEMA`], documented in the
 //! README).
 
-use super::{optimizer, strip_ansi};
+use super::optimizer;
 use crate::check::Outcome;
 use crate::launch::LaunchResult;
+use crate::text::strip_ansi;
 
 /// Version tag of the JSON document printed by `sky launch -o json`.
 pub const PLAN_SCHEMA: &str = "sky-plan/v1";

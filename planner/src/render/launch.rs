@@ -4,11 +4,12 @@
 
 use std::path::Path;
 
-use super::{ansi, json, optimizer, strip_ansi, timings};
+use super::{json, optimizer, timings};
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
-use crate::resources::{ErrorKind, RequestError};
+use crate::resources::{ErrorKind, RequestError, infra_display};
 use crate::task::{ClientNotice, ServiceKind};
+use crate::text::{ansi, strip_ansi};
 
 /// Where a line goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +236,12 @@ pub const ABORTED: &str = "Aborted!";
 pub fn confirmed(result: &LaunchResult, plan_out: Option<&Path>) -> Option<String> {
     let plan = result.optimized.result.as_ref().ok()?;
     let chosen = &plan.tasks.first()?.chosen;
-    let (instance, infra) = (&chosen.instance_type, &chosen.cells[0]);
+    let instance = &chosen.instance_type;
+    let infra = infra_display(
+        Some(chosen.cloud),
+        chosen.region.as_deref(),
+        chosen.zone.as_deref(),
+    );
     Some(match plan_out {
         Some(path) => format!(
             "Provisioning is outside this tool: the chosen plan ({instance} on {infra}) was written to {}.",
@@ -248,7 +254,8 @@ pub fn confirmed(result: &LaunchResult, plan_out: Option<&Path>) -> Option<Strin
 }
 
 /// The optimizer's output as `sky launch --dryrun` prints it, ANSI stripped:
-/// its log, then the error that ended it.
+/// its log, then the error that ended it (what the harness and the tests
+/// compare).
 pub fn text(result: &LaunchResult) -> String {
     let mut out = String::new();
     for l in optimizer::log(&result.optimized) {

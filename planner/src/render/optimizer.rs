@@ -1,13 +1,14 @@
-//! What SkyPilot's optimizer logs: the [`Notice`]s before the tables, the
-//! tables themselves and the instance hints after them (`sky/optimizer.py`
-//! `_fill_in_launchable_resources`, `_check_specified_clouds`,
-//! `print_optimized_plan`, `_print_candidates`).
+//! What SkyPilot's optimizer logs: its notices ([`super::notices`]), then
+//! the plan's tables and the instance hints after them (`sky/optimizer.py`
+//! `print_optimized_plan`, `_print_candidates`), from the [`Plan`]'s
+//! names and numbers.
 
-use super::{ansi, framed_table};
+use super::notices::notice;
 use crate::cloud::CloudId;
-use crate::optimize::{InstanceHints, Notice, Optimized, Plan, TaskPlan, Tip, Unsatisfied};
-use crate::pytext::{py_float_str, py_list, py_str_repr};
-use crate::resources::DiskTier;
+use crate::optimize::{Considered, InstanceHints, Optimized, Plan, TaskPlan};
+use crate::pytext::{format_fixed, format_float, py_str_repr};
+use crate::resources::{AccCount, DiskTier, infra_display};
+use crate::text::{ansi, format_number, framed_table};
 
 /// Everything the optimizer logs, one entry per `logger.info`, with ANSI colours.
 pub fn log(optimized: &Optimized) -> Vec<String> {
@@ -23,124 +24,36 @@ pub fn plan_log(plan: &Plan) -> Vec<String> {
     let mut out = plan_tables(&plan.tasks, plan.tasks.len() > 1);
     for task in &plan.tasks {
         if let Some(hints) = &task.instance_hints {
-            out.extend(instance_hints(hints));
+            out.extend(instance_hints(&task.chosen, hints));
         }
     }
     out
 }
 
-/// `Kubernetes._log_unreachable_context` (for SSH Node Pools too).
-pub fn kube_context_excluded(context: &str, reason: &str) -> String {
-    format!("Excluding Kubernetes context {context}: {reason}")
-}
-
-/// What `_log_unreachable_context` adds once every context is unreachable.
-pub fn all_kube_contexts_unreachable() -> String {
-    format!(
-        "All Kubernetes contexts are unreachable. Retry if it is a transient error, or run {}sky check{} to refresh Kubernetes availability if permanent.",
-        ansi::BRIGHT,
-        ansi::RESET
-    )
-}
-
-/// The entries one notice logs.
-pub fn notice(notice: &Notice) -> Vec<String> {
-    match notice {
-        Notice::Unsatisfied(u) => unsatisfied(u),
-        Notice::CloudsNotEnabled { task, clouds } => vec![format!(
-            "{}{}{}",
-            ansi::YELLOW,
-            clouds_not_enabled(task.as_deref(), clouds),
-            ansi::RESET
-        )],
-        Notice::KubeContextExcluded { context, reason } => {
-            vec![kube_context_excluded(context, reason)]
+/// A row's cells as the table shows them (`_get_resources_element_list`
+/// and the cost): INFRA, INSTANCE, vCPUs, Mem(GB), GPUS, COST ($).
+pub fn cells(c: &Considered) -> [String; 6] {
+    // Virtual instance types are not shown (`_instance_type_str`).
+    let mut instance = if matches!(c.cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm) {
+        if c.use_spot {
+            String::new()
+        } else {
+            "-".to_string()
         }
-        Notice::AllKubeContextsUnreachable => vec![all_kube_contexts_unreachable()],
-        Notice::CloudLog { message, .. } => vec![message.clone()],
-        Notice::OrderedResources {
-            task_ordinal,
-            resources,
-        } => {
-            let prefix = match task_ordinal {
-                Some(n) => format!(
-                    "{}{} task is using user-specified accelerators list ",
-                    ansi::YELLOW,
-                    ordinal(*n)
-                ),
-                None => format!("{}Using user-specified accelerators list ", ansi::YELLOW),
-            };
-            vec![format!(
-                "{prefix}{}(will be tried in the listed order): {}",
-                ansi::RESET,
-                resources.join(", ")
-            )]
-        }
-    }
-}
-
-/// `_check_specified_clouds`' text: a warning, or the error when every
-/// resource of the task names a disabled cloud.
-pub fn clouds_not_enabled(task: Option<&str>, clouds: &[CloudId]) -> String {
-    let names: Vec<&str> = clouds.iter().map(|c| c.name()).collect();
-    let task_str = match task {
-        Some(n) => format!("Task {}", py_str_repr(n)),
-        None => "Task".to_string(),
-    };
-    let verb = if clouds.len() > 1 { "are" } else { "is" };
-    format!(
-        "{task_str} requires {} which {verb} not enabled. To enable access, change the task cloud requirement or run: {}sky check {}{}",
-        names.join(", "),
-        ansi::BRIGHT,
-        names.join(" "),
-        ansi::RESET
-    )
-}
-
-fn grey(s: &str) -> String {
-    format!("{}{s}{}", ansi::LIGHTBLACK, ansi::RESET)
-}
-
-fn unsatisfied(u: &Unsatisfied) -> Vec<String> {
-    let clouds = if u.clouds.len() > 1 {
-        super::cloud_list(&u.clouds)
     } else {
-        u.clouds
-            .first()
-            .map_or("[]".to_string(), |c| c.repr().to_string())
+        c.instance_type.clone()
     };
-    let nodes = if u.num_nodes > 1 {
-        format!("{}x ", u.num_nodes)
-    } else {
-        String::new()
-    };
-    let mut out = vec![format!(
-        "No resource satisfying {nodes}{} on {clouds}.",
-        u.request
-    )];
-    if !u.fuzzy.is_empty() {
-        out.push(format!(
-            "Did you mean: {}{}{}",
-            ansi::CYAN,
-            py_list(&u.fuzzy),
-            ansi::RESET
-        ));
+    if c.use_spot {
+        instance.push_str("[Spot]");
     }
-    for tip in &u.tips {
-        out.push(grey(&match tip {
-            Tip::Cpus => "- Try specifying a different CPU count, or add \"+\" to the end of the CPU count to allow for larger instances.".to_string(),
-            Tip::Memory => "- Try specifying a different memory size, or add \"+\" to the end of the memory size to allow for larger instances.".to_string(),
-            Tip::LocalDisk => "- Try using \"+\" suffix for at-least matching (e.g., \"nvme:500+\"), or reduce the size requirement. ".to_string(),
-            Tip::MaxHourlyCost(m) => format!(
-                "- Max hourly cost limit (${}/hr) may be too restrictive. Try increasing the limit or removing it to see available options.",
-                py_float_str(*m)
-            ),
-        }));
-    }
-    for (cloud, hint) in &u.cloud_hints {
-        out.push(grey(&format!("{}: {hint}", cloud.repr())));
-    }
-    out
+    [
+        infra_display(Some(c.cloud), c.region.as_deref(), c.zone.as_deref()),
+        instance,
+        format_number(c.vcpus),
+        format_number(c.memory_gb),
+        c.accelerators.clone().unwrap_or_else(|| "-".to_string()),
+        format_fixed(c.cost, 2),
+    ]
 }
 
 /// The "Considered resources" tables (and, for a chain, the "Best plan"
@@ -155,7 +68,8 @@ fn plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
         let mut rows = vec![header];
         for p in plans {
             let mut row = vec![p.name.clone().unwrap_or_default(), p.num_nodes.to_string()];
-            row.extend(p.chosen.cells[..5].iter().cloned());
+            let [infra, instance, vcpus, mem, gpus, _] = cells(&p.chosen);
+            row.extend([infra, instance, vcpus, mem, gpus]);
             rows.push(row);
         }
         out.push(framed_table(&rows));
@@ -178,7 +92,7 @@ fn plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
         header.push("CHOSEN".into());
         let mut rows = vec![header];
         for r in &p.table_rows {
-            let mut row: Vec<String> = r.cells.to_vec();
+            let mut row: Vec<String> = cells(r).to_vec();
             row.push(if r.resources == p.chosen.resources {
                 format!("{}   \u{2714}{}", ansi::GREEN, ansi::RESET)
             } else {
@@ -194,7 +108,10 @@ fn plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
     out
 }
 
-fn instance_hints(hints: &InstanceHints) -> Vec<String> {
+/// `_print_candidates`: the clouds where several instance types offer the
+/// chosen accelerator, naming the task's chosen resource.
+fn instance_hints(chosen: &Considered, hints: &InstanceHints) -> Vec<String> {
+    let cheapest = simplified(chosen, hints);
     let mut out: Vec<String> = hints
         .clouds
         .iter()
@@ -205,7 +122,7 @@ fn instance_hints(hints: &InstanceHints) -> Vec<String> {
                 m.cloud.repr(),
                 hints.accelerator,
                 hints.count as i64,
-                m.cheapest,
+                cheapest,
                 m.instance_types.join(", "),
                 ansi::RESET
             )
@@ -220,16 +137,37 @@ fn instance_hints(hints: &InstanceHints) -> Vec<String> {
     out
 }
 
-fn ordinal(n: usize) -> String {
-    let suffix = if (10..=20).contains(&(n % 100)) {
-        "th"
-    } else {
-        match n % 10 {
-            1 => "st",
-            2 => "nd",
-            3 => "rd",
-            _ => "th",
+/// The chosen resource in `format_resource(simplify=True)`'s form:
+/// `(gpus=H100:8, p5.48xlarge, ...)`, `[spot](gpus=..., cpus=4, mem=16, ...)`.
+fn simplified(chosen: &Considered, hints: &InstanceHints) -> String {
+    let mut parts = vec![format!(
+        "gpus={}:{}",
+        hints.accelerator,
+        AccCount(hints.count)
+    )];
+    // `format_resource` tests the canonical name: SSH is not `kubernetes`,
+    // and Slurm shows no instance type.
+    match chosen.cloud {
+        CloudId::Kubernetes => {
+            if let Some(c) = chosen.vcpus {
+                parts.push(format!("cpus={}", format_float(c)));
+            }
+            if let Some(m) = chosen.memory_gb {
+                parts.push(format!("mem={}", format_float(m)));
+            }
         }
-    };
-    format!("{n}{suffix}")
+        CloudId::Slurm => {}
+        _ => {
+            let it = &chosen.instance_type;
+            let short: String = if it.chars().count() > 15 {
+                it.chars().take(15).collect::<String>() + "..."
+            } else {
+                it.clone()
+            };
+            parts.push(short);
+        }
+    }
+    parts.push("...".into());
+    let spot = if chosen.use_spot { "[spot]" } else { "" };
+    format!("{spot}({})", parts.join(", "))
 }

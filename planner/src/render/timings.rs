@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use super::ansi;
 use crate::check::{CacheUse, FanOut, Outcome};
 use crate::launch::Prepared;
+use crate::text::ansi;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0

@@ -1,7 +1,7 @@
 //! The two prettytable layouts SkyPilot prints: the optimizer's framed table
 //! and `log_utils.create_table`'s borderless one.
 
-use super::display_width;
+use super::ansi::display_width;
 
 fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -92,7 +92,7 @@ pub fn borderless_table(rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{ansi, strip_ansi};
+    use crate::text::{ansi, strip_ansi};
 
     #[test]
     fn framed_table_matches_prettytable_shape() {

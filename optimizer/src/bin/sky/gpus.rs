@@ -174,8 +174,8 @@ pub async fn run(args: GpusListArgs, color: bool) -> anyhow::Result<Exit> {
             stream: render::launch::Stream::Stdout,
             text: format!(
                 "{}The --cloud, --region, and --zone options are deprecated. Use --infra instead.{}",
-                render::ansi::YELLOW,
-                render::ansi::RESET
+                planner::text::ansi::YELLOW,
+                planner::text::ansi::RESET
             ),
         }]);
     }

@@ -11,9 +11,10 @@ use optimizer::launch::{self, LaunchError, LaunchOptions, Request};
 use optimizer::state::{FileMode, write_atomic};
 use planner::cloud::{CloudId, Provider, StorageOnly, UnknownCloud};
 use planner::launch::Exit;
+use planner::render;
 use planner::render::launch::{LaunchView, Line, LogPrefix, Stream};
-use planner::render::{self, strip_ansi};
 use planner::task::{Overrides, ProvisionFlags};
+use planner::text::strip_ansi;
 
 use crate::cli::{CatalogArgs, CatalogCommand, CheckArgs, CommonArgs, LaunchArgs, OutputFormat};
 use crate::status::PendingStatus;
@@ -482,7 +483,7 @@ pub async fn catalog(args: CatalogArgs) -> anyhow::Result<Exit> {
             let results =
                 launch::refresh_catalogs(&opts, &clouds, Duration::from_secs_f64(refresh.timeout))
                     .await?;
-            for line in render::catalog_refresh(&results) {
+            for line in render::catalog::refresh(&results) {
                 printer.stdout(&line);
             }
             Ok(if results.iter().all(|(_, r)| r.ok()) {

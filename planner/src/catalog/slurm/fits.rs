@@ -219,28 +219,20 @@ pub fn check_instance_fits(
     ))
 }
 
-/// The warnings `check_instance_fits` logs when `gpu_partition_map` names
-/// the accelerator but nodes of the partition carry a typed GRES (one per
-/// such node, in `sinfo` order).
-pub fn typed_gres_warnings(
-    input: FitsInput<'_>,
+/// The nodes `check_instance_fits` warns about when `gpu_partition_map`
+/// names the accelerator: those of the partition that carry a typed GRES
+/// (in `sinfo` order; the map may not be needed on such a cluster).
+pub fn typed_gres_nodes<'a>(
+    input: FitsInput<'a>,
     instance: &KubeInstanceType,
     partition: Option<&str>,
-) -> Vec<String> {
-    let (Some((acc, _)), Some(_)) = (instance.gpu(), input.mapped_partitions) else {
+) -> Vec<&'a SlurmNode> {
+    let (Some(_), Some(_)) = (instance.gpu(), input.mapped_partitions) else {
         return Vec::new();
     };
     in_partition(input.nodes, input.default_partition, partition)
         .into_iter()
         .filter(|n| gpu_type_and_count(&n.gres).0.is_some())
-        .map(|n| {
-            format!(
-                "gpu_partition_map is configured for {}, but node {} has typed GRES {}. gpu_partition_map may not be needed for this cluster.",
-                py_str_repr(acc),
-                py_str_repr(&n.node),
-                py_str_repr(&n.gres)
-            )
-        })
         .collect()
 }
 
@@ -385,7 +377,7 @@ mod tests {
             mapped_partitions: Some(&mapped),
         };
         let kit: KubeInstanceType = "4CPU--16GB--H100:1".parse().expect("type");
-        assert_eq!(typed_gres_warnings(input, &kit, Some("gpu")).len(), 2);
-        assert!(typed_gres_warnings(input, &kit, Some("untyped")).is_empty());
+        assert_eq!(typed_gres_nodes(input, &kit, Some("gpu")).len(), 2);
+        assert!(typed_gres_nodes(input, &kit, Some("untyped")).is_empty());
     }
 }

@@ -35,7 +35,7 @@ mod ssh_config;
 
 pub use fits::{
     FitsInput, accelerator_matches_gres, check_instance_fits, normalize_gpu_name,
-    resolve_gres_gpu_type, typed_gres_warnings,
+    resolve_gres_gpu_type, typed_gres_nodes,
 };
 pub use inventory::{
     CommandOutput, INFO_NODES_CMD, PARTITIONS_CMD, SELECT_TYPE_CMD, SINFO_SEP, SlurmCluster,
@@ -46,8 +46,6 @@ pub use settings::{SlurmConfigError, SlurmSettings};
 pub use ssh_config::{HostConfig, LocalUser, SLURM_CONFIG_PATH, SshConfig, SshConfigError};
 
 pub use crate::catalog::kubernetes::KubeInstanceType as SlurmInstanceType;
-
-use crate::pytext::py_str_repr;
 
 /// Everything the planner knows about Slurm: every cluster of
 /// `~/.slurm/config` (allowed or not: SkyPilot asks them all whether they
@@ -98,8 +96,9 @@ impl SlurmCluster {
 
     /// `is_memory_scheduling_enabled` and what it logs: `Err` when the
     /// login node could not be asked at all (SkyPilot skips the cluster);
-    /// `Ok((tracked, parameters, warning))` otherwise, where a failed
-    /// command counts as tracked and logs `Failed to get SelectTypeParameters`.
+    /// otherwise whether memory is tracked, where a failed command counts as
+    /// tracked and leaves its error for SkyPilot's `Failed to get
+    /// SelectTypeParameters` warning.
     pub fn memory_scheduling(&self) -> Result<MemoryScheduling, String> {
         let inv = self.inventory.as_ref().map_err(Clone::clone)?;
         let out = &inv.select_type;
@@ -107,10 +106,7 @@ impl SlurmCluster {
             return Ok(MemoryScheduling {
                 tracked: true,
                 parameters: None,
-                warning: Some(format!(
-                    "Failed to get SelectTypeParameters: {}",
-                    out.stderr
-                )),
+                failed: Some(out.stderr.clone()),
             });
         }
         let parameters = parse_select_type(&out.stdout);
@@ -119,7 +115,7 @@ impl SlurmCluster {
                 .as_deref()
                 .is_none_or(|p| p.to_uppercase().contains("MEMORY")),
             parameters,
-            warning: None,
+            failed: None,
         })
     }
 }
@@ -131,8 +127,9 @@ pub struct MemoryScheduling {
     pub tracked: bool,
     /// The raw `SelectTypeParameters`, when read.
     pub parameters: Option<String>,
-    /// What SkyPilot logs when the command failed.
-    pub warning: Option<String>,
+    /// The command's standard error when it failed (SkyPilot then logs
+    /// `Failed to get SelectTypeParameters: <stderr>`).
+    pub failed: Option<String>,
 }
 
 impl SlurmWorld {
@@ -166,21 +163,18 @@ impl SlurmWorld {
         }
     }
 
-    /// SkyPilot's warning for clusters `allowed_clusters` names that are not
-    /// in `~/.slurm/config` (`_log_skipped_clusters_once`, sorted: SkyPilot
-    /// prints a Python set).
-    pub fn skipped_clusters_warning(&self) -> Option<String> {
+    /// The clusters `allowed_clusters` names that are not in
+    /// `~/.slurm/config`, sorted and without repeats (SkyPilot warns about
+    /// them as a Python set, `_log_skipped_clusters_once`); none when
+    /// `~/.slurm/config` lists no cluster at all.
+    pub fn skipped_clusters(&self) -> Vec<String> {
         let (_, mut skipped) = self.allowed_clusters();
-        if self.clusters.is_empty() || skipped.is_empty() {
-            return None;
+        if self.clusters.is_empty() {
+            return Vec::new();
         }
         skipped.sort();
         skipped.dedup();
-        let set: Vec<String> = skipped.iter().map(|s| py_str_repr(s)).collect();
-        Some(format!(
-            "Slurm clusters {{{}}} specified in \"allowed_clusters\" not found in ~/.slurm/config. Ignoring these clusters.",
-            set.join(", ")
-        ))
+        skipped
     }
 }
 
@@ -209,7 +203,7 @@ mod tests {
             settings: SlurmSettings::default(),
         };
         assert_eq!(world.allowed_clusters().0.len(), 2);
-        assert_eq!(world.skipped_clusters_warning(), None);
+        assert!(world.skipped_clusters().is_empty());
         world.settings = SlurmSettings::from_config(
             &serde_yaml_ng::from_str("slurm: {allowed_clusters: [b, z, a, y]}").expect("yaml"),
         )
@@ -220,12 +214,7 @@ mod tests {
             ["b", "a"]
         );
         assert_eq!(skipped, ["z", "y"]);
-        assert_eq!(
-            world.skipped_clusters_warning().as_deref(),
-            Some(
-                "Slurm clusters {'y', 'z'} specified in \"allowed_clusters\" not found in ~/.slurm/config. Ignoring these clusters."
-            )
-        );
+        assert_eq!(world.skipped_clusters(), ["y", "z"]);
     }
 
     #[test]
@@ -245,10 +234,7 @@ mod tests {
         );
         let m = failed.memory_scheduling().expect("asked");
         assert!(m.tracked);
-        assert_eq!(
-            m.warning.as_deref(),
-            Some("Failed to get SelectTypeParameters: ssh: boom\n")
-        );
+        assert_eq!(m.failed.as_deref(), Some("ssh: boom\n"));
         let unreachable = SlurmCluster {
             name: "c".into(),
             inventory: Err("FileNotFoundError: SSH private key not found: /k".into()),

@@ -3,7 +3,7 @@
 //! `Cloud.get_feasible_launchable_resources`, `regions_with_offering` and
 //! `instance_type_to_hourly_cost` (`sky/clouds/cloud.py` and each
 //! `sky/clouds/<cloud>.py`). Catalog clouds share one table-driven planner
-//! ([`catalog`]); GCP, Kubernetes (with SSH Node Pools) and Slurm have their
+//! (`catalog.rs`); GCP, Kubernetes (with SSH Node Pools) and Slurm have their
 //! own. Pure: everything comes from the [`World`].
 
 mod catalog;

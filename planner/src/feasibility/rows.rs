@@ -12,7 +12,7 @@ use super::gcp;
 
 /// The rows of `cloud`'s catalog the planner may read while it plans `r`
 /// (a superset; see [`RowSelection`]). Narrowed only where the reads are
-/// known: GCP ([`gcp::rows_read`]), and clouds planned by the generic
+/// known: GCP (`gcp::rows_read`), and clouds planned by the generic
 /// catalog path — an accelerator's rows for an accelerator request, the
 /// default family's rows for a request without one. An instance type, a
 /// cloud with its own feasibility rules or a reshaped catalog (OCI's

@@ -1,7 +1,7 @@
 //! The leaf text helpers: what SkyPilot's terminal output is made of,
 //! below every module that says something. Colorama's ANSI codes and the
 //! width of coloured text ([`ansi`]), prettytable's two layouts
-//! ([`table`]), and the small formats of numbers and ages ([`format`]).
+//! ([`table`]), and the small formats of numbers and ages ([`format`](mod@format)).
 //!
 //! It imports nothing of the planner but [`pytext`](crate::pytext) (Python's
 //! own text forms, kept apart: that folder reproduces Python's standard

@@ -7,7 +7,7 @@
 //! client configuration, one `Host` per cluster), reads the raw answers of
 //! `sinfo` / `scontrol` that the edge (`optimizer::clouds::slurm`) fetched
 //! over SSH, decides whether a virtual instance type (`4CPU--16GB--H100:1`,
-//! the same names as Kubernetes' — [`KubeInstanceType`]) fits on a
+//! the same names as Kubernetes' — [`KubeInstanceType`](crate::catalog::kubernetes::KubeInstanceType)) fits on a
 //! partition, and resolves the `slurm:` config section (allowed clusters,
 //! `slurm.pricing` per cluster and partition, `cpu_partition`,
 //! `gpu_partition_map`). Clusters are regions, partitions are zones.

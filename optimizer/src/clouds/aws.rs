@@ -19,11 +19,10 @@
 //! client and configuration), `sts.rs` (`GetCallerIdentity` and its
 //! errors), `cache.rs` (the identity cache), `ec2.rs` (the account's zone
 //! names, fetched when SkyPilot would), `s3.rs` (`sky check`'s storage
-//! call), `text.rs` (error text). This file is the adapter: its options,
-//! and the checks that put those together.
+//! call), `text.rs` (error text), `options.rs` (its knobs). This file is the
+//! adapter: the checks that put those together.
 
 use std::fmt;
-use std::time::Duration;
 
 use aws_sdk_sts::config::SharedHttpClient;
 use futures::future::BoxFuture;
@@ -32,6 +31,7 @@ use tracing::{Instrument, debug, warn};
 mod cache;
 mod credentials;
 mod ec2;
+mod options;
 mod s3;
 mod sdk;
 mod sts;
@@ -39,78 +39,16 @@ mod text;
 
 pub use cache::{IDENTITY_CACHE_KIND, IDENTITY_CACHE_SCHEMA};
 pub use ec2::{AzMappingFetch, az_mapping_hash};
+pub use options::AwsOptions;
 
 use super::{CheckContext, Cloud, Credentials, StorageCheck};
-use crate::state::{Clock, Lookup};
+use crate::state::Lookup;
 use credentials::{SharedFiles, detect};
 use planner::check::{
     AwsFacts, AwsIdentity, CacheUse, CheckOutcome, CloudError, CloudFacts, StorageOutcome,
 };
 use planner::cloud::{CloudId, Provider};
 use sts::{FALLBACK_REGION, OUTER_GUARD_SLACK};
-
-/// Knobs of the AWS adapter. Every field's default is given in its doc.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct AwsOptions {
-    /// STS endpoint override (tests, VPC endpoints). Beats `AWS_ENDPOINT_URL_STS`,
-    /// which beats `AWS_ENDPOINT_URL` (both read from [`CheckContext::env`]).
-    /// Default: none.
-    pub endpoint_url: Option<String>,
-    /// Deadline for one HTTP attempt, response included. Default: 2 s.
-    pub attempt_timeout: Duration,
-    /// Deadline for the whole STS call, all attempts and backoff included.
-    /// Default: 5 s.
-    pub operation_timeout: Duration,
-    /// Attempts per STS call (1 = no retry). Default: 2.
-    pub max_attempts: u32,
-    /// First retry backoff (jittered, doubling, capped at 4×). Default: 100 ms.
-    pub initial_backoff: Duration,
-    /// TCP/TLS connect deadline. Default: 1 s.
-    pub connect_timeout: Duration,
-    /// Deadline for resolving credentials (credential_process, IMDS,
-    /// container endpoint, web identity). Default: 5 s.
-    pub credentials_timeout: Duration,
-    /// How long a fetched identity is reused. Default: 1 h.
-    pub identity_ttl: Duration,
-    /// How long to wait for another process that is fetching the same
-    /// identity before fetching anyway. Default: 10 s.
-    pub lock_wait: Duration,
-    /// Treat an EC2 instance (detected from `/sys` DMI data) as having
-    /// credentials through the instance role. Default: true.
-    pub detect_ec2: bool,
-    /// The time source for cache ages and expiry. Default: the system clock.
-    pub clock: Clock,
-    /// Fetch the account's zone names into SkyPilot's catalog folder when
-    /// the identity has no `aws/az_mappings-<hash>.csv` yet (EC2
-    /// `DescribeAvailabilityZones`, see [`AzMappingFetch`]). Default: none
-    /// (a launch sets it when it uses SkyPilot's folder).
-    pub az_mappings: Option<AzMappingFetch>,
-    /// S3 endpoint of `sky check`'s storage check (`ListBuckets`; tests,
-    /// VPC endpoints). Beats `AWS_ENDPOINT_URL_S3`, which beats
-    /// `AWS_ENDPOINT_URL`. Default: none (`https://s3.<region>.amazonaws.com`).
-    pub s3_endpoint_url: Option<String>,
-}
-
-impl Default for AwsOptions {
-    fn default() -> Self {
-        AwsOptions {
-            endpoint_url: None,
-            attempt_timeout: Duration::from_secs(2),
-            operation_timeout: Duration::from_secs(5),
-            max_attempts: 2,
-            initial_backoff: Duration::from_millis(100),
-            connect_timeout: Duration::from_secs(1),
-            credentials_timeout: Duration::from_secs(5),
-            identity_ttl: Duration::from_secs(60 * 60),
-            lock_wait: Duration::from_secs(10),
-            detect_ec2: true,
-            clock: Clock::system(),
-            az_mappings: None,
-            s3_endpoint_url: None,
-        }
-    }
-}
 
 /// The AWS adapter: local credential detection, and the caller identity
 /// through a cross-process, on-disk cache in front of STS GetCallerIdentity.
@@ -235,7 +173,7 @@ impl AwsCloud {
             .region()
             .map(|r| r.to_string())
             .unwrap_or_else(|| FALLBACK_REGION.to_string());
-        let cache = cache::open(ctx, &self.options.clock).map(|(store, hasher)| {
+        let cache = cache::open(ctx, &self.options.service.clock).map(|(store, hasher)| {
             let key = cache::fingerprint(
                 &hasher,
                 ctx,
@@ -274,7 +212,7 @@ impl AwsCloud {
         // Serialise fetchers of the same identity across processes; a lock
         // that cannot be had in time only costs a duplicate STS call.
         let guard = match &cache {
-            Some((store, key)) => match store.lock(key, self.options.lock_wait).await {
+            Some((store, key)) => match store.lock(key, self.options.service.lock_wait).await {
                 Ok(lock) => Some(lock),
                 Err(e) => {
                     warn!(error = %e, "fetching the AWS identity without the cache lock");
@@ -309,8 +247,8 @@ impl AwsCloud {
                         key,
                         &identity,
                         &creds,
-                        &self.options.clock,
-                        self.options.identity_ttl,
+                        &self.options.service.clock,
+                        self.options.service.cache_ttl,
                     );
                 }
                 Ok(Resolved {
@@ -388,7 +326,7 @@ impl AwsCloud {
             &endpoint,
             &resolved.region,
             &resolved.creds,
-            self.options.connect_timeout,
+            self.options.service.connect_timeout,
             left,
         )
         .instrument(tracing::debug_span!("aws_s3_list_buckets"))

@@ -14,9 +14,9 @@ use aws_types::SdkConfig;
 use aws_types::os_shim_internal::{Env, Fs};
 use tracing::debug;
 
-use super::AwsOptions;
 use super::cache::IDENTITY_CACHE_KIND;
 use super::credentials::{SharedFiles, Source};
+use super::options::AwsOptions;
 use crate::clouds::CheckContext;
 use crate::clouds::http::{CappedHttpClient, MAX_STS_BODY_BYTES};
 
@@ -189,14 +189,14 @@ pub(super) async fn sdk_config(
         )
         .build();
     let timeouts = TimeoutConfig::builder()
-        .connect_timeout(options.connect_timeout)
-        .operation_attempt_timeout(options.attempt_timeout)
+        .connect_timeout(options.service.connect_timeout)
+        .operation_attempt_timeout(options.service.request_timeout)
         .operation_timeout(options.operation_timeout)
         .build();
     let retries = RetryConfig::standard()
-        .with_max_attempts(options.max_attempts.max(1))
-        .with_initial_backoff(options.initial_backoff)
-        .with_max_backoff(options.initial_backoff * 4);
+        .with_max_attempts(options.service.max_attempts.max(1))
+        .with_initial_backoff(options.service.retry_backoff)
+        .with_max_backoff(options.service.retry_backoff * 4);
     let mut loader = aws_config::defaults(BehaviorVersion::latest())
         .env(Env::from(env))
         .fs(Fs::real())

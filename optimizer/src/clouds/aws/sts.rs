@@ -11,7 +11,7 @@ use aws_sdk_sts::error::{ProvideErrorMetadata, SdkError};
 use aws_types::SdkConfig;
 use planner::check::{AwsIdentity, CloudError};
 
-use super::AwsOptions;
+use super::options::AwsOptions;
 use super::text::{one_line, redact, truncate};
 
 /// STS is global; boto3 signs for us-east-1 when no region is configured.
@@ -48,10 +48,10 @@ pub(super) async fn get_caller_identity(
     // The deadline in force is the shorter of the SDK's operation
     // timeout and the per-cloud one, and that is the one a timeout names.
     let bound = options.operation_timeout.min(cloud_timeout);
-    let attempt = options.attempt_timeout.min(bound);
+    let attempt = options.service.request_timeout.min(bound);
     conf = conf.timeout_config(
         TimeoutConfig::builder()
-            .connect_timeout(options.connect_timeout.min(bound))
+            .connect_timeout(options.service.connect_timeout.min(bound))
             .operation_attempt_timeout(attempt)
             .operation_timeout(bound)
             .build(),

@@ -11,8 +11,10 @@ use super::resource_set::resource_set_from_mapping;
 use super::types::{Dag, ResourceSet, TaskSpec, Workdir};
 use crate::catalog::GpuMetadata;
 use crate::cloud::CloudId;
-use crate::resources::{self, DiskTier, RequestError, parse_accelerator, parse_infra};
-use crate::resources::{ImageSpec, NetworkTier, Priority, check_priority, normalize_local_disk};
+use crate::resources::{
+    self, DiskTier, ImageSpec, NetworkTier, Priority, RequestError, check_priority,
+    normalize_local_disk, parse_accelerator, parse_infra,
+};
 use crate::schema::config::TASK_CONFIG_KEYS;
 
 /// CLI flags that override every resource of every task (`Resources.copy(**overrides)`).

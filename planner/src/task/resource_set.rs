@@ -9,10 +9,9 @@ use super::types::ResourceSet;
 use crate::catalog::GpuMetadata;
 use crate::pytext::py_str_repr;
 use crate::resources::{
-    self, Accelerator, DiskTier, RequestError, Resources, check_acc_count, parse_accelerator,
-    parse_infra,
+    self, Accelerator, DiskTier, ImageSpec, NetworkTier, PRIORITY_RANGE, Priority, RequestError,
+    Resources, check_acc_count, normalize_local_disk, parse_accelerator, parse_infra,
 };
-use crate::resources::{ImageSpec, NetworkTier, PRIORITY_RANGE, Priority, normalize_local_disk};
 use crate::schema::resources::{schema_error, type_error};
 use crate::schema::value::value_text;
 

@@ -36,9 +36,9 @@ use crate::scenario::Scenario;
 /// Deadlines the optimizer applies, used to cap waits on hung endpoints.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Deadlines {
-    /// One STS attempt (`AwsOptions::attempt_timeout`).
+    /// One STS attempt (`AwsOptions::service.request_timeout`).
     pub sts_attempt: Duration,
-    /// One Kubernetes listing attempt (`KubernetesOptions::request_timeout`).
+    /// One Kubernetes listing attempt (`KubernetesOptions::service.request_timeout`).
     pub kube_attempt: Duration,
     /// One Kubernetes context, all attempts (0.9 × the cloud timeout).
     pub kube_context: Duration,
@@ -52,8 +52,11 @@ impl Deadlines {
     /// The deadlines `sky` uses for a given `--cloud-timeout` with default adapter options.
     pub fn for_cloud_timeout(cloud: Duration) -> Self {
         Deadlines {
-            sts_attempt: optimizer::clouds::aws::AwsOptions::default().attempt_timeout,
+            sts_attempt: optimizer::clouds::aws::AwsOptions::default()
+                .service
+                .request_timeout,
             kube_attempt: optimizer::clouds::kubernetes::KubernetesOptions::default()
+                .service
                 .request_timeout,
             kube_context: cloud.mul_f64(0.9),
             cloud,

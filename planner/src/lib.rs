@@ -11,8 +11,8 @@
 //!
 //! * [`cloud`]: the clouds and their names;
 //! * [`catalog`]: `vms.csv` parsing, indexes, images and SkyPilot's query rules;
-//! * [`resources`], [`resource_fields`], [`task`]: requests and task YAML as SkyPilot parses them
-//!   ([`schema`]: the type checks of its JSON schema, and the task file limits);
+//! * [`resources`], [`task`]: requests and task YAML as SkyPilot parses them
+//!   ([`schema`]: its JSON schemas, one module per section, and the task file limits);
 //! * [`config`]: the SkyPilot config document;
 //! * [`check`]: what the cloud checks found (plain data);
 //! * [`world`]: the planner's input;
@@ -36,7 +36,6 @@ pub mod launch;
 pub mod optimize;
 pub mod pytext;
 pub mod render;
-pub mod resource_fields;
 pub mod resources;
 pub mod schema;
 pub mod task;

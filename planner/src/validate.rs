@@ -74,7 +74,7 @@ pub const NEBIUS_INFINIBAND_IMAGE_ID: &str =
 /// per-region ids narrowed to the resource's region.
 fn validate_image_id(world: &World, r: &mut Resources) -> Result<(), RequestError> {
     use crate::cloud::Feature;
-    use crate::resource_fields::ImageSpec;
+    use crate::resources::ImageSpec;
     if r.network_tier == Some(crate::resources::NetworkTier::Best) {
         match (r.cloud, &r.image) {
             (Some(CloudId::Gcp), None) => {
@@ -207,7 +207,7 @@ fn validate_labels(world: &World, r: &Resources) -> Result<(), RequestError> {
     let mut rows = vec![vec!["Label".to_string(), "Reason".to_string()]];
     for (key, value) in labels {
         for &cloud in &clouds {
-            if let Some(reason) = crate::resource_fields::label_error(cloud, key, value) {
+            if let Some(reason) = crate::resources::label_error(cloud, key, value) {
                 rows.push(vec![
                     format!("{key}: {value}"),
                     format!("Label rejected due to {}: {reason}", cloud.repr()),

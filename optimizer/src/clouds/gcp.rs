@@ -11,7 +11,7 @@
 //!    access token at its `token_uri`;
 //! 2. `GET {api_root}projects/{project}/aggregated/reservations` is read page
 //!    by page and the READY machine-type reservations are kept;
-//! 3. the list is cached on disk for [`GcpOptions::reservations_ttl`] under an
+//! 3. the list is cached on disk for `GcpOptions::service`'s `cache_ttl` under an
 //!    HMAC of the credentials file, the project and the API root.
 //!
 //! The pure core decides which reservations a launchable can consume
@@ -34,7 +34,6 @@ mod adc;
 mod rest;
 mod storage;
 
-use std::future::Future;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -43,8 +42,9 @@ use tracing::{Instrument, debug, warn};
 use adc::AdcFile;
 pub(crate) use adc::adc_path;
 
+use super::ServiceOptions;
 use super::{CheckContext, Cloud, Credentials};
-use crate::state::{CacheStore, Clock, KeyedHasher, Lookup, StateDir};
+use crate::state::{CacheStore, KeyedHasher, Lookup, StateDir};
 use planner::check::{
     CacheUse, CheckOutcome, CloudError, CloudFacts, GcpReservations, Reservation,
 };
@@ -84,22 +84,11 @@ pub struct GcpOptions {
     /// Storage API check. Beats `CLOUDSDK_API_ENDPOINT_OVERRIDES_SERVICEUSAGE`.
     /// Default: none.
     pub service_usage_endpoint: Option<String>,
-    /// TCP/TLS connect deadline. Default: 1 s.
-    pub connect_timeout: Duration,
-    /// Deadline for one request, answer body included. Default: 5 s.
-    pub request_timeout: Duration,
-    /// Attempts per request on transport errors, 429 and 5xx (1 = no retry).
-    /// Default: 2 (SkyPilot retries its gcloud call on connection errors).
-    pub max_attempts: u32,
-    /// Wait before a retry. Default: 100 ms.
-    pub retry_backoff: Duration,
-    /// How long a fetched list is reused (SkyPilot: 300 s). Default: 300 s.
-    pub reservations_ttl: Duration,
-    /// How long to wait for another process fetching the same list before
-    /// fetching anyway. Default: 10 s.
-    pub lock_wait: Duration,
-    /// The time source for cache ages and assertion timestamps. Default: the system clock.
-    pub clock: Clock,
+    /// The Compute and storage-check calls and the reservations cache
+    /// (`cache_ttl`, default here: 300 s as SkyPilot's). Every other knob
+    /// keeps the [`ServiceOptions`] default (`max_attempts` 2: SkyPilot
+    /// retries its gcloud call on connection errors).
+    pub service: ServiceOptions,
 }
 
 impl Default for GcpOptions {
@@ -108,13 +97,10 @@ impl Default for GcpOptions {
             compute_endpoint: None,
             resource_manager_endpoint: None,
             service_usage_endpoint: None,
-            connect_timeout: Duration::from_secs(1),
-            request_timeout: Duration::from_secs(5),
-            max_attempts: 2,
-            retry_backoff: Duration::from_millis(100),
-            reservations_ttl: Duration::from_secs(300),
-            lock_wait: Duration::from_secs(10),
-            clock: Clock::system(),
+            service: ServiceOptions {
+                cache_ttl: Duration::from_secs(300),
+                ..ServiceOptions::default()
+            },
         }
     }
 }
@@ -184,7 +170,7 @@ impl GcpCloud {
         // Serialise fetchers of the same list across processes; a lock that
         // cannot be had in time only costs a duplicate fetch.
         let guard = match &cache {
-            Some((store, key)) => match store.lock(key, self.options.lock_wait).await {
+            Some((store, key)) => match store.lock(key, self.options.service.lock_wait).await {
                 Ok(lock) => Some(lock),
                 Err(e) => {
                     warn!(error = %e, "listing GCP reservations without the cache lock");
@@ -210,7 +196,7 @@ impl GcpCloud {
                     reservations,
                 };
                 if let Some((store, key)) = &cache
-                    && let Err(e) = store.put(key, &value, self.options.reservations_ttl)
+                    && let Err(e) = store.put(key, &value, self.options.service.cache_ttl)
                 {
                     warn!(error = %e, "cannot cache the GCP reservations");
                 }
@@ -235,7 +221,10 @@ impl GcpCloud {
     fn open_cache(&self, ctx: &CheckContext) -> Option<(CacheStore, KeyedHasher)> {
         let opened = StateDir::open(&ctx.state_dir).and_then(|dir| {
             let store = dir.store(RESERVATIONS_CACHE_KIND, RESERVATIONS_CACHE_SCHEMA)?;
-            Ok((store.with_clock(self.options.clock.clone()), dir.hasher()?))
+            Ok((
+                store.with_clock(self.options.service.clock.clone()),
+                dir.hasher()?,
+            ))
         });
         match opened {
             Ok(cache) => Some(cache),
@@ -257,14 +246,18 @@ impl GcpCloud {
         let tls = api_root.starts_with("https:") || adc.token_uri().starts_with("https:");
         let http = Http::new(
             tls,
-            self.options.connect_timeout,
-            self.options.request_timeout,
+            self.options.service.connect_timeout,
+            self.options.service.request_timeout,
         )?;
         let mut secrets = adc.secrets();
-        let form = adc.token_request_body(self.options.clock.now())?;
+        let form = adc.token_request_body(self.options.service.clock.now())?;
         let token_uri = adc.token_uri();
         let access_token = self
-            .retry(|| http.token(token_uri, form.clone()))
+            .options
+            .service
+            .retry("GCP", Failure::is_transient, || {
+                http.token(token_uri, form.clone())
+            })
             .await
             .map_err(|f| self.token_error(f, adc, &secrets))?;
         secrets.push(&access_token);
@@ -274,7 +267,11 @@ impl GcpCloud {
         for _ in 0..MAX_PAGES {
             let url = rest::page_url(api_root, project, page_token.as_deref());
             let page = self
-                .retry(|| http.reservations_page(&url, &access_token))
+                .options
+                .service
+                .retry("GCP", Failure::is_transient, || {
+                    http.reservations_page(&url, &access_token)
+                })
                 .await
                 .map_err(|f| self.list_error(f, project, &secrets))?;
             out.extend(page.ready_reservations());
@@ -299,30 +296,11 @@ impl GcpCloud {
         )))
     }
 
-    async fn retry<T, F, Fut>(&self, mut attempt: F) -> Result<T, Failure>
-    where
-        F: FnMut() -> Fut,
-        Fut: Future<Output = Result<T, Failure>>,
-    {
-        let attempts = self.options.max_attempts.max(1);
-        let mut n = 1;
-        loop {
-            match attempt().await {
-                Err(failure) if n < attempts && failure.is_transient() => {
-                    debug!(attempt = n, "GCP request failed, retrying");
-                    tokio::time::sleep(self.options.retry_backoff).await;
-                    n += 1;
-                }
-                other => return other,
-            }
-        }
-    }
-
     fn token_error(&self, failure: Failure, adc: &AdcFile, secrets: &[&str]) -> CloudError {
         // A token URI may carry user-info; it is shown, so it is redacted.
         let uri = crate::redact::redact_urls(adc.token_uri());
         match failure {
-            Failure::Timeout => CloudError::Timeout(self.options.request_timeout),
+            Failure::Timeout => CloudError::Timeout(self.options.service.request_timeout),
             Failure::Transport(why) => CloudError::Service(format!(
                 "Failed to get a GCP access token from {uri}: {}",
                 rest::sanitize(&why, secrets)
@@ -346,7 +324,7 @@ impl GcpCloud {
     fn list_error(&self, failure: Failure, project: &str, secrets: &[&str]) -> CloudError {
         let what = format!("Failed to list GCP reservations in project {project}");
         match failure {
-            Failure::Timeout => CloudError::Timeout(self.options.request_timeout),
+            Failure::Timeout => CloudError::Timeout(self.options.service.request_timeout),
             Failure::Transport(why) => {
                 CloudError::Service(format!("{what}: {}", rest::sanitize(&why, secrets)))
             }

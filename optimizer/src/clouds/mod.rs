@@ -18,6 +18,7 @@ mod http_client;
 pub mod kubernetes;
 pub mod nebius;
 pub mod oci;
+mod options;
 pub mod slurm;
 pub mod ssh;
 pub mod storage;
@@ -25,6 +26,7 @@ pub mod storage;
 pub(crate) use catalog_only::CatalogOnlyCloud;
 
 pub use fanout::{FanOutObserver, FanOutOptions, fan_out, fan_out_checks};
+pub use options::ServiceOptions;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;

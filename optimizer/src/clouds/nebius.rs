@@ -19,7 +19,7 @@
 //! service-account JWT exchanged at `TokenExchangeService`) and walks the
 //! gRPC API (`nebius/pricing.rs`): `ProjectService.List`,
 //! `PlatformService.List`, `CalculatorService.EstimateBatch`. The priced
-//! presets are cached in the state folder for [`NebiusOptions::prices_ttl`]
+//! presets are cached in the state folder for `NebiusOptions::service`'s `cache_ttl`
 //! (seven hours) under an HMAC of the credential file, the tenant, the
 //! domain, the endpoint and the configured projects; dropped when the
 //! credentials are refused, bypassed by `--refresh`. The pure core builds
@@ -60,9 +60,8 @@ use tracing::{Instrument, debug};
 
 use super::cached::{CachedFacts, fetch_budget};
 use super::http_client::{HttpClient, Protocol};
-use super::{CheckContext, Cloud, Credentials};
+use super::{CheckContext, Cloud, Credentials, ServiceOptions};
 use crate::config::expand_home;
-use crate::state::Clock;
 use auth::{AuthError, Credential};
 use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts, NebiusFacts};
 use planner::cloud::CloudId;
@@ -89,18 +88,14 @@ pub struct NebiusOptions {
     pub api_endpoint: Option<String>,
     /// Offline answers folder. Beats `SKY_NEBIUS_API_DIR`. Default: none.
     pub api_dir: Option<PathBuf>,
-    /// TCP/TLS connect deadline. Default: 1 s.
-    pub connect_timeout: Duration,
-    /// Deadline for one call (SkyPilot: 10 s, more than the cloud deadline).
-    /// Default: 3 s.
-    pub request_timeout: Duration,
-    /// How long fetched prices are reused (`_PULL_FREQUENCY_HOURS`). Default: 7 h.
-    pub prices_ttl: Duration,
-    /// How long to wait for another process fetching the same prices.
-    /// Default: 10 s.
-    pub lock_wait: Duration,
-    /// The time source for cache ages and JWT times. Default: the system clock.
-    pub clock: Clock,
+    /// The token exchange and pricing calls and the price cache:
+    /// `request_timeout` is one call's deadline (default here: 3 s;
+    /// SkyPilot's is 10 s, more than the cloud deadline), `cache_ttl` how
+    /// long fetched prices are reused (default here: 7 h,
+    /// `_PULL_FREQUENCY_HOURS`), `clock` also dates the JWTs. Each call is
+    /// made once, as SkyPilot makes it: `max_attempts` and `retry_backoff`
+    /// are not read.
+    pub service: ServiceOptions,
 }
 
 impl Default for NebiusOptions {
@@ -108,11 +103,11 @@ impl Default for NebiusOptions {
         NebiusOptions {
             api_endpoint: None,
             api_dir: None,
-            connect_timeout: Duration::from_secs(1),
-            request_timeout: Duration::from_secs(3),
-            prices_ttl: Duration::from_secs(7 * 60 * 60),
-            lock_wait: Duration::from_secs(10),
-            clock: Clock::system(),
+            service: ServiceOptions {
+                request_timeout: Duration::from_secs(3),
+                cache_ttl: Duration::from_secs(7 * 60 * 60),
+                ..ServiceOptions::default()
+            },
         }
     }
 }
@@ -205,7 +200,7 @@ impl NebiusCloud {
             ctx,
             PRICES_CACHE_KIND,
             PRICES_CACHE_SCHEMA,
-            &self.options.clock,
+            &self.options.service.clock,
             "Nebius tenant prices",
             &[
                 ("credential_path", credential_path.as_bytes()),
@@ -226,7 +221,7 @@ impl NebiusCloud {
             });
         }
         let guard = match &cache {
-            Some(c) => c.lock(self.options.lock_wait).await,
+            Some(c) => c.lock(self.options.service.lock_wait).await,
             None => None,
         };
         if !ctx.refresh
@@ -255,7 +250,7 @@ impl NebiusCloud {
                     fallback: None,
                 };
                 if let Some(c) = &cache {
-                    c.put(&facts, self.options.prices_ttl);
+                    c.put(&facts, self.options.service.cache_ttl);
                 }
                 Ok(CheckOutcome {
                     facts: CloudFacts::Nebius(facts),
@@ -293,14 +288,14 @@ impl NebiusCloud {
         let http = HttpClient::new(
             endpoint.tls(),
             Protocol::Http2,
-            self.options.connect_timeout,
-            self.options.request_timeout,
+            self.options.service.connect_timeout,
+            self.options.service.request_timeout,
             MAX_BODY_BYTES,
         )
         .map_err(|e| WalkError::Fallback(e.to_string()))?;
         let channel = grpc::Channel::new(http, endpoint);
         let token = credential
-            .bearer(&channel, self.options.clock.now())
+            .bearer(&channel, self.options.service.clock.now())
             .await
             .map_err(|e| match e {
                 AuthError::Refused(m) => WalkError::Auth(m),

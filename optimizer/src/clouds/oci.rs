@@ -17,7 +17,7 @@
 //! [`Cloud::check`] reads the profile and its API key, then lists the
 //! subscriptions with a request signed as the OCI SDK signs it
 //! (`oci/api.rs`). The list is cached in the state folder for
-//! [`OciOptions::regions_ttl`] under an HMAC of the config file, the
+//! `OciOptions::service`'s `cache_ttl` under an HMAC of the config file, the
 //! profile, the API key and the endpoint, dropped when the key is rejected
 //! and bypassed by `--refresh`. The pure core filters the catalog
 //! (`planner::catalog::oci`).
@@ -40,7 +40,6 @@
 mod api;
 mod config;
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -49,9 +48,8 @@ use tracing::{Instrument, debug, warn};
 
 use super::cached::{CachedFacts, fetch_budget};
 use super::http_client::{Failure, HttpClient, Protocol, sanitize};
-use super::{CheckContext, Cloud, Credentials};
+use super::{CheckContext, Cloud, Credentials, ServiceOptions};
 use crate::config::expand_home;
-use crate::state::Clock;
 use config::{ConfigFile, ConfigLocation};
 use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts, OciFacts};
 use planner::cloud::CloudId;
@@ -78,21 +76,11 @@ pub struct OciOptions {
     pub identity_endpoint: Option<String>,
     /// Offline answers folder. Beats `SKY_OCI_API_DIR`. Default: none.
     pub api_dir: Option<PathBuf>,
-    /// TCP/TLS connect deadline. Default: 1 s.
-    pub connect_timeout: Duration,
-    /// Deadline for one request, answer included. Default: 3 s.
-    pub request_timeout: Duration,
-    /// Attempts on transport errors, 429 and 5xx (1 = no retry). Default: 2.
-    pub max_attempts: u32,
-    /// Wait before a retry. Default: 100 ms.
-    pub retry_backoff: Duration,
-    /// How long a fetched list is reused. Default: 1 h.
-    pub regions_ttl: Duration,
-    /// How long to wait for another process fetching the same list.
-    /// Default: 10 s.
-    pub lock_wait: Duration,
-    /// The time source for cache ages and the signed `date`. Default: the system clock.
-    pub clock: Clock,
+    /// The region-subscriptions call and its cache: `request_timeout`
+    /// (default here: 3 s), `cache_ttl` how long a fetched list is reused,
+    /// `clock` also dates the signed request. Every other knob keeps the
+    /// [`ServiceOptions`] default.
+    pub service: ServiceOptions,
 }
 
 impl Default for OciOptions {
@@ -100,13 +88,10 @@ impl Default for OciOptions {
         OciOptions {
             identity_endpoint: None,
             api_dir: None,
-            connect_timeout: Duration::from_secs(1),
-            request_timeout: Duration::from_secs(3),
-            max_attempts: 2,
-            retry_backoff: Duration::from_millis(100),
-            regions_ttl: Duration::from_secs(60 * 60),
-            lock_wait: Duration::from_secs(10),
-            clock: Clock::system(),
+            service: ServiceOptions {
+                request_timeout: Duration::from_secs(3),
+                ..ServiceOptions::default()
+            },
         }
     }
 }
@@ -185,7 +170,7 @@ impl OciCloud {
             ctx,
             REGIONS_CACHE_KIND,
             REGIONS_CACHE_SCHEMA,
-            &self.options.clock,
+            &self.options.service.clock,
             "OCI region subscriptions",
             &[
                 ("config_path", config_path.as_bytes()),
@@ -202,7 +187,7 @@ impl OciCloud {
             return Ok(hit(facts, age));
         }
         let guard = match &cache {
-            Some(c) => c.lock(self.options.lock_wait).await,
+            Some(c) => c.lock(self.options.service.lock_wait).await,
             None => None,
         };
         if !ctx.refresh
@@ -243,7 +228,7 @@ impl OciCloud {
                     unavailable: None,
                 };
                 if let Some(c) = &cache {
-                    c.put(&facts, self.options.regions_ttl);
+                    c.put(&facts, self.options.service.cache_ttl);
                 }
                 Ok(CheckOutcome {
                     facts: CloudFacts::Oci(facts),
@@ -282,19 +267,21 @@ impl OciCloud {
         let http = HttpClient::new(
             endpoint.starts_with("https:"),
             Protocol::Http1,
-            self.options.connect_timeout,
-            self.options.request_timeout,
+            self.options.service.connect_timeout,
+            self.options.service.request_timeout,
             MAX_BODY_BYTES,
         )
         .map_err(|e| FetchError::Unavailable(e.to_string()))?;
         let answer = self
-            .retry(|| async {
+            .options
+            .service
+            .retry("OCI", Attempt::is_transient, || async {
                 // Signed per attempt: the date header must be current.
                 let request = api::region_subscriptions_request(
                     endpoint,
                     tenancy,
                     signer,
-                    self.options.clock.now(),
+                    self.options.service.clock.now(),
                 )
                 .map_err(Attempt::Fatal)?;
                 match http.exchange(request).await {
@@ -313,25 +300,6 @@ impl OciCloud {
             "listed the OCI region subscriptions"
         );
         Ok(regions)
-    }
-
-    async fn retry<T, F, Fut>(&self, mut attempt: F) -> Result<T, Attempt>
-    where
-        F: FnMut() -> Fut,
-        Fut: Future<Output = Result<T, Attempt>>,
-    {
-        let attempts = self.options.max_attempts.max(1);
-        let mut n = 1;
-        loop {
-            match attempt().await {
-                Err(failure) if n < attempts && failure.is_transient() => {
-                    debug!(attempt = n, "OCI request failed, retrying");
-                    tokio::time::sleep(self.options.retry_backoff).await;
-                    n += 1;
-                }
-                other => return other,
-            }
-        }
     }
 }
 

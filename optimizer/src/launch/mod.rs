@@ -216,8 +216,8 @@ impl LaunchOptions {
         self.cloud_timeout = cloud_timeout;
         self.fanout.global_deadline = FanOutOptions::global_deadline_for(cloud_timeout);
         self.aws.operation_timeout = cloud_timeout;
-        self.gcp.request_timeout = cloud_timeout;
-        self.huggingface.request_timeout = cloud_timeout;
+        self.gcp.service.request_timeout = cloud_timeout;
+        self.huggingface.service.request_timeout = cloud_timeout;
     }
 }
 

@@ -182,7 +182,7 @@ impl Fixture {
 fn fast_options() -> AwsOptions {
     let mut options = AwsOptions::default();
     options.detect_ec2 = false;
-    options.initial_backoff = Duration::from_millis(10);
+    options.service.retry_backoff = Duration::from_millis(10);
     options
 }
 
@@ -477,8 +477,8 @@ async fn identity_ttl_is_honoured() {
     let ctx = fx.ctx(&inputs, false);
     let at = |offset: Duration, ttl: Duration| {
         let mut options = fast_options();
-        options.clock = Clock::ahead_by(offset);
-        options.identity_ttl = ttl;
+        options.service.clock = Clock::ahead_by(offset);
+        options.service.cache_ttl = ttl;
         AwsCloud::new(options)
     };
     let hour = Duration::from_secs(3600);
@@ -611,7 +611,7 @@ async fn a_hung_sts_fails_within_the_configured_bound() {
         .await;
     let inputs = fx.base();
     let mut options = fast_options();
-    options.attempt_timeout = Duration::from_millis(200);
+    options.service.request_timeout = Duration::from_millis(200);
     options.operation_timeout = Duration::from_millis(800);
     let cloud = AwsCloud::new(options);
 
@@ -1061,13 +1061,13 @@ fn concurrent_fetcher_child() {
         sky_config: Default::default(),
     };
     let mut options = fast_options();
-    options.lock_wait = Duration::from_secs(60);
+    options.service.lock_wait = Duration::from_secs(60);
     if let Some(dir) = std::env::var_os(CHILD_SIGNAL_DIR) {
         // The store reads the clock only once it has parsed an entry: the
         // first call means "this process has looked at the cache".
         let signal = PathBuf::from(dir).join(format!("read-{}", std::process::id()));
         let signalled = std::sync::atomic::AtomicBool::new(false);
-        options.clock = Clock::from_fn(move || {
+        options.service.clock = Clock::from_fn(move || {
             if !signalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
                 let _ = fs::write(&signal, b"");
             }

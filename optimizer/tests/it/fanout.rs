@@ -89,7 +89,7 @@ async fn a_hung_sts_gives_a_partial_table_within_the_deadline() {
         &[CloudId::Aws, CloudId::Gcp, CloudId::Lambda],
     );
     opts.cloud_timeout = Duration::from_millis(400);
-    opts.aws.attempt_timeout = Duration::from_secs(30);
+    opts.aws.service.request_timeout = Duration::from_secs(30);
     opts.aws.operation_timeout = Duration::from_secs(30);
 
     let started = Instant::now();
@@ -302,7 +302,7 @@ async fn a_transient_sts_failure_during_check_is_not_a_verdict() {
         let mut opts = options(home.path(), sts_env(&sts), &[]);
         opts.declared_clouds = None;
         opts.cloud_timeout = Duration::from_millis(400);
-        opts.aws.attempt_timeout = Duration::from_secs(30);
+        opts.aws.service.request_timeout = Duration::from_secs(30);
         opts.aws.operation_timeout = Duration::from_secs(30);
         let report = check(&opts).await.unwrap();
         assert!(!report.enabled().contains(&CloudId::Aws), "{label}");

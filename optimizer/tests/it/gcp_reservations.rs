@@ -85,7 +85,7 @@ impl Machine {
         opts.declared_clouds = Some(clouds.to_vec());
         opts.cloud_timeout = Duration::from_millis(1500);
         opts.fanout.global_deadline = Duration::from_secs(3);
-        opts.gcp.retry_backoff = Duration::from_millis(5);
+        opts.gcp.service.retry_backoff = Duration::from_millis(5);
         opts
     }
 

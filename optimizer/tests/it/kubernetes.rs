@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use optimizer::clouds::kubernetes::{
-    BackoffPolicy, KubernetesCloud, KubernetesOptions, NodeCache, contexts_from_fixture_dir,
+    KubernetesCloud, KubernetesOptions, NodeCache, contexts_from_fixture_dir,
 };
 use optimizer::clouds::{CheckContext, Cloud, Credentials};
 use planner::catalog::kubernetes::{
@@ -73,15 +73,21 @@ fn write_kubeconfig(
 }
 
 fn fast_options() -> KubernetesOptions {
-    KubernetesOptions {
-        request_timeout: Duration::from_millis(400),
-        attempts: 3,
-        backoff: BackoffPolicy {
-            initial: Duration::from_millis(20),
-            ..BackoffPolicy::default()
-        },
-        ..KubernetesOptions::default()
-    }
+    let mut options = KubernetesOptions::default();
+    options.service.connect_timeout = Duration::from_millis(400);
+    options.service.request_timeout = Duration::from_millis(400);
+    options.service.max_attempts = 3;
+    options.service.retry_backoff = Duration::from_millis(20);
+    options
+}
+
+/// [`fast_options`] with one listing request's deadline and the attempts per context.
+fn with_attempts(request_timeout: Duration, attempts: u32) -> KubernetesOptions {
+    let mut options = fast_options();
+    options.service.connect_timeout = request_timeout;
+    options.service.request_timeout = request_timeout;
+    options.service.max_attempts = attempts;
+    options
 }
 
 async fn nodes_server(body: &str, delay: Duration) -> MockServer {
@@ -149,11 +155,7 @@ async fn hung_context_is_an_error_within_the_timeout() {
         &[("healthy", &ok.uri()), ("hung", &hung.uri())],
         None,
     );
-    let cloud = KubernetesCloud::new(KubernetesOptions {
-        request_timeout: Duration::from_millis(300),
-        attempts: 2,
-        ..fast_options()
-    });
+    let cloud = KubernetesCloud::new(with_attempts(Duration::from_millis(300), 2));
     let ctx = ctx(dir.path(), Some(&kc), Some(&["healthy", "hung"]));
 
     let start = Instant::now();
@@ -185,10 +187,7 @@ async fn the_cloud_deadline_bounds_every_context() {
     let hung = nodes_server("{}", Duration::from_secs(30)).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let kc = write_kubeconfig(dir.path(), "config", &[("hung", &hung.uri())], Some("hung"));
-    let cloud = KubernetesCloud::new(KubernetesOptions {
-        request_timeout: Duration::from_secs(10),
-        ..fast_options()
-    });
+    let cloud = KubernetesCloud::new(with_attempts(Duration::from_secs(10), 3));
     let mut ctx = ctx(dir.path(), Some(&kc), None);
     ctx.cloud_timeout = Duration::from_millis(300);
 
@@ -224,13 +223,9 @@ async fn unauthorized_fails_fast_without_retries() {
         &[("prod", &server.uri())],
         Some("prod"),
     );
-    let cloud = KubernetesCloud::new(KubernetesOptions {
-        backoff: BackoffPolicy {
-            initial: Duration::from_secs(2),
-            ..BackoffPolicy::default()
-        },
-        ..fast_options()
-    });
+    let mut slow_backoff = fast_options();
+    slow_backoff.service.retry_backoff = Duration::from_secs(2);
+    let cloud = KubernetesCloud::new(slow_backoff);
 
     let start = Instant::now();
     let contexts = contexts_of(cloud.check(&ctx(dir.path(), Some(&kc), None)).await);

@@ -285,7 +285,7 @@ async fn a_hang_falls_back_within_the_deadline() {
     let nebius = builder.start().await.unwrap();
     let m = Machine::with_token();
     let mut opts = m.options(&nebius);
-    opts.nebius.request_timeout = Duration::from_millis(300);
+    opts.nebius.service.request_timeout = Duration::from_millis(300);
     let t0 = Instant::now();
     let result = run(&opts, &h100()).await.unwrap();
     assert!(

@@ -64,7 +64,7 @@ impl Machine {
         opts.declared_clouds = Some(vec![CloudId::Oci]);
         opts.cloud_timeout = Duration::from_millis(1500);
         opts.fanout.global_deadline = Duration::from_secs(3);
-        opts.oci.retry_backoff = Duration::from_millis(5);
+        opts.oci.service.retry_backoff = Duration::from_millis(5);
         opts
     }
 
@@ -286,7 +286,7 @@ async fn a_hang_falls_back_within_the_deadline() {
     let oci = OciMock::builder().fault(Fault::Hang).start().await.unwrap();
     let m = Machine::new();
     let mut opts = m.options(&oci);
-    opts.oci.request_timeout = Duration::from_millis(300);
+    opts.oci.service.request_timeout = Duration::from_millis(300);
     let t0 = Instant::now();
     let result = run(&opts, &v100()).await.unwrap();
     assert!(

@@ -89,11 +89,12 @@ impl Home {
 }
 
 fn options(program: String) -> SlurmOptions {
-    SlurmOptions {
+    let mut options = SlurmOptions {
         ssh_program: program,
-        command_timeout: Duration::from_secs(10),
         ..SlurmOptions::default()
-    }
+    };
+    options.service.request_timeout = Duration::from_secs(10);
+    options
 }
 
 fn clusters(outcome: Result<CheckOutcome, CloudError>) -> Vec<SlurmCluster> {

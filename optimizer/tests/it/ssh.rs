@@ -104,11 +104,11 @@ impl Machine {
 }
 
 fn fast() -> KubernetesOptions {
-    KubernetesOptions {
-        request_timeout: Duration::from_millis(500),
-        attempts: 1,
-        ..KubernetesOptions::default()
-    }
+    let mut options = KubernetesOptions::default();
+    options.service.connect_timeout = Duration::from_millis(500);
+    options.service.request_timeout = Duration::from_millis(500);
+    options.service.max_attempts = 1;
+    options
 }
 
 fn ssh_facts(outcome: CloudFacts) -> SshFacts {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{json, optimizer, timings};
+use super::{json, optimizer, overrides, timings};
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
 use crate::resources::{ErrorKind, RequestError, infra_display};
@@ -192,8 +192,9 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
 pub fn client_notice(notice: &ClientNotice) -> String {
     match notice {
         ClientNotice::OverridesIgnored(params) => format!(
-            "{}WARNING: override params {params} are ignored, since the yaml file contains multiple tasks.{}",
+            "{}WARNING: override params {} are ignored, since the yaml file contains multiple tasks.{}",
             ansi::YELLOW,
+            overrides::override_params(params),
             ansi::RESET
         ),
         ClientNotice::ServiceIgnored(kind) => {

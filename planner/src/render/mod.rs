@@ -8,7 +8,8 @@
 //! log before the tables, [`optimizer`] the optimizer's log with its plan
 //! tables and instance hints, [`json`] the `-o json` plan document,
 //! [`timings`] `--timings`, [`check`] the `sky check` report, [`gpus`]
-//! `sky gpus list`, [`catalog`] `sky catalog refresh`. Text carries
+//! `sky gpus list`, [`catalog`] `sky catalog refresh`, [`overrides`] the
+//! CLI overrides a multi-task YAML ignores (SkyPilot's dict text). Text carries
 //! SkyPilot's ANSI colours; [`text::strip_ansi`](crate::text::strip_ansi)
 //! removes them where colour is off.
 
@@ -19,4 +20,5 @@ pub mod json;
 pub mod launch;
 pub mod notices;
 pub mod optimizer;
+pub mod overrides;
 pub mod timings;

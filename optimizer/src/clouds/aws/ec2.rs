@@ -23,11 +23,19 @@ use aws_sigv4::sign::v4;
 use bytes::Bytes;
 use http::{Method, Request, header};
 use http_body_util::Full;
+use md5::{Digest, Md5};
 use tokio::time::Instant;
 
 use crate::clouds::EnvMap;
 use crate::net::HttpClient;
 use crate::state::{FileMode, write_atomic};
+
+/// The `<hash>` of SkyPilot's `az_mappings-<hash>.csv`: the first 8 hex
+/// characters of the md5 of the STS `UserId`.
+pub fn az_mapping_hash(user_id: &str) -> String {
+    let digest = Md5::digest(user_id.as_bytes());
+    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
+}
 
 /// `fetch_aws.ALL_REGIONS`: the regions SkyPilot maps (in its order).
 pub const ALL_REGIONS: &[&str] = &[

@@ -118,13 +118,17 @@ impl GcpCloud {
             .any(|u| u.starts_with("https:"));
         let http = Http::new(
             tls,
-            self.options.connect_timeout,
-            self.options.request_timeout,
+            self.options.service.connect_timeout,
+            self.options.service.request_timeout,
         )?;
         let mut secrets = adc.secrets();
-        let form = adc.token_request_body(self.options.clock.now())?;
+        let form = adc.token_request_body(self.options.service.clock.now())?;
         let access_token = self
-            .retry(|| http.token(adc.token_uri(), form.clone()))
+            .options
+            .service
+            .retry("GCP", Failure::is_transient, || {
+                http.token(adc.token_uri(), form.clone())
+            })
             .await
             .map_err(|f| self.token_error(f, &adc, &secrets))?;
         crate::redact::remember_secret(&access_token);
@@ -135,7 +139,11 @@ impl GcpCloud {
         let url = format!("{crm}v1/projects/{project_segment}:testIamPermissions");
         let body = serde_json::json!({ "permissions": STORAGE_PERMISSIONS }).to_string();
         let answer = self
-            .retry(|| http.json(&url, &access_token, Some(body.clone())))
+            .options
+            .service
+            .retry("GCP", Failure::is_transient, || {
+                http.json(&url, &access_token, Some(body.clone()))
+            })
             .instrument(tracing::debug_span!("gcp_test_iam_permissions"))
             .await;
         let granted: Vec<String> = match answer {
@@ -175,7 +183,11 @@ impl GcpCloud {
         let service = format!("{endpoint}.googleapis.com");
         let url = format!("{usage}v1/projects/{project_segment}/services/{service}");
         let answer = self
-            .retry(|| http.json(&url, &access_token, None))
+            .options
+            .service
+            .retry("GCP", Failure::is_transient, || {
+                http.json(&url, &access_token, None)
+            })
             .instrument(tracing::debug_span!("gcp_service_state"))
             .await;
         let state = match answer {
@@ -211,7 +223,7 @@ impl GcpCloud {
         secrets: &[&str],
     ) -> Result<StorageOutcome, CloudError> {
         match failure {
-            Failure::Timeout => Err(CloudError::Timeout(self.options.request_timeout)),
+            Failure::Timeout => Err(CloudError::Timeout(self.options.service.request_timeout)),
             Failure::Transport(why) => Err(CloudError::Service(format!(
                 "{what}: {}",
                 rest::sanitize(&why, secrets)

@@ -4,15 +4,14 @@
 
 use std::time::Duration;
 
-/// SkyPilot's exponential backoff between node-listing attempts
-/// (`common_utils.Backoff(initial_backoff=1, max_backoff_factor=3)`).
+/// How SkyPilot's backoff between node-listing attempts grows from its
+/// first wait (`common_utils.Backoff(initial_backoff=1, max_backoff_factor=3)`;
+/// the first wait is the adapter's `retry_backoff`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffPolicy {
-    /// First wait (SkyPilot: 1 s).
-    pub initial: Duration,
     /// Growth per attempt (SkyPilot: 1.6).
     pub multiplier: f64,
-    /// The un-jittered wait is capped at `initial × max_factor` (SkyPilot: 3).
+    /// The un-jittered wait is capped at the first wait × `max_factor` (SkyPilot: 3).
     pub max_factor: f64,
     /// Relative jitter added to each wait, uniformly in ±`jitter` (SkyPilot: 0.4).
     pub jitter: f64,
@@ -21,7 +20,6 @@ pub struct BackoffPolicy {
 impl Default for BackoffPolicy {
     fn default() -> Self {
         BackoffPolicy {
-            initial: Duration::from_secs(1),
             multiplier: 1.6,
             max_factor: 3.0,
             jitter: 0.4,
@@ -33,14 +31,16 @@ impl Default for BackoffPolicy {
 /// as SkyPilot's `Backoff.current_backoff` does).
 #[derive(Debug, Clone)]
 pub struct Backoff {
+    initial: Duration,
     policy: BackoffPolicy,
     current: Option<f64>,
 }
 
 impl Backoff {
-    /// A fresh sequence.
-    pub fn new(policy: BackoffPolicy) -> Self {
+    /// A fresh sequence whose first un-jittered wait is `initial`.
+    pub fn new(initial: Duration, policy: BackoffPolicy) -> Self {
         Backoff {
+            initial,
             policy,
             current: None,
         }
@@ -48,7 +48,7 @@ impl Backoff {
 
     /// The next wait; `unit` is a uniform random number in `[0, 1)`.
     pub fn next_wait(&mut self, unit: f64) -> Duration {
-        let initial = self.policy.initial.as_secs_f64();
+        let initial = self.initial.as_secs_f64();
         let max = initial * self.policy.max_factor;
         let base = match self.current {
             None => initial.min(max),
@@ -72,13 +72,13 @@ mod tests {
 
     #[test]
     fn backoff_sequence() {
-        let mut b = Backoff::new(BackoffPolicy::default());
+        let mut b = Backoff::new(Duration::from_secs(1), BackoffPolicy::default());
         // No jitter (unit = 0.5): 1, 1.6, 2.56, 3 (cap), 3.
         let waits: Vec<f64> = (0..5).map(|_| b.next_wait(0.5).as_secs_f64()).collect();
         for (got, want) in waits.iter().zip([1.0, 1.6, 2.56, 3.0, 3.0]) {
             assert!((got - want).abs() < 1e-9, "{waits:?}");
         }
-        let mut b = Backoff::new(BackoffPolicy::default());
+        let mut b = Backoff::new(Duration::from_secs(1), BackoffPolicy::default());
         assert!((b.next_wait(0.0).as_secs_f64() - 0.6).abs() < 1e-9);
         assert!((b.next_wait(1.0).as_secs_f64() - 0.96 * 1.4).abs() < 1e-9);
     }

@@ -78,9 +78,9 @@ impl KubernetesCloud {
             .client_for(kubeconfig, context)
             .await
             .map_err(|f| f.message(context))?;
-        let attempts = self.options.attempts.max(1);
-        let mut backoff = Backoff::new(self.options.backoff);
-        let mut last = Failure::Timeout(self.options.request_timeout);
+        let attempts = self.options.service.max_attempts.max(1);
+        let mut backoff = Backoff::new(self.options.service.retry_backoff, self.options.backoff);
+        let mut last = Failure::Timeout(self.options.service.request_timeout);
         for attempt in 1..=attempts {
             match self.list_once(&client).await {
                 Ok(nodes) => return Ok(nodes),
@@ -124,8 +124,8 @@ impl KubernetesCloud {
         if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
             config.root_cert = Some(Vec::new());
         }
-        let timeout = self.options.request_timeout;
-        config.connect_timeout = Some(timeout);
+        let timeout = self.options.service.request_timeout;
+        config.connect_timeout = Some(self.options.service.connect_timeout);
         config.read_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
         config.reset_reader_on_write = true;
@@ -181,9 +181,9 @@ impl KubernetesCloud {
                 "the list at {path} did not end after {MAX_PAGES} pages of {PAGE_LIMIT}"
             )))
         };
-        tokio::time::timeout(self.options.request_timeout, attempt)
+        tokio::time::timeout(self.options.service.request_timeout, attempt)
             .await
-            .unwrap_or(Err(Failure::Timeout(self.options.request_timeout)))
+            .unwrap_or(Err(Failure::Timeout(self.options.service.request_timeout)))
     }
 
     /// One page of a list and the `continue` token of the next.
@@ -254,9 +254,10 @@ impl KubernetesCloud {
                 Err(f) => return Pods::Failed(f.pods_message(context)),
             };
             let selector = pod_field_selector();
-            let attempts = self.options.attempts.max(1);
-            let mut backoff = Backoff::new(self.options.backoff);
-            let mut last = Failure::Timeout(self.options.request_timeout);
+            let attempts = self.options.service.max_attempts.max(1);
+            let mut backoff =
+                Backoff::new(self.options.service.retry_backoff, self.options.backoff);
+            let mut last = Failure::Timeout(self.options.service.request_timeout);
             for attempt in 1..=attempts {
                 match self
                     .list_all(&client, "/api/v1/pods", Some(&selector), |body| {

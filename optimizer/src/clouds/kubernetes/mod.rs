@@ -48,7 +48,7 @@ use planner::catalog::kubernetes::{KubeContext, KubeNode};
 use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::CloudId;
 
-use super::{CheckContext, Cloud, Credentials};
+use super::{CheckContext, Cloud, Credentials, ServiceOptions};
 use kubeconfig::{display_path, server_of};
 
 /// How [`KubernetesCloud`] reaches the clusters.
@@ -56,15 +56,18 @@ use kubeconfig::{display_path, server_of};
 pub struct KubernetesOptions {
     /// Use this kubeconfig instead of `KUBECONFIG` / `<home>/.kube/config`.
     pub kubeconfig: Option<PathBuf>,
-    /// Timeout of one node-listing request (connect, read and the whole
-    /// request). SkyPilot: 5 s.
-    pub request_timeout: Duration,
-    /// Listing attempts per context (SkyPilot: 3). 401/403 are never retried.
-    pub attempts: u32,
-    /// Waits between attempts.
+    /// The node and pod listings, as SkyPilot makes them: `connect_timeout`
+    /// and `request_timeout` bound one listing request (its connect; its
+    /// reads, writes and whole) — default here: 5 s each; `max_attempts`
+    /// listings per context (default here: 3; 401/403 are never retried),
+    /// the first wait between them `retry_backoff` (default here: 1 s) and
+    /// the later ones as [`backoff`](Self::backoff) grows it; `cache_ttl` the
+    /// maximum age of a cached node listing (default here: 120 s).
+    /// `lock_wait` and `clock` are not read: the node cache
+    /// ([`node_cache`](Self::node_cache)) keeps its own.
+    pub service: ServiceOptions,
+    /// How the waits between attempts grow (SkyPilot's `Backoff`).
     pub backoff: BackoffPolicy,
-    /// Maximum age of a cached node listing (120 s).
-    pub node_cache_ttl: Duration,
     /// The node cache; `None` = always list (until `optimizer::state` provides one).
     pub node_cache: Option<Arc<dyn NodeCache>>,
     /// Offline mode: read `<dir>/<context>.json` NodeLists instead of calling
@@ -77,10 +80,15 @@ impl Default for KubernetesOptions {
     fn default() -> Self {
         KubernetesOptions {
             kubeconfig: None,
-            request_timeout: Duration::from_secs(5),
-            attempts: 3,
+            service: ServiceOptions {
+                connect_timeout: Duration::from_secs(5),
+                request_timeout: Duration::from_secs(5),
+                max_attempts: 3,
+                retry_backoff: Duration::from_secs(1),
+                cache_ttl: Duration::from_secs(120),
+                ..ServiceOptions::default()
+            },
             backoff: BackoffPolicy::default(),
-            node_cache_ttl: Duration::from_secs(120),
             node_cache: None,
             fixture_dir: None,
         }
@@ -91,10 +99,8 @@ impl fmt::Debug for KubernetesOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KubernetesOptions")
             .field("kubeconfig", &self.kubeconfig)
-            .field("request_timeout", &self.request_timeout)
-            .field("attempts", &self.attempts)
+            .field("service", &self.service)
             .field("backoff", &self.backoff)
-            .field("node_cache_ttl", &self.node_cache_ttl)
             .field(
                 "node_cache",
                 &self.node_cache.as_ref().map(|_| "<dyn NodeCache>"),
@@ -170,7 +176,7 @@ impl KubernetesCloud {
                     .zip(&servers)
                     .map(|(c, s)| (c.as_str(), s.as_str()))
                     .collect();
-                cache.get(&keys, self.options.node_cache_ttl)
+                cache.get(&keys, self.options.service.cache_ttl)
             }
             None => vec![None; contexts.len()],
         };
@@ -227,7 +233,7 @@ impl KubernetesCloud {
                     _ => None,
                 })
                 .collect();
-            cache.put(&listings, self.options.node_cache_ttl);
+            cache.put(&listings, self.options.service.cache_ttl);
         }
         let out: Vec<KubeContext> = out.into_iter().map(|(c, _)| c).collect();
         let cache_use = match (&self.options.node_cache, to_list.is_empty(), max_age) {

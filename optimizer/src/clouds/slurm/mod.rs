@@ -15,8 +15,8 @@
 //!   `fixtures/slurm/fake-ssh`, which answers from canned `sinfo` /
 //!   `scontrol` output.
 //! * **Bounded**: each invocation has a deadline (the smaller of
-//!   [`SlurmOptions::command_timeout`] and 90 % of the cloud's), passed to
-//!   `ssh` as `ConnectTimeout` too, and its output is capped
+//!   `SlurmOptions::service`'s `request_timeout` and 90 % of the cloud's),
+//!   passed to `ssh` as `ConnectTimeout` too (at most its `connect_timeout`), and its output is capped
 //!   ([`SlurmOptions::max_output_bytes`]); the process group is killed at
 //!   the deadline.
 //! * **Failure is data**: a login node that cannot be reached, answers with
@@ -56,7 +56,7 @@ use planner::gpus::slurm::{
 };
 use tracing::Instrument;
 
-use super::{CheckContext, Cloud, Credentials};
+use super::{CheckContext, Cloud, Credentials, ServiceOptions};
 use crate::config::expand_home;
 
 /// How [`SlurmCloud`] reaches the login nodes.
@@ -66,12 +66,17 @@ pub struct SlurmOptions {
     pub ssh_program: String,
     /// The clusters file instead of `<home>/.slurm/config`.
     pub config_file: Option<PathBuf>,
-    /// Deadline of one login node's invocation, connect included.
-    pub command_timeout: Duration,
+    /// The login nodes' invocations: `request_timeout` is one invocation's
+    /// deadline, connect included (default here: 10 s), `connect_timeout`
+    /// what `ssh` is given as `ConnectTimeout` within it (default here:
+    /// 10 s), `cache_ttl` the maximum age of a cached inventory (default
+    /// here: 30 minutes, as SkyPilot keeps node lists). Each login node is
+    /// asked once, as SkyPilot asks it, and the inventory cache
+    /// ([`cache`](Self::cache)) keeps its own time: `max_attempts`,
+    /// `retry_backoff`, `lock_wait` and `clock` are not read.
+    pub service: ServiceOptions,
     /// Most bytes read from a login node's stdout (and stderr).
     pub max_output_bytes: usize,
-    /// Maximum age of a cached inventory (SkyPilot keeps node lists 30 minutes).
-    pub cache_ttl: Duration,
     /// The inventory cache; `None` = always ask.
     pub cache: Option<Arc<dyn InventoryCache>>,
 }
@@ -81,9 +86,13 @@ impl Default for SlurmOptions {
         SlurmOptions {
             ssh_program: "ssh".into(),
             config_file: None,
-            command_timeout: Duration::from_secs(10),
+            service: ServiceOptions {
+                connect_timeout: Duration::from_secs(10),
+                request_timeout: Duration::from_secs(10),
+                cache_ttl: Duration::from_secs(30 * 60),
+                ..ServiceOptions::default()
+            },
             max_output_bytes: 8 << 20,
-            cache_ttl: Duration::from_secs(30 * 60),
             cache: None,
         }
     }
@@ -94,9 +103,8 @@ impl fmt::Debug for SlurmOptions {
         f.debug_struct("SlurmOptions")
             .field("ssh_program", &self.ssh_program)
             .field("config_file", &self.config_file)
-            .field("command_timeout", &self.command_timeout)
+            .field("service", &self.service)
             .field("max_output_bytes", &self.max_output_bytes)
-            .field("cache_ttl", &self.cache_ttl)
             .field(
                 "cache",
                 &self.cache.as_ref().map(|_| "<dyn InventoryCache>"),
@@ -218,7 +226,9 @@ impl SlurmCloud {
             ),
         };
         let cache = self.options.cache.as_ref().filter(|_| !ctx.refresh);
-        if let Some((inventory, age)) = cache.and_then(|c| c.get(&key, self.options.cache_ttl)) {
+        if let Some((inventory, age)) =
+            cache.and_then(|c| c.get(&key, self.options.service.cache_ttl))
+        {
             tracing::info!(cluster = name, outcome = "cache_hit");
             return (
                 SlurmCluster {
@@ -232,7 +242,7 @@ impl SlurmCloud {
         if let (Some(cache), Ok(inv)) = (self.options.cache.as_ref(), &inventory)
             && inv.nodes.returncode == 0
         {
-            cache.put(&key, inv, self.options.cache_ttl);
+            cache.put(&key, inv, self.options.service.cache_ttl);
         }
         match &inventory {
             Ok(_) => tracing::info!(cluster = name, outcome = "asked"),
@@ -255,7 +265,7 @@ impl SlurmCloud {
         deadline: Duration,
     ) -> Result<SlurmInventory, String> {
         let script = batch::script(&COMMANDS);
-        let args = connection.ssh_args(&script, deadline);
+        let args = connection.ssh_args(&script, deadline.min(self.options.service.connect_timeout));
         let limits = remote::Limits {
             deadline,
             max_output: self.options.max_output_bytes,
@@ -297,10 +307,11 @@ impl SlurmCloud {
             (None, None) => names,
         };
         let deadline = if ctx.cloud_timeout.is_zero() {
-            self.options.command_timeout
+            self.options.service.request_timeout
         } else {
             self.options
-                .command_timeout
+                .service
+                .request_timeout
                 .min(ctx.cloud_timeout.mul_f64(0.9))
         };
         join_all(names.iter().map(|name| {
@@ -330,7 +341,7 @@ impl SlurmCloud {
     ) -> Result<SlurmGpuAnswer, String> {
         const GPU_COMMANDS: [&str; 3] = [INFO_NODES_CMD, NODE_DETAILS_CMD, JOBS_GRES_CMD];
         let script = batch::script(&GPU_COMMANDS);
-        let args = connection.ssh_args(&script, deadline);
+        let args = connection.ssh_args(&script, deadline.min(self.options.service.connect_timeout));
         let limits = remote::Limits {
             deadline,
             max_output: self.options.max_output_bytes,
@@ -352,10 +363,11 @@ impl SlurmCloud {
     async fn check_inner(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
         let (config, names) = self.read_config(ctx).map_err(CloudError::Config)?;
         let deadline = if ctx.cloud_timeout.is_zero() {
-            self.options.command_timeout
+            self.options.service.request_timeout
         } else {
             self.options
-                .command_timeout
+                .service
+                .request_timeout
                 .min(ctx.cloud_timeout.mul_f64(0.9))
         };
         let results = join_all(names.iter().map(|name| {

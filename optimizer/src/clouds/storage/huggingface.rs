@@ -11,8 +11,6 @@
 //! The token is registered with [`crate::redact`] and never leaves the
 //! request's header.
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use http::{Method, Request, StatusCode, header};
@@ -21,7 +19,7 @@ use planner::check::{CloudError, StorageOutcome};
 use planner::cloud::{Provider, StorageOnly};
 
 use super::INDENT;
-use crate::clouds::{CheckContext, StorageCheck};
+use crate::clouds::{CheckContext, ServiceOptions, StorageCheck};
 use crate::input::{MAX_CONFIG_FILE_BYTES, read_regular};
 use crate::net::{HttpClient, NetError};
 
@@ -37,25 +35,16 @@ const TOKEN_PATH_LEGACY: &str = ".huggingface/token";
 const MAX_DETAIL_CHARS: usize = 240;
 
 /// Knobs of the Hugging Face check. Every field's default is given in its doc.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct HuggingFaceOptions {
     /// Hub endpoint (tests, mirrors). Beats `HF_ENDPOINT`. Default: none.
     pub endpoint: Option<String>,
-    /// TCP/TLS connect deadline. Default: 1 s.
-    pub connect_timeout: Duration,
-    /// Deadline of the `whoami` request, answer included. Default: 5 s.
-    pub request_timeout: Duration,
-}
-
-impl Default for HuggingFaceOptions {
-    fn default() -> Self {
-        HuggingFaceOptions {
-            endpoint: None,
-            connect_timeout: Duration::from_secs(1),
-            request_timeout: Duration::from_secs(5),
-        }
-    }
+    /// The `whoami` request: `connect_timeout`, and `request_timeout` its
+    /// deadline, answer included. It is asked once and its answer is not
+    /// kept (as SkyPilot's check does): the retry and cache knobs are not
+    /// read. Default: the [`ServiceOptions`] defaults.
+    pub service: ServiceOptions,
 }
 
 /// Where the token came from: `whoami`'s 401 message says which to fix.
@@ -106,7 +95,8 @@ impl HuggingFace {
         let url = format!("{}/api/whoami-v2", self.endpoint(ctx));
         // What the messages may quote of the URL.
         let shown_url = crate::redact::redact_urls(&url).into_owned();
-        let http = match HttpClient::for_urls([url.as_str()], self.options.connect_timeout) {
+        let http = match HttpClient::for_urls([url.as_str()], self.options.service.connect_timeout)
+        {
             Ok(http) => http,
             Err(e) => return failed(CloudError::Config(validation_failed(&e))),
         };
@@ -124,7 +114,7 @@ impl HuggingFace {
                 ))));
             }
         };
-        let deadline = self.options.request_timeout.min(ctx.cloud_timeout);
+        let deadline = self.options.service.request_timeout.min(ctx.cloud_timeout);
         let answer = match http
             .exchange(
                 request,

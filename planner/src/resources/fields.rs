@@ -6,9 +6,9 @@
 //! Each parser returns SkyPilot's stored form and SkyPilot's error text for
 //! bad input, so messages and `repr(Resources)` read as upstream's.
 
+use super::error::RequestError;
 use crate::cloud::CloudId;
 use crate::pytext::py_str_repr;
-use crate::resources::RequestError;
 
 /// `resources_utils.NetworkTier`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -61,7 +61,7 @@ pub fn normalize_local_disk(text: &str) -> Result<String, RequestError> {
         ))
     };
     let check_size = |size: &str| -> Result<(), RequestError> {
-        match crate::resources::parse_py_float(size.trim_end_matches('+')) {
+        match super::hardware::parse_py_float(size.trim_end_matches('+')) {
             Some(v) if v > 0.0 => Ok(()),
             _ => Err(bad_size()),
         }
@@ -331,9 +331,107 @@ pub fn check_priority(p: i64) -> Result<i64, RequestError> {
     }
 }
 
+/// SkyPilot's `_PORT_HINT_MSG`.
+fn port_error(port: &str) -> RequestError {
+    RequestError::value(format!(
+        "Invalid port {port}. Please use a port number between 1 and 65535."
+    ))
+}
+
+/// One port number, 1..=65535 (`resources_utils.check_port_str`).
+fn parse_port(text: &str, whole: &str) -> Result<u32, RequestError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(port_error(whole));
+    }
+    match text.parse::<u32>() {
+        Ok(p) if (1..=65535).contains(&p) => Ok(p),
+        _ => Err(port_error(whole)),
+    }
+}
+
+/// `ports` as SkyPilot normalises them (`Resources._set_ports`:
+/// comma-separated entries split, each a port or a `from-to` range checked
+/// by `check_port_str`/`check_port_range_str`, then `simplify_ports` merges
+/// them into sorted ranges: `['1-2', '3', '7']` → `['1-3', '7']`).
+/// `None` when nothing was given.
+pub fn parse_ports(given: &[String]) -> Result<Option<Vec<String>>, RequestError> {
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for entry in given {
+        for token in entry.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            if token.bytes().all(|b| b.is_ascii_digit()) {
+                let p = parse_port(token, token)?;
+                ranges.push((p, p));
+                continue;
+            }
+            let range_error = || {
+                RequestError::value(format!(
+                    "Invalid port range {token}. Please use the format \"from-to\", in which from <= to. e.g. \"1-3\"."
+                ))
+            };
+            let parts: Vec<&str> = token.split('-').collect();
+            let [from, to] = parts.as_slice() else {
+                return Err(range_error());
+            };
+            let (from, to) = (parse_port(from, from)?, parse_port(to, to)?);
+            if from > to {
+                return Err(range_error());
+            }
+            ranges.push((from, to));
+        }
+    }
+    if ranges.is_empty() {
+        return Ok(None);
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (from, to) in ranges {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 + 1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    Ok(Some(
+        merged
+            .into_iter()
+            .map(|(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_are_checked_and_simplified() {
+        let ports = |v: &[&str]| parse_ports(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            ports(&["1-2", "3", "7", "8000,8001"]).unwrap(),
+            Some(vec!["1-3".into(), "7".into(), "8000-8001".into()])
+        );
+        assert_eq!(ports(&[]).unwrap(), None);
+        for (bad, want) in [
+            ("abc", "Invalid port range abc."),
+            ("99999", "Invalid port 99999."),
+            ("0", "Invalid port 0."),
+            ("5-3", "Invalid port range 5-3."),
+            ("1-2-3", "Invalid port range 1-2-3."),
+            (
+                "1-99999999999999999999",
+                "Invalid port 99999999999999999999.",
+            ),
+            ("８０", "Invalid port range ８０."),
+        ] {
+            let err = ports(&[bad]).unwrap_err();
+            assert!(err.message.starts_with(want), "{bad}: {}", err.message);
+        }
+    }
 
     #[test]
     fn local_disk_forms_normalise_like_skypilot() {

@@ -1,0 +1,31 @@
+//! Tasks and DAGs as SkyPilot parses them from YAML and CLI flags
+//! (`sky/task.py::Task.from_yaml_config`, `sky/utils/schemas.py`,
+//! `sky/client/cli/command.py::_make_task_or_dag_from_entrypoint_with_overrides`).
+//!
+//! * `types.rs`: a task, its resources and a chain of tasks;
+//! * `yaml.rs`: a task file → a [`Dag`], one task per document, each
+//!   checked against the schema ([`crate::schema`]) first;
+//! * `resource_set.rs`: the `resources:` section → a [`ResourceSet`];
+//! * `sections.rs`: the `envs`, `secrets`, `volumes` and `config` sections;
+//! * `overrides.rs`: `sky launch`'s flags over a parsed DAG, and
+//!   `notices.rs`: what its CLI says meanwhile, as data ([`ClientNotice`];
+//!   `crate::render` words it);
+//! * `round_trip.rs`: what SkyPilot's client → server YAML round trip changes.
+
+mod notices;
+mod overrides;
+mod resource_set;
+mod round_trip;
+mod sections;
+mod types;
+mod yaml;
+
+pub use notices::{ClientNotice, OverrideParams, ParamValue};
+pub use overrides::{Overrides, ProvisionFlags, apply_cli_overrides, apply_overrides};
+pub use resource_set::resource_set_from_mapping;
+pub use round_trip::ssh_infra_round_trip;
+pub use sections::parse_task_config;
+pub use types::{Dag, ResourceSet, ServiceKind, Task, TaskSpec, TaskVolume, VolumeSource, Workdir};
+pub use yaml::{parse_task_yaml, parse_task_yaml_with};
+
+pub use crate::schema::config::TASK_CONFIG_KEYS;

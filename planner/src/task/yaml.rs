@@ -1,0 +1,166 @@
+//! A task file → a [`Dag`]: the documents of a task YAML, each a task
+//! (`sky/utils/dag_utils.py::load_chain_dag_from_yaml`,
+//! `sky/task.py::Task.from_yaml_config`). The sections are read by
+//! [`super::sections`] and [`super::resource_set`], after the schema
+//! ([`crate::schema`]) has checked their shape.
+
+use serde_yaml_ng::{Mapping, Value};
+
+use super::resource_set::resource_set_from_mapping;
+use super::sections::{parse_envs, parse_secret_names, parse_task_config, parse_task_volumes};
+use super::types::{Dag, ResourceSet, ServiceKind, Task, TaskSpec, Workdir};
+use crate::catalog::GpuMetadata;
+use crate::pytext::py_str_repr;
+use crate::resources::{RequestError, Resources};
+use crate::schema::value::{kind_name, value_text};
+use crate::schema::{self, MAX_TASKS, MAX_YAML_DEPTH};
+
+/// Parses a task YAML (one or more `---`-separated documents). `source` names the file in errors.
+pub fn parse_task_yaml(
+    text: &str,
+    source: &str,
+    metadata: &[GpuMetadata],
+) -> Result<Dag, RequestError> {
+    parse_task_yaml_with(text, source, metadata, &[])
+}
+
+/// [`parse_task_yaml`] with the `--env` overrides SkyPilot applies while it
+/// loads each task (`Task.from_yaml_config(env_overrides=...)`), before it
+/// rejects an `envs:` entry without a value.
+pub fn parse_task_yaml_with(
+    text: &str,
+    source: &str,
+    metadata: &[GpuMetadata],
+    env_overrides: &[(String, String)],
+) -> Result<Dag, RequestError> {
+    // Checked before the YAML parser runs: its scanner slows down faster
+    // than linearly on deep nesting before its own recursion limit stops it.
+    if let Some(line) = schema::depth_exceeds(text, MAX_YAML_DEPTH) {
+        return Err(RequestError::value(format!(
+            "Invalid YAML in {source}: nested deeper than {MAX_YAML_DEPTH} levels at line {line}."
+        )));
+    }
+    let mut tasks = Vec::new();
+    let mut all_empty = true;
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        if tasks.len() == MAX_TASKS {
+            return Err(RequestError::value(format!(
+                "Invalid task YAML {source}: more than {MAX_TASKS} tasks in one file."
+            )));
+        }
+        let value = <Value as serde::Deserialize>::deserialize(doc)
+            .map_err(|e| RequestError::value(format!("Invalid YAML in {source}: {e}")))?;
+        schema::reject_tags(&value, source)?;
+        if !value.is_null() {
+            all_empty = false;
+        }
+        let map = match value {
+            Value::Null => Mapping::new(),
+            Value::Mapping(m) => m,
+            other => {
+                return Err(RequestError::value(format!(
+                    "Invalid task YAML {source}: expected a mapping at the top level, found {}.",
+                    kind_name(&other)
+                )));
+            }
+        };
+        tasks.push(task_from_mapping(&map, source, metadata, env_overrides)?);
+    }
+    if tasks.is_empty() || all_empty {
+        return Err(RequestError::value(format!(
+            "{} is empty or contains no task definition. Add at least a `run:` (or `setup:`) field.",
+            py_str_repr(source)
+        )));
+    }
+    Ok(Dag { tasks })
+}
+
+fn task_from_mapping(
+    map: &Mapping,
+    source: &str,
+    metadata: &[GpuMetadata],
+    env_overrides: &[(String, String)],
+) -> Result<Task, RequestError> {
+    schema::check_task(map)?;
+    let name = map.get("name").and_then(value_text);
+    let num_nodes = match map.get("num_nodes") {
+        None | Some(Value::Null) => 1,
+        Some(v) => parse_num_nodes(v)?,
+    };
+    let envs = parse_envs(map.get("envs"), env_overrides)?;
+    let secret_names = parse_secret_names(map.get("secrets"))?;
+    let config = parse_task_config(map.get("config"))?;
+    let mut resources = match map.get("resources") {
+        None | Some(Value::Null) => ResourceSet::AnyOf(vec![Resources::default()]),
+        Some(Value::Mapping(m)) => resource_set_from_mapping(m, metadata)?,
+        Some(other) => {
+            return Err(RequestError::value(format!(
+                "Invalid task YAML {source}: \"resources\" must be a mapping, found {}.",
+                kind_name(other)
+            )));
+        }
+    };
+    if let Some(cfg) = &config {
+        for r in resources.all_mut() {
+            r.config_overrides = Some(cfg.clone());
+        }
+    }
+    let workdir = match map.get("workdir") {
+        None | Some(Value::Null) => None,
+        Some(Value::Mapping(m)) => Some(Workdir::Git {
+            url: m.get("url").and_then(value_text).unwrap_or_default(),
+            reference: m.get("ref").and_then(value_text),
+        }),
+        Some(other) => value_text(other).map(|path| Workdir::Local { path }),
+    };
+    let service = match (map.get("service"), map.get("pool")) {
+        (Some(s), Some(p)) if !s.is_null() && !p.is_null() => {
+            return Err(RequestError::value(
+                "Cannot set both service and pool in the same task.",
+            ));
+        }
+        (Some(s), _) if !s.is_null() => Some(
+            if s.get("pool")
+                .is_some_and(|p| !p.is_null() && p != &Value::Bool(false))
+            {
+                ServiceKind::Pool
+            } else {
+                ServiceKind::Service
+            },
+        ),
+        (_, Some(p)) if !p.is_null() => Some(ServiceKind::Pool),
+        _ => None,
+    };
+    let run = map.get("run").and_then(value_text);
+    Ok(Task {
+        name,
+        num_nodes,
+        resources,
+        run,
+        spec: TaskSpec {
+            envs,
+            secret_names,
+            workdir,
+            setup: map.get("setup").and_then(value_text),
+            service,
+            volumes: parse_task_volumes(map.get("volumes"))?,
+        },
+    })
+}
+
+fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
+    let shown = value_text(v).unwrap_or_default();
+    let bad = || RequestError::value(format!("num_nodes should be a positive int. Got: {shown}"));
+    // The task schema rejects non-integers before SkyPilot's own check.
+    let schema = |shown: &str| schema::task::type_error(shown, "integer", "num_nodes");
+    match v {
+        Value::Number(n) => match n.as_i64() {
+            Some(i) if i > 0 && i <= u32::MAX as i64 => Ok(i as u32),
+            Some(_) => Err(bad()),
+            // 1.0 passes the schema (an integral float) and fails SkyPilot's check.
+            None if n.as_f64().is_some_and(|f| f.fract() == 0.0) => Err(bad()),
+            None => Err(schema(&shown)),
+        },
+        _ => Err(schema(&py_str_repr(&shown))),
+    }
+}

@@ -10,7 +10,7 @@ use super::options::{Environment, options, seconds};
 /// `sky catalog refresh`: the option warnings are said first.
 pub(super) fn convert(
     args: CatalogArgs,
-    env: &Environment,
+    env: Environment,
     notices: &mut Vec<Notice>,
 ) -> Result<Invocation, ArgsError> {
     let options = options(&args.common, env)?;

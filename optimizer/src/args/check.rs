@@ -31,7 +31,7 @@ pub(super) struct Targets {
 /// Converts `sky check`'s flags; the client's warnings become notices.
 pub(super) fn convert(
     args: CheckArgs,
-    env: &Environment,
+    env: Environment,
     notices: &mut Vec<Notice>,
 ) -> Result<Check, ArgsError> {
     let mut options = options(&args.common, env)?;

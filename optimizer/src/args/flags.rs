@@ -5,13 +5,19 @@
 //! `sky catalog refresh`, ...). No logic lives here: values stay as the user
 //! typed them, and [`convert`](super::convert) validates them. The doc
 //! comments are the `--help` texts, the man pages and the completions.
+//!
+//! The clap types' own descriptions are for rustdoc only
+//! (`cfg_attr(doc, …)`): clap's derive turns a type's doc comment into an
+//! `about` text that the subcommand's doc comment then replaces — an
+//! allocation and a free on every run, for nothing printed.
 
 use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand, ValueEnum};
 
-/// The subcommands.
+#[cfg_attr(doc, doc = "The subcommands.")]
+#[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Optimize a task and show the considered resources (provisioning is out of scope).
@@ -27,7 +33,8 @@ pub enum Command {
     ShowGpus(Box<GpusListArgs>),
 }
 
-/// `sky catalog`.
+#[cfg_attr(doc, doc = "`sky catalog`.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct CatalogArgs {
     /// What to do with the folder.
@@ -39,14 +46,16 @@ pub struct CatalogArgs {
     pub common: CommonArgs,
 }
 
-/// The `sky catalog` subcommands.
+#[cfg_attr(doc, doc = "The `sky catalog` subcommands.")]
+#[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
     /// Download the catalogs now, whatever their pull period (files edited by hand are kept).
     Refresh(RefreshArgs),
 }
 
-/// `sky catalog refresh` flags.
+#[cfg_attr(doc, doc = "`sky catalog refresh` flags.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct RefreshArgs {
     /// Clouds to refresh (default: every cloud with a catalog in the folder,
@@ -59,7 +68,8 @@ pub struct RefreshArgs {
     pub timeout: f64,
 }
 
-/// Options shared by the subcommands.
+#[cfg_attr(doc, doc = "Options shared by the subcommands.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct CommonArgs {
     /// SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`), read as it is. Default:
@@ -104,7 +114,8 @@ const NETWORK_TIERS: [&str; 2] = ["standard", "best"];
 /// `--wait-for` choices (`AutostopWaitFor.supported_modes()`).
 const WAIT_FOR: [&str; 3] = ["jobs_and_ssh", "jobs", "none"];
 
-/// `sky launch` flags.
+#[cfg_attr(doc, doc = "`sky launch` flags.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct LaunchArgs {
     /// A task YAML, or a command to run (words are joined with spaces).
@@ -268,7 +279,8 @@ pub struct LaunchArgs {
     pub common: CommonArgs,
 }
 
-/// `sky check` flags.
+#[cfg_attr(doc, doc = "`sky check` flags.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Clouds, or storage-only providers (cloudflare, coreweave, vastdata,
@@ -300,7 +312,8 @@ pub struct CheckArgs {
     pub common: CommonArgs,
 }
 
-/// `sky gpus`.
+#[cfg_attr(doc, doc = "`sky gpus`.")]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct GpusArgs {
     /// The subcommand (only `list`).
@@ -308,7 +321,8 @@ pub struct GpusArgs {
     pub command: GpusCommand,
 }
 
-/// The `sky gpus` subcommands.
+#[cfg_attr(doc, doc = "The `sky gpus` subcommands.")]
+#[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
 pub enum GpusCommand {
     /// Show supported GPU/TPU/accelerators and their prices.
@@ -364,7 +378,11 @@ pub enum SortArg {
     Spot,
 }
 
-/// `sky gpus list` flags (SkyPilot 0.14.1's, plus ours marked as such).
+#[cfg_attr(
+    doc,
+    doc = "`sky gpus list` flags (SkyPilot 0.14.1's, plus ours marked as such)."
+)]
+#[allow(missing_docs)]
 #[derive(Debug, Args)]
 pub struct GpusListArgs {
     /// An accelerator: NAME or NAME:COUNT (the name is searched, case-insensitively).

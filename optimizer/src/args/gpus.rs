@@ -16,7 +16,7 @@ use super::options::{Environment, options};
 /// are said first (click's `secho` runs before the checks).
 pub(super) fn convert(
     args: GpusListArgs,
-    env: &Environment,
+    env: Environment,
     notices: &mut Vec<Notice>,
 ) -> Result<GpusList, ArgsError> {
     let options = options(&args.common, env)?;

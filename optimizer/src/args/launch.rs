@@ -12,10 +12,11 @@ use super::error::ArgsError;
 use super::flags::{LaunchArgs, OutputFormat};
 use super::invocation::Launch;
 use super::options::{Environment, options};
+use crate::clouds::EnvMap;
 use crate::launch::Request;
 
 /// Converts `sky launch`'s flags.
-pub(super) fn convert(args: LaunchArgs, env: &Environment) -> Result<Launch, ArgsError> {
+pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, ArgsError> {
     let LaunchArgs {
         entrypoint,
         config,
@@ -66,10 +67,11 @@ pub(super) fn convert(args: LaunchArgs, env: &Environment) -> Result<Launch, Arg
         plan_out,
         common,
     } = args;
+    let project_dir = env.current_dir.take();
     let mut options = options(&common, env)?;
     options.config_args = config;
     options.workspace = workspace;
-    options.project_dir = env.current_dir.clone();
+    options.project_dir = project_dir;
 
     let num_nodes = match num_nodes {
         None => None,
@@ -113,11 +115,11 @@ pub(super) fn convert(args: LaunchArgs, env: &Environment) -> Result<Launch, Arg
         .transpose()?;
     let env_flags = env_flags
         .iter()
-        .map(|e| dotenv::var("--env", e, &env.vars))
+        .map(|e| dotenv::var("--env", e, &options.env))
         .collect::<Result<Vec<_>, _>>()?;
     let secret_flags = secret_flags
         .iter()
-        .map(|e| dotenv::var("--secret", e, &env.vars))
+        .map(|e| dotenv::var("--secret", e, &options.env))
         .collect::<Result<Vec<_>, _>>()?;
     let envs = dotenv::merge(env_file.as_slice(), env_flags);
     // Secrets see the env file too (`_merge_cli_and_file_vars` is given
@@ -180,6 +182,7 @@ pub(super) fn convert(args: LaunchArgs, env: &Environment) -> Result<Launch, Arg
             async_call,
         },
     };
+    let full_logging = !minimize_logging(&options.env);
     Ok(Launch {
         options,
         request: Request {
@@ -193,16 +196,15 @@ pub(super) fn convert(args: LaunchArgs, env: &Environment) -> Result<Launch, Arg
         yes,
         json: output == OutputFormat::Json,
         timings: common.timings,
-        full_logging: !minimize_logging(env),
+        full_logging,
         plan_out,
     })
 }
 
 /// `SKYPILOT_MINIMIZE_LOGGING` (`env_options.Options.MINIMIZE_LOGGING`,
 /// default true): only `true`/`1` (any case) keep it on.
-fn minimize_logging(env: &Environment) -> bool {
-    env.vars
-        .get("SKYPILOT_MINIMIZE_LOGGING")
+fn minimize_logging(env: &EnvMap) -> bool {
+    env.get("SKYPILOT_MINIMIZE_LOGGING")
         .is_none_or(|v| matches!(v.to_lowercase().as_str(), "true" | "1"))
 }
 

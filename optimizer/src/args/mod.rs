@@ -43,7 +43,7 @@ pub struct Converted {
 
 /// The low args → the high args: checks every flag in SkyPilot's order
 /// (the first error wins) and builds what the subcommand runs.
-pub fn convert(command: Command, env: &Environment) -> Converted {
+pub fn convert(command: Command, env: Environment) -> Converted {
     let mut notices = Vec::new();
     let invocation = match command {
         Command::Launch(args) => launch::convert(*args, env).map(|l| Invocation::Launch(l.into())),

@@ -56,8 +56,10 @@ pub(super) fn seconds(value: f64) -> Option<Duration> {
 
 /// The options every subcommand shares: the environment's, then
 /// `--catalog-dir`, `--refresh` and `--cloud-timeout`.
-pub(super) fn options(common: &CommonArgs, env: &Environment) -> Result<LaunchOptions, ArgsError> {
-    let mut options = LaunchOptions::from_env(env.vars.clone(), env.home.clone())?;
+/// The environment moves into the options (`LaunchOptions::env`), where
+/// the rest of the conversion reads it: it is never copied.
+pub(super) fn options(common: &CommonArgs, env: Environment) -> Result<LaunchOptions, ArgsError> {
+    let mut options = LaunchOptions::from_env(env.vars, env.home)?;
     options.catalog_dir = common.catalog_dir.clone();
     options.refresh = common.refresh;
     let timeout =

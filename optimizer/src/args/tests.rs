@@ -46,7 +46,7 @@ fn convert_words(words: &[&str], env: &Environment) -> Converted {
     let command = Sky::try_parse_from(std::iter::once("sky").chain(words.iter().copied()))
         .unwrap_or_else(|e| panic!("clap refuses {words:?}: {e}"))
         .command;
-    convert(command, env)
+    convert(command, env.clone())
 }
 
 fn launch_of(words: &[&str], env: &Environment) -> Launch {

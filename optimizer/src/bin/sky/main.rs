@@ -29,9 +29,6 @@ fn main() -> ExitCode {
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);
     }
-    let env = Environment::of_process();
-    // Credential variables are masked in everything logged or traced.
-    optimizer::redact::remember_env_secrets(&env.vars);
     // Tracing starts next, so the trace's phases cover the whole process
     // from here to exit: the trace path is read from the words before clap
     // parses them (clap still validates `--trace` as a flag).
@@ -44,6 +41,15 @@ fn main() -> ExitCode {
     // and drop it before returning (never `process::exit` past it).
     let guard = init_tracing(trace_path.as_deref());
     let command = cli::parse(args);
+    // The process's environment, read once for the whole run (after the
+    // parse: held across it, its allocations would make clap's vectors
+    // move as they grow). Credential variables are masked in everything
+    // logged or traced from here on; nothing is logged before.
+    let env = tracing::info_span!("options").in_scope(|| {
+        let env = Environment::of_process();
+        optimizer::redact::remember_env_secrets(&env.vars);
+        env
+    });
     let started = tracing::info_span!("start_runtime").entered();
     // One thread drives every cloud check: they wait on the network, not
     // the CPU, and the CPU-bound work (catalog loading, client
@@ -70,7 +76,7 @@ fn main() -> ExitCode {
         file.open();
     }
     drop(started);
-    let converted = tracing::info_span!("options").in_scope(|| args::convert(command, &env));
+    let converted = tracing::info_span!("options").in_scope(|| args::convert(command, env));
     let ending = run(&runtime, signals, converted);
     output::ending(&ending);
     let code = ending.code();

@@ -3,10 +3,14 @@
 //! the private state folder and its caches ([`state`]), configuration and
 //! catalog files ([`config`], [`catalogs`]), and the one launch pipeline that
 //! the `sky` binary, the harness and the benchmarks all call ([`launch`]).
-//! Two shared guards: [`input`] reads input files (regular files only,
-//! size-capped) and [`redact`] removes secrets from anything logged.
+//! The `sky` binary's flags become the pipeline's inputs in `args` (with
+//! the `cli` feature). Two shared guards: [`input`] reads input files
+//! (regular files only, size-capped) and [`redact`] removes secrets from
+//! anything logged.
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
+pub mod args;
 pub mod catalogs;
 pub mod clouds;
 pub mod config;

@@ -32,6 +32,8 @@ mod ssh;
 mod terminal;
 // Man pages and completions generated from the CLI definition.
 mod cli_docs;
+// Flag errors through the binary: SkyPilot's error kinds, exit codes, what is said first.
+mod cli_errors;
 // A launch's trace covers the process: every phase has its span.
 mod trace_coverage;
 // `sky check` layouts as 0.14.1 prints them.

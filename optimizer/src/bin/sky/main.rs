@@ -1,26 +1,27 @@
-//! The `sky` command-line interface: parse, build the runtime, call the
-//! library, render, exit code.
-//!
-//! Exit codes: 0 plan printed; 1 the request cannot be satisfied or is invalid
-//! (SkyPilot's error); 2 usage or configuration error; 3 plan printed but some
-//! enabled clouds were left out (partial table) — or, for `sky catalog
-//! refresh`, some files could not be refreshed; 4 no cloud enabled;
-//! 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+//! The `sky` command-line interface: parse the words (clap: the low args),
+//! convert them into what the pipeline takes (`optimizer::args`: the
+//! high args), run the subcommand, print the error it ended with, exit
+//! with the code [`exit`] assigns.
 
 mod cli;
+mod commands;
+mod exit;
 mod generate;
-mod gpus;
 mod output;
+mod prompt;
+mod signals;
 mod status;
 mod trace_file;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use cli::{Command, Opts};
+use optimizer::args::{self, Converted, Environment};
 use planner::launch::Exit;
+
+use exit::Ending;
+use output::Printer;
+use signals::Signals;
 use trace_file::TraceFile;
 
 fn main() -> ExitCode {
@@ -28,14 +29,6 @@ fn main() -> ExitCode {
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);
     }
-    // Credential variables are masked in everything logged or traced.
-    optimizer::redact::remember_env_secrets(
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(|(k, v)| (k, v)),
-    );
     // Tracing starts next, so the trace's phases cover the whole process
     // from here to exit: the trace path is read from the words before clap
     // parses them (clap still validates `--trace` as a flag).
@@ -47,10 +40,16 @@ fn main() -> ExitCode {
     // The guard flushes the trace when dropped: keep it alive for the whole run
     // and drop it before returning (never `process::exit` past it).
     let guard = init_tracing(trace_path.as_deref());
-    let opts = {
-        let _span = tracing::info_span!("parse_args").entered();
-        Opts::parse_from(args)
-    };
+    let command = cli::parse(args);
+    // The process's environment, read once for the whole run (after the
+    // parse: held across it, its allocations would make clap's vectors
+    // move as they grow). Credential variables are masked in everything
+    // logged or traced from here on; nothing is logged before.
+    let env = tracing::info_span!("options").in_scope(|| {
+        let env = Environment::of_process();
+        optimizer::redact::remember_env_secrets(&env.vars);
+        env
+    });
     let started = tracing::info_span!("start_runtime").entered();
     // One thread drives every cloud check: they wait on the network, not
     // the CPU, and the CPU-bound work (catalog loading, client
@@ -77,7 +76,10 @@ fn main() -> ExitCode {
         file.open();
     }
     drop(started);
-    let code = run(&runtime, signals, opts);
+    let converted = tracing::info_span!("options").in_scope(|| args::convert(command, env));
+    let ending = run(&runtime, signals, converted);
+    output::ending(&ending);
+    let code = ending.code();
     // The process ends here, and the runtime is left to the kernel rather
     // than torn down: that would wait for nothing useful (hung network tasks
     // are past their deadlines, or we were interrupted) and close each pooled
@@ -137,79 +139,27 @@ fn init_tracing(
     }
 }
 
-/// SIGINT and SIGTERM, as streams (`None` where they cannot be installed:
-/// the default action then applies).
-struct Signals {
-    int: Option<tokio::signal::unix::Signal>,
-    term: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    /// Installs the handlers; call inside the runtime.
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        Signals {
-            int: signal(SignalKind::interrupt()).ok(),
-            term: signal(SignalKind::terminate()).ok(),
-        }
-    }
-
-    /// The exit code of the first signal to arrive: 128 + its number.
-    async fn first(mut self) -> u8 {
-        async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
-            match s {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = recv(&mut self.int) => Exit::Interrupted.code(),
-            _ = recv(&mut self.term) => 128 + 15,
-        }
-    }
-}
-
-fn run(runtime: &tokio::runtime::Runtime, signals: Signals, opts: Opts) -> u8 {
-    let color = std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let work = async move {
-        match opts.command {
-            Command::Launch(args) => output::launch(*args, color).await,
-            Command::Check(args) => output::check(args, color).await,
-            Command::Catalog(args) => output::catalog(args).await,
-            Command::Gpus(args) => gpus::run(args.into_list(), color).await,
-            Command::ShowGpus(args) => gpus::run(*args, color).await,
-        }
+/// Says the notices, then runs the subcommand until it ends or a signal
+/// arrives.
+fn run(runtime: &tokio::runtime::Runtime, signals: Signals, converted: Converted) -> Ending {
+    let printer = Printer {
+        color: output::stdout_color(),
     };
-    let result = runtime.block_on(async {
+    output::notices(&printer, &converted.notices);
+    let invocation = match converted.invocation {
+        Ok(invocation) => invocation,
+        Err(e) => return Ending::Args(e),
+    };
+    let ending = runtime.block_on(async {
         tokio::select! {
-            r = work => r.map(|exit| exit.code()),
-            code = signals.first() => Ok(code),
+            r = commands::run(invocation, printer) => r.map_or_else(Ending::Error, Ending::Exit),
+            number = signals.first() => Ending::Signal(number),
         }
     });
-    match result {
-        Ok(code) => {
-            if code >= 128 {
-                // Writes still running on blocking threads leave nothing
-                // behind: what was renamed into place is complete, the rest
-                // is removed.
-                optimizer::state::abandon_pending_writes();
-            }
-            code
-        }
-        Err(e) => {
-            let _ = std::io::stdout().flush();
-            match e.downcast_ref::<output::CliError>() {
-                Some(c @ output::CliError::Value(_)) => {
-                    eprintln!("{c}");
-                    return Exit::Request.code();
-                }
-                Some(c) => eprintln!("{c}"),
-                None => eprintln!("sky: error: {e:#}"),
-            }
-            Exit::Config.code()
-        }
+    if let Ending::Signal(_) = ending {
+        // Writes still running on blocking threads leave nothing behind:
+        // what was renamed into place is complete, the rest is removed.
+        optimizer::state::abandon_pending_writes();
     }
+    ending
 }

@@ -1,0 +1,26 @@
+//! Running a subcommand from its high args ([`optimizer::args::Invocation`]):
+//! one module each calls the library, prints what `planner::render` made
+//! of the result, asks what needs asking, and picks the exit status.
+
+mod catalog;
+mod check;
+mod gpus;
+mod launch;
+
+use optimizer::args::Invocation;
+use planner::launch::Exit;
+
+use crate::output::Printer;
+use crate::status::PendingStatus;
+
+/// Runs the subcommand.
+pub async fn run(mut invocation: Invocation, printer: Printer) -> anyhow::Result<Exit> {
+    // The pending-clouds line, drawn on a terminal only.
+    invocation.options_mut().fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
+    match invocation {
+        Invocation::Launch(args) => launch::run(*args, &printer).await,
+        Invocation::Check(args) => check::run(*args, &printer).await,
+        Invocation::CatalogRefresh(args) => catalog::refresh(*args).await,
+        Invocation::GpusList(args) => gpus::list(*args, &printer).await,
+    }
+}

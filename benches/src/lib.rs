@@ -9,9 +9,11 @@
 //!   wall-clock times and instruction counts line up;
 //! * [`launch`]: one whole in-process launch (`optimizer::launch::run`)
 //!   against wiremock upstreams at a [`LatencyModel`], with its latency floor;
-//! * [`process`]: one whole launch of the release `sky` binary as a child
-//!   process (`harness::engine::ProcessLauncher`) against mocks, per row of
-//!   the `process` group, with its setup, checks and latency floor;
+//! * [`process`]: one whole run of the release `sky` binary (or of the
+//!   hello-world process floor) as a child process against mocks, per row of
+//!   the `process` group, with its setup, checks, latency floor, peak RSS
+//!   and the reference its ratio is taken to;
+//! * [`rss`]: a child's peak RSS (the bench executable as its own wrapper);
 //! * [`meta`]: what samples mean beyond criterion's files (floors, clocks);
 //! * [`clock`]: thread CPU time as a criterion measurement;
 //! * [`profiler`]: the criterion [`Profiler`](criterion::profiler::Profiler)
@@ -29,10 +31,14 @@ pub mod process;
 pub mod profiler;
 pub mod progress;
 pub mod report;
+pub mod rss;
 pub mod runner;
 
 pub use launch::{Cache, Fanout, LatencyModel, LaunchBench, runtime};
-pub use meta::{BenchMeta, FLOORS_ENV, RUN_KEY, record_cpu_clock, record_floor, record_meta};
+pub use meta::{
+    BenchMeta, FLOORS_ENV, RUN_KEY, record_cpu_clock, record_floor, record_meta, record_peak_rss,
+    record_ratio_to,
+};
 
 use planner::cloud::CloudId;
 

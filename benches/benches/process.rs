@@ -12,8 +12,7 @@
 //! up (mocks started, warm-up and verification runs, floor and peak RSS
 //! measured) only when the filter selects it.
 
-use std::time::Duration;
-
+use benches::budget::Budget;
 use benches::process::{ProcessBench, ProcessConfig};
 use benches::{record_floor, record_peak_rss, record_ratio_to, runtime};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
@@ -29,32 +28,17 @@ pub fn benches(c: &mut Criterion) {
     // iteration count for every sample, and few samples.
     g.sampling_mode(SamplingMode::Flat);
     for config in ProcessConfig::ALL {
-        match config {
-            // ~1 s per iteration: one iteration per sample.
-            ProcessConfig::ColdIdentity => {
-                g.sample_size(10)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(10));
-            }
-            // ~150 ms (one context's three 50 ms requests) plus the process.
-            ProcessConfig::Kube64 => {
-                g.sample_size(20)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(4));
-            }
-            // ~100 ms: 268k rows parsed and stored.
-            ProcessConfig::AwsX10First => {
-                g.sample_size(10)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(3));
-            }
-            _ => {
-                g.sample_size(20)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(2));
-            }
-        }
         let id = config.id();
+        let budget = match config {
+            // ~1 s per iteration: one iteration per sample.
+            ProcessConfig::ColdIdentity => Budget::new(10, 500, 10_000),
+            // ~150 ms (one context's three 50 ms requests) plus the process.
+            ProcessConfig::Kube64 => Budget::new(20, 500, 4000),
+            // ~100 ms: 268k rows parsed and stored.
+            ProcessConfig::AwsX10First => Budget::new(10, 500, 3000),
+            _ => Budget::new(20, 500, 2000),
+        };
+        budget.apply(&mut g, &id, config.ratio_to().is_some());
         let mut bench: Option<ProcessBench> = None;
         g.bench_function(
             BenchmarkId::new(config.function(), config.parameter()),

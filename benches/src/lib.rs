@@ -15,6 +15,8 @@
 //!   and the reference its ratio is taken to;
 //! * [`rss`]: a child's peak RSS (the bench executable as its own wrapper);
 //! * [`meta`]: what samples mean beyond criterion's files (floors, clocks);
+//! * [`budget`]: how long each benchmark measures (shorter for rows whose
+//!   time cannot fail, in the report);
 //! * [`clock`]: thread CPU time as a criterion measurement;
 //! * [`profiler`]: the criterion [`Profiler`](criterion::profiler::Profiler)
 //!   that runs only under `--profile-time`;
@@ -22,6 +24,7 @@
 //! * [`runner`]: running the suite, callgrind and whole-process `sky`;
 //! * [`report`]: the pull-request report.
 
+pub mod budget;
 pub mod clock;
 pub mod gate;
 pub mod launch;

@@ -42,6 +42,9 @@ pub struct SuiteOptions {
     pub prebuilt: Option<(PathBuf, PathBuf)>,
     /// Name stored in the results.
     pub name: String,
+    /// Shorten the benchmarks whose time cannot fail
+    /// ([`crate::budget::QUICK_ADVISORY_ENV`]).
+    pub quick_advisory: bool,
 }
 
 /// Deletes every `change/` folder under `target/criterion`: criterion leaves
@@ -88,6 +91,9 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         c.env("CARGO_TARGET_DIR", &target)
             .env(FLOORS_ENV, &floors_path)
             .args(extra);
+        if opts.quick_advisory {
+            c.env(crate::budget::QUICK_ADVISORY_ENV, "1");
+        }
         if let Some(f) = &opts.filter {
             c.arg(f);
         }

@@ -213,6 +213,7 @@ fn run(opts: Opts) -> anyhow::Result<u8> {
         instructions,
         name: name.to_string(),
         prebuilt: opts.bench_exe.clone().zip(opts.ops_exe.clone()),
+        quick_advisory: false,
     };
     match opts.command {
         Cmd::Run {

@@ -285,6 +285,8 @@ fn compare(
             instructions: false,
             prebuilt: Some((built.bench_exe.clone(), built.ops_exe.clone())),
             name: name.to_string(),
+            // Rows whose time cannot fail measure briefly (crate::budget).
+            quick_advisory: true,
         });
         side.step("the benchmark suite", r)
     };

@@ -89,8 +89,8 @@ mod tests {
 
     #[test]
     fn quick_budgets_keep_criterions_minimum() {
-        let b = Budget::new(20, 300, 1000).quick();
-        assert_eq!(b, Budget::new(10, 100, 333));
+        let b = Budget::new(20, 300, 1200).quick();
+        assert_eq!(b, Budget::new(10, 100, 400));
         assert_eq!(Budget::new(10, 500, 10_000).quick().samples, 10);
         // Without the variable (tests never set it) nothing changes.
         let full = Budget::new(20, 300, 1000);

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use benches::clock::{Contention, ThreadCpuTime};
 use benches::ops::Inputs;
 use benches::profiler::FlamegraphProfiler;
-use criterion::{Criterion, criterion_group};
+use criterion::{Criterion, criterion_group, criterion_main};
 use harness::flame::CPU_SAMPLE_HZ;
 
 /// Shared inputs of the CPU-bound groups, built on first use.
@@ -108,16 +108,4 @@ criterion_group! {
     config = wall();
     targets = launch::benches, process::benches, finish_contention
 }
-/// `criterion_main!`, after giving the peak-RSS wrapper its turn: the
-/// `process` group runs each process through a copy of this executable
-/// (`benches::rss`) to read its peak RSS.
-fn main() -> std::process::ExitCode {
-    if let Some(code) = benches::rss::wrapper_main() {
-        return code;
-    }
-    catalog_group();
-    cpu_groups();
-    launch_group();
-    Criterion::default().configure_from_args().final_summary();
-    std::process::ExitCode::SUCCESS
-}
+criterion_main!(catalog_group, cpu_groups, launch_group);

@@ -13,7 +13,7 @@
 //!   hello-world process floor) as a child process against mocks, per row of
 //!   the `process` group, with its setup, checks, latency floor, peak RSS
 //!   and the reference its ratio is taken to;
-//! * [`rss`]: a child's peak RSS (the bench executable as its own wrapper);
+//! * [`rss`]: a child's peak RSS (GNU `time`);
 //! * [`meta`]: what samples mean beyond criterion's files (floors, clocks);
 //! * [`budget`]: how long each benchmark measures (shorter for rows whose
 //!   time cannot fail, in the report);

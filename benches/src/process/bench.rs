@@ -228,7 +228,7 @@ impl ProcessBench {
     }
 
     /// Peak RSS over a few untimed runs (each after [`ProcessBench::prepare`]):
-    /// their median, `None` where the platform cannot tell.
+    /// their median, `None` without GNU `time`.
     fn measure_peak_rss(&self) -> anyhow::Result<Option<u64>> {
         let runs = if self.floor > Duration::ZERO {
             RSS_RUNS_SLOW
@@ -238,7 +238,7 @@ impl ProcessBench {
         let mut kib = Vec::with_capacity(runs);
         for _ in 0..runs {
             self.prepare()?;
-            match crate::rss::peak_rss_kib(self.command())? {
+            match crate::rss::peak_rss_kib(&self.command())? {
                 Some(k) => kib.push(k),
                 None => return Ok(None),
             }

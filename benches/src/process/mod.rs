@@ -9,7 +9,7 @@
 //! its latency floor is the harness's [`floor`](harness::floor::floor)
 //! model on what the mocks recorded during one verification launch, as for
 //! the in-process group. Every row also records its peak RSS (the median of
-//! a few untimed runs, [`crate::rss`]), and the rows without a mocked
+//! a few untimed runs under GNU `time`, [`crate::rss`]), and the rows without a mocked
 //! latency name a reference the gate judges their median against
 //! ([`ProcessConfig::ratio_to`]): the process floor, or for the ×10 AWS
 //! catalog the same launch on the ×1 catalog.

@@ -238,8 +238,9 @@ fn compare(
         ));
     }
 
-    // 1. Instruction counts: both sides' callgrind passes side by side
-    //    (deterministic counts, so nothing timed may run meanwhile anyway).
+    // 1. Instruction counts: both sides' callgrind passes side by side (each
+    //    on one core; counts do not depend on timing, and nothing timed runs
+    //    meanwhile).
     let (mut base_counts, mut head_counts, mut counts_note) =
         (Default::default(), Default::default(), None);
     if opts.instructions {

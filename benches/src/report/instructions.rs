@@ -31,13 +31,16 @@ pub struct BothCounts {
     pub recounted: usize,
 }
 
-/// One pass on each side, concurrently.
+/// One pass's `(id, instructions)`, in run order.
+type Pass = Vec<(String, u64)>;
+
+/// One pass on each side, concurrently: `(base, head)`.
 fn pass_pair(
     (base_exe, head_exe): (&Path, &Path),
     dir: &Path,
     pass: usize,
     filter: Option<&str>,
-) -> anyhow::Result<(Vec<(String, u64)>, Vec<(String, u64)>)> {
+) -> anyhow::Result<(Pass, Pass)> {
     let (bdir, hdir) = (
         dir.join(format!("base-{pass}")),
         dir.join(format!("head-{pass}")),

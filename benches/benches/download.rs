@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use benches::budget::Budget;
 use benches::{CATALOG_CLOUDS, all_catalog_clouds, record_floor, runtime};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use mocks::{CatalogServer, Latency};
@@ -78,10 +79,8 @@ pub fn benches(c: &mut Criterion) {
         Err(e) => crate::fail(&format!("{e:#}")),
     };
     let mut g = c.benchmark_group("catalog-download");
-    g.sampling_mode(SamplingMode::Flat)
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(6));
+    g.sampling_mode(SamplingMode::Flat);
+    Budget::new(10, 500, 6000).apply(&mut g, "catalog-download/*", false);
     for latency_ms in LATENCIES_MS {
         let mut server: Option<CatalogServer> = None;
         g.bench_function(

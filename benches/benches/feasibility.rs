@@ -3,8 +3,7 @@
 //! pure core (enumeration over every enabled cloud, costs, table rows).
 //! Both in thread CPU time.
 
-use std::time::Duration;
-
+use benches::budget::Budget;
 use benches::clock::ThreadCpuTime;
 use benches::ops::{Op, REQUESTS, feasibility_clouds};
 use benches::record_cpu_clock;
@@ -13,9 +12,7 @@ use criterion::{BenchmarkId, Criterion};
 /// The `feasibility` and `optimize` groups.
 pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
     let mut g = c.benchmark_group("feasibility");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1));
+    Budget::new(20, 300, 1000).apply(&mut g, "feasibility/*", false);
     for cloud in feasibility_clouds() {
         for r in REQUESTS {
             let op = Op::Feasibility(cloud, r);
@@ -28,9 +25,7 @@ pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
     g.finish();
 
     let mut g = c.benchmark_group("optimize");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    Budget::new(20, 500, 2000).apply(&mut g, "optimize/*", false);
     for r in REQUESTS {
         let op = Op::Optimize(r);
         crate::record(record_cpu_clock(&op.id()));

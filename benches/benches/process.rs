@@ -1,19 +1,20 @@
-//! `process/<what>/<configuration>`: the release `sky` binary run as a child
-//! process per iteration (`harness::engine::ProcessLauncher`), wall time,
-//! against mocks. The rows and what each shows are listed in
+//! `process/<what>/<configuration>`: the release `sky` binary (and the
+//! hello-world process floor) run as a child process per iteration, wall
+//! time, against mocks. The rows and what each shows are listed in
 //! [`benches::process`]; `cold-identity` and `kubernetes` are judged by the
 //! gate on time above the latency floor each records (the others record a
-//! zero floor: their mocks answer at once).
+//! zero floor: their mocks answer at once), and most rows also as a ratio
+//! to the floor row ([`ProcessConfig::ratio_to`]). Each row records its
+//! peak RSS.
 //!
 //! `iter_custom` keeps each iteration's preparation (touching a catalog,
 //! deleting the catalog images) out of the time. Each configuration is set
-//! up (mocks started, warm-up and verification launches, floor measured)
-//! only when the filter selects it.
+//! up (mocks started, warm-up and verification runs, floor and peak RSS
+//! measured) only when the filter selects it.
 
-use std::time::Duration;
-
+use benches::budget::Budget;
 use benches::process::{ProcessBench, ProcessConfig};
-use benches::{record_floor, runtime};
+use benches::{record_floor, record_peak_rss, record_ratio_to, runtime};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 
 /// The `process` group.
@@ -23,30 +24,21 @@ pub fn benches(c: &mut Criterion) {
         Err(e) => crate::fail(&format!("{e:#}")),
     };
     let mut g = c.benchmark_group("process");
-    // Every iteration is a whole process (10 ms to 1 s): flat sampling, one
+    // Every iteration is a whole process (1 ms to 1 s): flat sampling, one
     // iteration count for every sample, and few samples.
     g.sampling_mode(SamplingMode::Flat);
     for config in ProcessConfig::ALL {
-        match config {
-            // ~1 s per iteration: one iteration per sample.
-            ProcessConfig::ColdIdentity => {
-                g.sample_size(10)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(10));
-            }
-            // ~150 ms (one context's three 50 ms requests) plus the process.
-            ProcessConfig::Kube64 => {
-                g.sample_size(20)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(4));
-            }
-            _ => {
-                g.sample_size(20)
-                    .warm_up_time(Duration::from_millis(500))
-                    .measurement_time(Duration::from_secs(2));
-            }
-        }
         let id = config.id();
+        let budget = match config {
+            // ~1 s per iteration: one iteration per sample.
+            ProcessConfig::ColdIdentity => Budget::new(10, 500, 10_000),
+            // ~150 ms (one context's three 50 ms requests) plus the process.
+            ProcessConfig::Kube64 => Budget::new(20, 500, 4000),
+            // ~100 ms: 268k rows parsed and stored.
+            ProcessConfig::AwsX10First => Budget::new(10, 500, 3000),
+            _ => Budget::new(20, 500, 2000),
+        };
+        budget.apply(&mut g, &id, config.ratio_to().is_some());
         let mut bench: Option<ProcessBench> = None;
         g.bench_function(
             BenchmarkId::new(config.function(), config.parameter()),
@@ -54,8 +46,17 @@ pub fn benches(c: &mut Criterion) {
                 let bench = bench.get_or_insert_with(|| {
                     let bench = ProcessBench::start(config, &rt)
                         .unwrap_or_else(|e| crate::fail(&format!("{id}: {e:#}")));
-                    if let Err(e) = record_floor(&id, bench.floor) {
-                        crate::fail(&format!("{id}: recording the floor: {e:#}"));
+                    let recorded = record_floor(&id, bench.floor)
+                        .and_then(|()| match config.ratio_to() {
+                            Some(to) => record_ratio_to(&id, &to),
+                            None => Ok(()),
+                        })
+                        .and_then(|()| match bench.peak_rss_kib {
+                            Some(kib) => record_peak_rss(&id, kib),
+                            None => Ok(()),
+                        });
+                    if let Err(e) = recorded {
+                        crate::fail(&format!("{id}: recording its metadata: {e:#}"));
                     }
                     bench
                 });

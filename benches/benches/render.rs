@@ -2,8 +2,7 @@
 //! plan across all clouds (prettytable layout, display widths), in thread
 //! CPU time.
 
-use std::time::Duration;
-
+use benches::budget::Budget;
 use benches::clock::ThreadCpuTime;
 use benches::ops::Op;
 use benches::record_cpu_clock;
@@ -12,9 +11,7 @@ use criterion::Criterion;
 /// The `render` group.
 pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
     let mut g = c.benchmark_group("render");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(1));
+    Budget::new(20, 500, 1000).apply(&mut g, "render/framed-table", false);
     crate::record(record_cpu_clock(&Op::Render.id()));
     g.bench_function("framed-table", |b| {
         b.iter(|| Op::Render.run(crate::inputs()))

@@ -9,10 +9,14 @@
 //!   wall-clock times and instruction counts line up;
 //! * [`launch`]: one whole in-process launch (`optimizer::launch::run`)
 //!   against wiremock upstreams at a [`LatencyModel`], with its latency floor;
-//! * [`process`]: one whole launch of the release `sky` binary as a child
-//!   process (`harness::engine::ProcessLauncher`) against mocks, per row of
-//!   the `process` group, with its setup, checks and latency floor;
+//! * [`process`]: one whole run of the release `sky` binary (or of the
+//!   hello-world process floor) as a child process against mocks, per row of
+//!   the `process` group, with its setup, checks, latency floor, peak RSS
+//!   and the reference its ratio is taken to;
+//! * [`rss`]: a child's peak RSS (GNU `time`);
 //! * [`meta`]: what samples mean beyond criterion's files (floors, clocks);
+//! * [`budget`]: how long each benchmark measures (shorter for rows whose
+//!   time cannot fail, in the report);
 //! * [`clock`]: thread CPU time as a criterion measurement;
 //! * [`profiler`]: the criterion [`Profiler`](criterion::profiler::Profiler)
 //!   that runs only under `--profile-time`;
@@ -20,6 +24,7 @@
 //! * [`runner`]: running the suite, callgrind and whole-process `sky`;
 //! * [`report`]: the pull-request report.
 
+pub mod budget;
 pub mod clock;
 pub mod gate;
 pub mod launch;
@@ -29,10 +34,14 @@ pub mod process;
 pub mod profiler;
 pub mod progress;
 pub mod report;
+pub mod rss;
 pub mod runner;
 
 pub use launch::{Cache, Fanout, LatencyModel, LaunchBench, runtime};
-pub use meta::{BenchMeta, FLOORS_ENV, RUN_KEY, record_cpu_clock, record_floor, record_meta};
+pub use meta::{
+    BenchMeta, FLOORS_ENV, RUN_KEY, record_cpu_clock, record_floor, record_meta, record_peak_rss,
+    record_ratio_to,
+};
 
 use planner::cloud::CloudId;
 

@@ -27,9 +27,27 @@ pub struct BenchMeta {
     /// For the [`RUN_KEY`] entry: CPU used by *other* processes during the
     /// run, in cores (see [`crate::clock::Contention`]).
     pub foreign_cores: Option<f64>,
+    /// The benchmark this one is also judged against as a ratio of medians.
+    pub ratio_to: Option<String>,
+    /// Peak RSS of the measured process (KiB).
+    pub peak_rss_kib: Option<u64>,
 }
 
-/// Adds `id → meta` to the file named by [`FLOORS_ENV`], if set.
+impl BenchMeta {
+    /// `self` with every field `other` sets replaced.
+    fn merged(self, other: BenchMeta) -> BenchMeta {
+        BenchMeta {
+            floor_ns: other.floor_ns.or(self.floor_ns),
+            clock: other.clock.or(self.clock),
+            foreign_cores: other.foreign_cores.or(self.foreign_cores),
+            ratio_to: other.ratio_to.or(self.ratio_to),
+            peak_rss_kib: other.peak_rss_kib.or(self.peak_rss_kib),
+        }
+    }
+}
+
+/// Merges `meta` into `id`'s entry of the file named by [`FLOORS_ENV`], if
+/// set (fields `meta` leaves unset keep what was recorded before).
 pub fn record_meta(id: &str, meta: BenchMeta) -> anyhow::Result<()> {
     let Some(path) = std::env::var_os(FLOORS_ENV).map(PathBuf::from) else {
         return Ok(());
@@ -40,7 +58,8 @@ pub fn record_meta(id: &str, meta: BenchMeta) -> anyhow::Result<()> {
         }
         Err(_) => BTreeMap::new(),
     };
-    all.insert(id.to_string(), meta);
+    let entry = all.remove(id).unwrap_or_default().merged(meta);
+    all.insert(id.to_string(), entry);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
@@ -55,6 +74,28 @@ pub fn record_floor(id: &str, floor: Duration) -> anyhow::Result<()> {
         id,
         BenchMeta {
             floor_ns: Some(floor.as_nanos() as f64),
+            ..Default::default()
+        },
+    )
+}
+
+/// Records that `id` is also judged as a ratio to `reference`'s median.
+pub fn record_ratio_to(id: &str, reference: &str) -> anyhow::Result<()> {
+    record_meta(
+        id,
+        BenchMeta {
+            ratio_to: Some(reference.to_string()),
+            ..Default::default()
+        },
+    )
+}
+
+/// Records the peak RSS (KiB) of `id`'s process.
+pub fn record_peak_rss(id: &str, kib: u64) -> anyhow::Result<()> {
+    record_meta(
+        id,
+        BenchMeta {
+            peak_rss_kib: Some(kib),
             ..Default::default()
         },
     )

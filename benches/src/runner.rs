@@ -3,6 +3,7 @@
 //! exit codes belong to `bench-gate`.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -41,6 +42,9 @@ pub struct SuiteOptions {
     pub prebuilt: Option<(PathBuf, PathBuf)>,
     /// Name stored in the results.
     pub name: String,
+    /// Shorten the benchmarks whose time cannot fail
+    /// ([`crate::budget::QUICK_ADVISORY_ENV`]).
+    pub quick_advisory: bool,
 }
 
 /// Deletes every `change/` folder under `target/criterion`: criterion leaves
@@ -87,6 +91,9 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
         c.env("CARGO_TARGET_DIR", &target)
             .env(FLOORS_ENV, &floors_path)
             .args(extra);
+        if opts.quick_advisory {
+            c.env(crate::budget::QUICK_ADVISORY_ENV, "1");
+        }
         if let Some(f) = &opts.filter {
             c.arg(f);
         }
@@ -180,6 +187,11 @@ pub fn build_sky(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
     Ok(target.join(format!("release/sky{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// Whether valgrind is installed (instruction counts need it).
+pub fn have_valgrind() -> bool {
+    have("valgrind")
+}
+
 fn have(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
@@ -242,6 +254,19 @@ pub fn count_instructions(
 
 /// Runs under callgrind for each [`count_instructions`] pass.
 const INSTRUCTION_RUNS: usize = 3;
+
+/// One callgrind run of the `bench-ops` executable `exe` into `out_dir`
+/// (emptied first): `(id, instructions)` of each operation `filter` selects,
+/// in run order.
+pub fn callgrind_pass(
+    exe: &Path,
+    out_dir: &Path,
+    filter: Option<&str>,
+) -> anyhow::Result<Vec<(String, u64)>> {
+    let _ = std::fs::remove_dir_all(out_dir);
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    callgrind_once(exe, out_dir, filter)
+}
 
 /// One callgrind run of bench-ops: `(id, instructions)` in run order.
 fn callgrind_once(
@@ -504,30 +529,36 @@ pub fn measure_process(
 
 /// Profiles the benchmarks matching `filter` for `seconds` each
 /// (`-- --profile-time`), returning their `profile/` folders (holding
-/// `flamegraph.svg` and `folded.txt`).
+/// `flamegraph.svg` and `folded.txt`). Runs the `prebuilt` criterion
+/// executable when given, else `cargo bench`.
 pub fn profile(
     workspace: &Path,
     target: &Path,
     filter: &str,
     seconds: u32,
+    prebuilt: Option<&Path>,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let since = SystemTime::now() - Duration::from_secs(1);
-    let status = Command::new("cargo")
-        .args([
-            "bench",
-            "-p",
-            "benches",
-            "--bench",
-            "main",
-            "--",
-            "--profile-time",
-            &seconds.to_string(),
-            filter,
-        ])
-        .current_dir(workspace)
+    let seconds_arg = seconds.to_string();
+    let criterion_args = ["--profile-time", seconds_arg.as_str(), filter];
+    let mut cmd = match prebuilt {
+        Some(exe) => {
+            let mut c = Command::new(exe);
+            c.arg("--bench").current_dir(workspace.join("benches"));
+            c
+        }
+        None => {
+            let mut c = Command::new("cargo");
+            c.args(["bench", "-p", "benches", "--bench", "main", "--"])
+                .current_dir(workspace);
+            c
+        }
+    };
+    let status = cmd
+        .args(criterion_args)
         .env("CARGO_TARGET_DIR", target)
         .status()
-        .context("running cargo bench --profile-time")?;
+        .context("running the benchmarks with --profile-time")?;
     if !status.success() {
         bail!(
             "`cargo bench -p benches --bench main -- --profile-time {seconds} {filter}` failed ({status})"
@@ -546,26 +577,97 @@ pub fn profile(
     Ok(dirs)
 }
 
-/// `cargo build --profile bench -p benches --bin bench-ops`; returns the executable.
-fn build_bench_ops(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
-    let status = Command::new("cargo")
-        .args([
-            "build",
-            "--profile",
-            "bench",
-            "-p",
-            "benches",
-            "--bin",
-            "bench-ops",
-        ])
+/// The bench-profile build: the criterion executable, and with it (cargo
+/// builds a package's binaries for its benchmarks) `bench-ops` and
+/// `bench-gate`, so one command builds all three in one profile and one
+/// feature set. Their paths come from cargo's JSON messages.
+pub const BENCH_BUILD: [&str; 8] = [
+    "bench",
+    "-p",
+    "benches",
+    "--bench",
+    "main",
+    "--no-run",
+    "--message-format",
+    "json-render-diagnostics",
+];
+
+/// What [`BENCH_BUILD`] produced.
+#[derive(Debug, Clone)]
+pub struct BenchExecutables {
+    /// The criterion executable (`target/release/deps/main-<hash>`).
+    pub bench_exe: PathBuf,
+    /// `bench-ops` (bench profile), for callgrind.
+    pub ops_exe: PathBuf,
+}
+
+/// `(target kind, target name, executable)` of a cargo `compiler-artifact`
+/// message that produced an executable.
+fn artifact(line: &str) -> Option<(String, String, PathBuf)> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    if v["reason"] != "compiler-artifact" {
+        return None;
+    }
+    let exe = v["executable"].as_str()?;
+    let kind = v["target"]["kind"].as_array()?.first()?.as_str()?;
+    let name = v["target"]["name"].as_str()?;
+    Some((kind.to_string(), name.to_string(), PathBuf::from(exe)))
+}
+
+/// Runs [`BENCH_BUILD`] in `workspace` into `target` and returns the
+/// executables it built.
+pub fn build_bench_executables(
+    workspace: &Path,
+    target: &Path,
+) -> anyhow::Result<BenchExecutables> {
+    let mut child = Command::new("cargo")
+        .args(BENCH_BUILD)
         .current_dir(workspace)
         .env("CARGO_TARGET_DIR", target)
-        .status()
-        .context("building bench-ops")?;
-    if !status.success() {
-        bail!("`cargo build --profile bench -p benches --bin bench-ops` failed ({status})");
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running cargo")?;
+    let mut bench_exe = None;
+    let mut ops_exe = None;
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line.context("reading cargo's messages")?;
+            match artifact(&line) {
+                Some((kind, name, exe)) if kind == "bench" && name == "main" => {
+                    bench_exe = Some(exe)
+                }
+                Some((kind, name, exe)) if kind == "bin" && name == "bench-ops" => {
+                    ops_exe = Some(exe)
+                }
+                _ => {}
+            }
+        }
     }
-    Ok(target.join("release/bench-ops"))
+    let status = child.wait().context("waiting for cargo")?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", BENCH_BUILD.join(" "));
+    }
+    match (bench_exe, ops_exe) {
+        (Some(bench_exe), Some(ops_exe)) => Ok(BenchExecutables { bench_exe, ops_exe }),
+        (b, o) => bail!(
+            "`cargo {}` reported no executable for {}",
+            BENCH_BUILD.join(" "),
+            [
+                (b.is_none(), "the `main` bench"),
+                (o.is_none(), "`bench-ops`")
+            ]
+            .iter()
+            .filter(|(missing, _)| *missing)
+            .map(|(_, what)| *what)
+            .collect::<Vec<_>>()
+            .join(" and ")
+        ),
+    }
+}
+
+/// The `bench-ops` executable of [`BENCH_BUILD`].
+fn build_bench_ops(workspace: &Path, target: &Path) -> anyhow::Result<PathBuf> {
+    build_bench_executables(workspace, target).map(|b| b.ops_exe)
 }
 
 #[cfg(test)]
@@ -580,5 +682,25 @@ mod tests {
         assert!(selects_process(Some("(unclosed")));
         assert!(!selects_process(Some("^launch/")));
         assert!(!selects_process(Some("feasibility/aws")));
+    }
+
+    #[test]
+    fn artifacts_name_the_executables() {
+        let bench = r#"{"reason":"compiler-artifact","target":{"kind":["bench"],"name":"main"},"executable":"/t/release/deps/main-1"}"#;
+        assert_eq!(
+            artifact(bench),
+            Some((
+                "bench".into(),
+                "main".into(),
+                "/t/release/deps/main-1".into()
+            ))
+        );
+        let lib = r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"benches"},"executable":null}"#;
+        assert_eq!(artifact(lib), None);
+        assert_eq!(
+            artifact(r#"{"reason":"build-finished","success":true}"#),
+            None
+        );
+        assert_eq!(artifact("not json"), None);
     }
 }

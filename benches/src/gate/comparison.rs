@@ -4,16 +4,21 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::results::{BenchResult, Results};
-use super::statistics::bootstrap_change;
+use super::statistics::{Change, RatioSide, bootstrap_change, bootstrap_ratio_change, relative};
 #[cfg(doc)]
 use super::thresholds::Override;
-use super::thresholds::Thresholds;
+use super::thresholds::{Limits, Thresholds};
 
 /// What a row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
-    /// criterion wall-clock time (minus the floor, if any).
+    /// criterion time (minus the floor, if any).
     Time,
+    /// The ratio of a benchmark's median time to its reference's
+    /// ([`BenchResult::ratio_to`], e.g. the process floor).
+    Ratio,
+    /// Peak resident set size of a whole process (KiB).
+    PeakRss,
     /// callgrind instruction count.
     Instructions,
 }
@@ -33,9 +38,10 @@ pub enum Verdict {
     Improved,
     /// Within the threshold, or not distinguishable from noise.
     Unchanged,
-    /// Only in the head run.
+    /// Only in the head run (e.g. a benchmark added since the baseline was
+    /// saved); never a failure.
     New,
-    /// Only in the baseline.
+    /// Only in the baseline; never a failure.
     Missing,
 }
 
@@ -52,6 +58,21 @@ impl Verdict {
             Verdict::Advisory => "slower (advisory)",
         }
     }
+
+    /// Parses [`Verdict::label`] (the verdict tables of the tests).
+    pub fn from_label(label: &str) -> Option<Verdict> {
+        [
+            Verdict::Regressed,
+            Verdict::Advisory,
+            Verdict::Inconclusive,
+            Verdict::Improved,
+            Verdict::Unchanged,
+            Verdict::New,
+            Verdict::Missing,
+        ]
+        .into_iter()
+        .find(|v| v.label() == label)
+    }
 }
 
 /// One line of the comparison.
@@ -61,20 +82,26 @@ pub struct Row {
     pub id: String,
     /// Metric.
     pub metric: Metric,
-    /// Base value judged (ns above floor, or instructions).
+    /// Base value judged (ns above the base's floor, a ratio, KiB or instructions).
     pub base: Option<f64>,
     /// Head value judged.
     pub head: Option<f64>,
-    /// Latency floor subtracted (ns), if any.
-    pub floor_ns: Option<f64>,
+    /// Latency floors subtracted (ns) on the base and head side, each when
+    /// positive (time rows only).
+    pub floors: (Option<f64>, Option<f64>),
     /// The samples are thread CPU time, not wall time.
     pub cpu_clock: bool,
-    /// Relative change of the judged value.
+    /// The reference benchmark of a [`Metric::Ratio`] row.
+    pub reference: Option<String>,
+    /// Relative change `head / base − 1` of the values shown; `None` when
+    /// a side is absent or the base is not positive.
     pub change: Option<f64>,
-    /// 95 % confidence interval of the change (wall-clock only).
+    /// 95 % confidence interval of the change (time and ratio rows).
     pub ci: Option<(f64, f64)>,
     /// The threshold (fraction).
     pub threshold: f64,
+    /// The absolute slowdown a time row must also show (ns; 0 when none).
+    pub min_abs_ns: f64,
     /// Verdict.
     pub verdict: Verdict,
 }
@@ -87,57 +114,186 @@ pub fn union_keys<'a, A, B>(
     a.keys().chain(b.keys()).collect()
 }
 
+/// The verdict of a bootstrapped change (time or ratio): slower only when
+/// the whole relative interval lies above `limit` and the whole absolute
+/// interval above `min_abs`; faster in mirror image.
+fn bootstrapped_verdict(
+    c: &Change,
+    limit: f64,
+    min_abs: f64,
+    advisory: bool,
+    busy: bool,
+) -> Verdict {
+    if c.relative_ci.0 > limit && c.absolute_ci.0 > min_abs {
+        if advisory {
+            Verdict::Advisory
+        } else if busy {
+            Verdict::Inconclusive
+        } else {
+            Verdict::Regressed
+        }
+    } else if c.relative_ci.1 < -limit && c.absolute_ci.1 < -min_abs {
+        Verdict::Improved
+    } else {
+        Verdict::Unchanged
+    }
+}
+
+/// The verdict of an exact count (instructions, peak RSS).
+fn exact_verdict(base: Option<f64>, head: Option<f64>, limit: f64) -> (Option<f64>, Verdict) {
+    let change = match (base, head) {
+        (Some(b), Some(h)) => relative(b, h),
+        _ => None,
+    };
+    let verdict = match (base, head, change) {
+        (_, _, Some(c)) if c > limit => Verdict::Regressed,
+        (_, _, Some(c)) if c < -limit => Verdict::Improved,
+        (Some(_), Some(_), _) => Verdict::Unchanged,
+        (Some(_), None, _) => Verdict::Missing,
+        _ => Verdict::New,
+    };
+    (change, verdict)
+}
+
+/// Samples minus the floor: what a time row judges.
+fn over_floor(r: &BenchResult) -> Vec<f64> {
+    r.samples_ns.iter().map(|s| s - r.floor()).collect()
+}
+
+/// The time row of `id`.
+fn time_row(
+    id: &str,
+    b: Option<&BenchResult>,
+    h: Option<&BenchResult>,
+    limits: &Limits,
+    busy: bool,
+) -> Row {
+    let positive = |r: Option<&BenchResult>| r.map(BenchResult::floor).filter(|f| *f > 0.0);
+    let mut row = Row {
+        id: id.to_string(),
+        metric: Metric::Time,
+        base: b.map(|b| b.median_ns - b.floor()),
+        head: h.map(|h| h.median_ns - h.floor()),
+        floors: (positive(b), positive(h)),
+        cpu_clock: h
+            .or(b)
+            .is_some_and(|r| r.clock.as_deref() == Some("thread-cpu")),
+        reference: None,
+        change: None,
+        ci: None,
+        threshold: limits.time,
+        min_abs_ns: limits.min_abs_ns,
+        verdict: if h.is_some() {
+            Verdict::New
+        } else {
+            Verdict::Missing
+        },
+    };
+    if let (Some(b), Some(h)) = (b, h)
+        && !b.samples_ns.is_empty()
+        && !h.samples_ns.is_empty()
+    {
+        let c = bootstrap_change(id, &over_floor(b), &over_floor(h));
+        // The point is the change of the values the row shows.
+        row.change = relative(row.base.unwrap_or(0.0), row.head.unwrap_or(0.0));
+        row.ci = Some(c.relative_ci);
+        row.verdict = bootstrapped_verdict(
+            &c,
+            limits.time,
+            limits.min_abs_ns,
+            limits.time_advisory,
+            busy,
+        );
+    }
+    row
+}
+
+/// The ratio row of `id` when either side names a reference.
+fn ratio_row(id: &str, base: &Results, head: &Results, limits: &Limits, busy: bool) -> Option<Row> {
+    let named = |r: &Results| {
+        r.benchmarks
+            .get(id)
+            .and_then(|b| b.ratio_to.clone())
+            .filter(|to| r.benchmarks.contains_key(to))
+    };
+    let (to_base, to_head) = (named(base), named(head));
+    let reference = to_head.clone().or(to_base.clone())?;
+    fn side<'a>(
+        r: &'a Results,
+        id: &str,
+        to: Option<&String>,
+        reference: &str,
+    ) -> Option<RatioSide<'a>> {
+        let to = to.filter(|t| *t == reference)?;
+        let (of, to) = (r.benchmarks.get(id)?, r.benchmarks.get(to)?);
+        (!of.samples_ns.is_empty() && !to.samples_ns.is_empty()).then_some(RatioSide {
+            of: &of.samples_ns,
+            to: &to.samples_ns,
+        })
+    }
+    let (b, h) = (
+        side(base, id, to_base.as_ref(), &reference),
+        side(head, id, to_head.as_ref(), &reference),
+    );
+    let mut row = Row {
+        id: id.to_string(),
+        metric: Metric::Ratio,
+        base: b.as_ref().and_then(RatioSide::ratio),
+        head: h.as_ref().and_then(RatioSide::ratio),
+        floors: (None, None),
+        cpu_clock: false,
+        reference: Some(reference),
+        change: None,
+        ci: None,
+        threshold: limits.ratio,
+        min_abs_ns: 0.0,
+        verdict: if h.is_some() {
+            Verdict::New
+        } else {
+            Verdict::Missing
+        },
+    };
+    if let (Some(b), Some(h)) = (&b, &h) {
+        let c = bootstrap_ratio_change(id, b, h);
+        row.change = relative(row.base.unwrap_or(0.0), row.head.unwrap_or(0.0));
+        row.ci = Some(c.relative_ci);
+        row.verdict = bootstrapped_verdict(&c, limits.ratio, 0.0, false, busy);
+    }
+    Some(row)
+}
+
 /// Compares two runs. Rows: regressions first, then improvements, unchanged,
-/// new and missing; by id within each.
+/// new and missing; by metric and id within each.
+///
+/// A benchmark, ratio or count present on one side only (a row added since
+/// the baseline was saved, or removed) is `new` or `missing`, never a
+/// failure: an old baseline stays usable when the suite grows.
 pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<Row> {
     let mut rows = Vec::new();
     let busy = busy_machine(base, head, thresholds).is_some();
     for id in union_keys(&base.benchmarks, &head.benchmarks) {
         let limits = thresholds.limits(id);
         let (b, h) = (base.benchmarks.get(id), head.benchmarks.get(id));
-        let mut row = Row {
-            id: id.clone(),
-            metric: Metric::Time,
-            base: b.map(|b| b.median_ns - b.floor()),
-            head: h.map(|h| h.median_ns - h.floor()),
-            floor_ns: h.or(b).and_then(|r| r.floor_ns).filter(|f| *f > 0.0),
-            cpu_clock: h
-                .or(b)
-                .is_some_and(|r| r.clock.as_deref() == Some("thread-cpu")),
-            change: None,
-            ci: None,
-            threshold: limits.time,
-            verdict: Verdict::New,
-        };
-        match (b, h) {
-            (Some(b), Some(h)) if !b.samples_ns.is_empty() && !h.samples_ns.is_empty() => {
-                let over = |r: &BenchResult| {
-                    r.samples_ns
-                        .iter()
-                        .map(|s| s - r.floor())
-                        .collect::<Vec<f64>>()
-                };
-                let (point, rel, abs) = bootstrap_change(id, &over(b), &over(h));
-                row.change = Some(point);
-                row.ci = Some(rel);
-                row.verdict = if rel.0 > limits.time && abs.0 > limits.min_abs_ns {
-                    if limits.time_advisory {
-                        Verdict::Advisory
-                    } else if busy {
-                        Verdict::Inconclusive
-                    } else {
-                        Verdict::Regressed
-                    }
-                } else if rel.1 < -limits.time && abs.1 < -limits.min_abs_ns {
-                    Verdict::Improved
-                } else {
-                    Verdict::Unchanged
-                };
-            }
-            (Some(_), None) => row.verdict = Verdict::Missing,
-            _ => {}
+        rows.push(time_row(id, b, h, &limits, busy));
+        rows.extend(ratio_row(id, base, head, &limits, busy));
+        let rss = |r: Option<&BenchResult>| r.and_then(|r| r.peak_rss_kib).map(|k| k as f64);
+        if rss(b).is_some() || rss(h).is_some() {
+            let (change, verdict) = exact_verdict(rss(b), rss(h), limits.rss);
+            rows.push(Row {
+                id: id.clone(),
+                metric: Metric::PeakRss,
+                base: rss(b),
+                head: rss(h),
+                floors: (None, None),
+                cpu_clock: false,
+                reference: None,
+                change,
+                ci: None,
+                threshold: limits.rss,
+                min_abs_ns: 0.0,
+                verdict,
+            });
         }
-        rows.push(row);
     }
     for id in union_keys(&base.instructions, &head.instructions) {
         let limit = thresholds.limits(id).instructions;
@@ -145,27 +301,19 @@ pub fn compare(base: &Results, head: &Results, thresholds: &Thresholds) -> Vec<R
             base.instructions.get(id).map(|&v| v as f64),
             head.instructions.get(id).map(|&v| v as f64),
         );
-        let change = match (b, h) {
-            (Some(b), Some(h)) if b > 0.0 => Some(h / b - 1.0),
-            _ => None,
-        };
-        let verdict = match (b, h, change) {
-            (_, _, Some(c)) if c > limit => Verdict::Regressed,
-            (_, _, Some(c)) if c < -limit => Verdict::Improved,
-            (_, _, Some(_)) => Verdict::Unchanged,
-            (Some(_), None, _) => Verdict::Missing,
-            _ => Verdict::New,
-        };
+        let (change, verdict) = exact_verdict(b, h, limit);
         rows.push(Row {
             id: id.clone(),
             metric: Metric::Instructions,
             base: b,
             head: h,
-            floor_ns: None,
+            floors: (None, None),
             cpu_clock: false,
+            reference: None,
             change,
             ci: None,
             threshold: limit,
+            min_abs_ns: 0.0,
             verdict,
         });
     }

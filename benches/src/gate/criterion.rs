@@ -94,7 +94,11 @@ pub fn collect_criterion(
             samples_ns,
             meta.get(&bench.full_id).and_then(|m| m.floor_ns),
         );
-        r.clock = meta.get(&bench.full_id).and_then(|m| m.clock.clone());
+        if let Some(m) = meta.get(&bench.full_id) {
+            r.clock = m.clock.clone();
+            r.ratio_to = m.ratio_to.clone();
+            r.peak_rss_kib = m.peak_rss_kib;
+        }
         if let Ok(est) = read_json::<SavedEstimates>(&dir.join("estimates.json")) {
             r.mean_ns = est.mean.point_estimate;
             r.mean_ci_ns = [

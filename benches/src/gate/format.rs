@@ -33,47 +33,78 @@ fn fmt_count(n: f64) -> String {
     }
 }
 
+/// `+12.3 %`; an unbounded change (see [`super::statistics`]) is `+∞ %`.
 fn pct(x: f64) -> String {
-    format!("{:+.1} %", x * 100.0)
+    if x == f64::INFINITY {
+        "+∞ %".into()
+    } else if x == f64::NEG_INFINITY {
+        "−∞ %".into()
+    } else {
+        format!("{:+.1} %", x * 100.0)
+    }
+}
+
+/// `11.2 MiB` from KiB.
+fn fmt_kib(kib: f64) -> String {
+    format!("{:.1} MiB", kib / 1024.0)
 }
 
 impl Row {
+    /// What the row judges, e.g. `time − 1.000 s floor`, `thread CPU time`,
+    /// `ratio to process/floor/hello-world`.
+    pub fn judged_on(&self) -> String {
+        match self.metric {
+            Metric::Instructions => "instructions".into(),
+            Metric::PeakRss => "peak RSS".into(),
+            Metric::Ratio => format!(
+                "ratio to {}",
+                self.reference.as_deref().unwrap_or("its reference")
+            ),
+            Metric::Time => match self.floors {
+                (Some(b), Some(h)) if b != h => {
+                    format!("time − floor (base {}, head {})", fmt_ns(b), fmt_ns(h))
+                }
+                (Some(f), _) | (None, Some(f)) => format!("time − {} floor", fmt_ns(f)),
+                (None, None) if self.cpu_clock => "thread CPU time".into(),
+                (None, None) => "time".into(),
+            },
+        }
+    }
+
     /// The row's cells, in [`HEADERS`] order.
     pub fn cells(&self) -> [String; 7] {
         let value = |v: Option<f64>| match (v, self.metric) {
             (None, _) => "–".to_string(),
             (Some(v), Metric::Time) => fmt_ns(v),
+            (Some(v), Metric::Ratio) => format!("{v:.2}×"),
+            (Some(v), Metric::PeakRss) => fmt_kib(v),
             (Some(v), Metric::Instructions) => fmt_count(v),
-        };
-        let judged = match (self.metric, self.floor_ns, self.cpu_clock) {
-            (Metric::Instructions, _, _) => "instructions".to_string(),
-            (Metric::Time, Some(f), _) => format!("time − {} floor", fmt_ns(f)),
-            (Metric::Time, None, true) => "thread CPU time".to_string(),
-            (Metric::Time, None, false) => "time".to_string(),
         };
         let ci = match (self.ci, self.metric) {
             (Some((lo, hi)), _) => format!("[{}, {}]", pct(lo), pct(hi)),
             (None, Metric::Instructions) if self.change.is_some() => "exact".into(),
             _ => "–".into(),
         };
+        let judged = self.change.is_some() || self.ci.is_some();
+        let threshold = match (judged, self.min_abs_ns > 0.0) {
+            (false, _) => String::new(),
+            (true, false) => format!("(>{})", pct(self.threshold)),
+            (true, true) => format!(
+                "(>{} and >{})",
+                pct(self.threshold),
+                fmt_ns(self.min_abs_ns)
+            ),
+        };
         [
             self.id.clone(),
-            judged,
+            self.judged_on(),
             value(self.base),
             value(self.head),
             self.change.map(pct).unwrap_or_else(|| "–".into()),
             ci,
-            format!(
-                "{} {}",
-                self.verdict.label(),
-                if self.change.is_some() {
-                    format!("(>{})", pct(self.threshold))
-                } else {
-                    String::new()
-                }
-            )
-            .trim_end()
-            .to_string(),
+            format!("{} {threshold}", self.verdict.label())
+                .trim_end()
+                .to_string(),
         ]
     }
 }
@@ -99,6 +130,14 @@ pub fn text_table(rows: &[Row]) -> String {
             Align::Right
         }
     })
+}
+
+/// `of process/floor/hello-world`: what a ratio is taken against.
+fn to_name(r: &BenchResult) -> String {
+    r.ratio_to
+        .as_deref()
+        .map(|t| format!("of {t}"))
+        .unwrap_or_default()
 }
 
 fn env_table(base: Option<&Results>, head: &Results) -> String {
@@ -204,9 +243,13 @@ pub fn summary_markdown(
             }
             let _ = writeln!(
                 s,
-                "\nΔ % is the change of the median (minus the latency floor where one is shown); the CI is a seeded \
-                 bootstrap. A benchmark regresses only when its whole CI lies above the threshold (see \
-                 `benches/README.md`). Instruction counts are exact (callgrind)."
+                "\nΔ % is head / base − 1 of the values shown (medians, minus each side's latency floor where one \
+                 is shown; \"–\" when the base is not above zero); the CI is a seeded bootstrap. A benchmark \
+                 regresses only when its whole CI lies above the threshold and, where one is given, its absolute \
+                 slowdown above the stated time (see `benches/README.md`). A ratio row is a benchmark's median \
+                 over its reference's (e.g. the process floor), judged the same way. Instruction counts \
+                 (callgrind) and peak RSS are compared directly. Rows on one side only are `new` or `missing`, \
+                 never failures."
             );
             for note in [&b.instructions_note, &head.instructions_note]
                 .into_iter()
@@ -223,21 +266,29 @@ pub fn summary_markdown(
             );
             let _ = writeln!(
                 s,
-                "| benchmark | median | mean 95 % CI | floor | instructions |\n|---|---|---|---|---|"
+                "| benchmark | median | mean 95 % CI | floor | ratio | peak RSS | instructions |\n|---|---|---|---|---|---|---|"
             );
             for id in union_keys(&head.benchmarks, &head.instructions) {
                 let r = head.benchmarks.get(id);
                 let time =
                     |f: fn(&BenchResult) -> f64| r.map(f).map(fmt_ns).unwrap_or_else(|| "–".into());
+                let ratio = r
+                    .and_then(|r| Some((r, head.benchmarks.get(r.ratio_to.as_ref()?)?)))
+                    .filter(|(_, to)| to.median_ns > 0.0)
+                    .map(|(r, to)| format!("{:.2}× {}", r.median_ns / to.median_ns, to_name(r)))
+                    .unwrap_or_else(|| "–".into());
                 let _ = writeln!(
                     s,
-                    "| {id} | {} | [{}, {}] | {} | {} |",
+                    "| {id} | {} | [{}, {}] | {} | {ratio} | {} | {} |",
                     time(|r| r.median_ns),
                     time(|r| r.mean_ci_ns[0]),
                     time(|r| r.mean_ci_ns[1]),
                     r.and_then(|r| r.floor_ns)
                         .filter(|f| *f > 0.0)
                         .map(fmt_ns)
+                        .unwrap_or_else(|| "–".into()),
+                    r.and_then(|r| r.peak_rss_kib)
+                        .map(|k| fmt_kib(k as f64))
                         .unwrap_or_else(|| "–".into()),
                     head.instructions
                         .get(id)
@@ -264,11 +315,13 @@ mod tests {
             metric,
             base: Some(1.5e6),
             head: Some(2.25e6),
-            floor_ns: (metric == Metric::Time).then_some(1e9),
+            floors: (None, (metric == Metric::Time).then_some(1e9)),
             cpu_clock: false,
+            reference: None,
             change: Some(0.5),
             ci: (metric == Metric::Time).then_some((0.4, 0.6)),
             threshold: 0.1,
+            min_abs_ns: 0.0,
             verdict,
         }
     }
@@ -314,10 +367,13 @@ op                                instructions          1.500 M  2.250 M  +50.0 
             "{md}"
         );
         assert!(
-            md.contains("| x | 2.00 ms | [2.00 ms, 2.00 ms] | 500.0 µs | – |"),
+            md.contains("| x | 2.00 ms | [2.00 ms, 2.00 ms] | 500.0 µs | – | – | – |"),
             "{md}"
         );
-        assert!(md.contains("| y | – | [–, –] | – | 2.000 M |"), "{md}");
+        assert!(
+            md.contains("| y | – | [–, –] | – | – | – | 2.000 M |"),
+            "{md}"
+        );
         assert!(md.contains("## Environment"), "{md}");
     }
 }

@@ -9,17 +9,24 @@
 //! * [`comparison`]: the verdict per benchmark and metric;
 //! * [`format`](mod@format): the terminal table and `summary.md`.
 //!
-//! **Verdict.** For wall-clock benchmarks the change is
-//! `median(head) / median(base) − 1`, where each side is first reduced by its
-//! latency floor (the mocked latency on the critical path, recorded by the
-//! launch benches; zero for CPU-bound ones). Its 95 % confidence interval
+//! **Verdict.** For timed benchmarks the change is
+//! `median(head) / median(base) − 1` of the values the row shows: each side's
+//! median reduced by that side's latency floor (the mocked latency on the
+//! critical path, recorded by the launch benches; zero for CPU-bound ones).
+//! The denominator is the base as shown, never inflated: a base at or below
+//! zero has no relative change, and near-zero overheads are guarded by the
+//! absolute threshold `min_abs_ms` instead. The 95 % confidence interval
 //! comes from a seeded bootstrap (both sides resampled independently), so the
 //! same two files always give the same verdict. A benchmark *regresses* when
 //! the whole interval lies above its threshold (default +10 %) **and** the
 //! absolute slowdown's interval lies above `min_abs_ms` (default 0); it
-//! *improved* when the interval lies wholly below −threshold. Instruction
-//! counts (callgrind) are exact, so they regress when the change itself
-//! exceeds their threshold (default +2 %).
+//! *improved* in mirror image. A benchmark that names a reference
+//! (`ratio_to`, e.g. the process floor) also gets a ratio row: the change of
+//! `median / median(reference)`, bootstrapped over all four sample sets and
+//! judged against `ratio_pct` (default +10 %). Instruction counts (callgrind)
+//! and peak RSS are compared directly against `instructions_pct` (+2 %) and
+//! `rss_pct` (+10 %). A row on one side only is `new` or `missing`, never a
+//! failure. The cases are tabled in `benches/fixtures/gate-verdicts.toml`.
 
 pub mod comparison;
 pub mod criterion;
@@ -27,6 +34,8 @@ pub mod format;
 pub mod results;
 pub mod statistics;
 pub mod thresholds;
+#[cfg(test)]
+mod verdict_table;
 
 use std::path::{Path, PathBuf};
 
@@ -36,7 +45,7 @@ pub use comparison::{Metric, Row, Verdict, busy_machine, compare, regressions};
 pub use criterion::{collect_criterion, subdirs};
 pub use format::{HEADERS, fmt_ns, summary_markdown, text_table};
 pub use results::{BenchResult, Environment, Results, SCHEMA, baseline_path, load_baseline};
-pub use statistics::{RESAMPLES, bootstrap_change};
+pub use statistics::{Change, RESAMPLES, RatioSide, bootstrap_change, bootstrap_ratio_change};
 pub use thresholds::{Limits, Override, Thresholds, glob_match};
 
 /// Errors that name the file concerned and, where possible, the fix.

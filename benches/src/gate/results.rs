@@ -104,6 +104,15 @@ pub struct BenchResult {
     /// absent for wall-clock time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
+    /// The benchmark this one is also judged against as a ratio of medians
+    /// (e.g. the process floor `process/floor/hello-world`); absent in
+    /// files written before ratios existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to: Option<String>,
+    /// Peak resident set size of the measured process (KiB, the median of
+    /// a few untimed runs); whole-process benchmarks only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
 }
 
 impl BenchResult {
@@ -118,6 +127,8 @@ impl BenchResult {
             mean_ci_ns: [mean_ns, mean_ns],
             floor_ns,
             clock: None,
+            ratio_to: None,
+            peak_rss_kib: None,
         }
     }
 

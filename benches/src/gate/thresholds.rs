@@ -19,6 +19,13 @@ pub struct Thresholds {
     /// Instruction-count threshold in percent (default 2).
     #[serde(default = "default_instructions_pct")]
     pub instructions_pct: f64,
+    /// Threshold in percent for the change of a ratio of medians (a
+    /// benchmark against its reference, e.g. the process floor; default 10).
+    #[serde(default = "default_ratio_pct")]
+    pub ratio_pct: f64,
+    /// Peak-RSS threshold in percent (whole-process benchmarks; default 10).
+    #[serde(default = "default_rss_pct")]
+    pub rss_pct: f64,
     /// Minimum absolute slowdown (ms) a wall-clock regression must also show (default 0).
     #[serde(default)]
     pub min_abs_ms: f64,
@@ -40,6 +47,14 @@ fn default_instructions_pct() -> f64 {
     2.0
 }
 
+fn default_ratio_pct() -> f64 {
+    10.0
+}
+
+fn default_rss_pct() -> f64 {
+    10.0
+}
+
 fn default_max_foreign_cores() -> f64 {
     0.25
 }
@@ -49,6 +64,8 @@ impl Default for Thresholds {
         Thresholds {
             time_pct: 10.0,
             instructions_pct: 2.0,
+            ratio_pct: default_ratio_pct(),
+            rss_pct: default_rss_pct(),
             min_abs_ms: 0.0,
             max_foreign_cores: default_max_foreign_cores(),
             overrides: Vec::new(),
@@ -66,6 +83,10 @@ pub struct Override {
     pub time_pct: Option<f64>,
     /// Replaces [`Thresholds::instructions_pct`].
     pub instructions_pct: Option<f64>,
+    /// Replaces [`Thresholds::ratio_pct`].
+    pub ratio_pct: Option<f64>,
+    /// Replaces [`Thresholds::rss_pct`].
+    pub rss_pct: Option<f64>,
     /// Replaces [`Thresholds::min_abs_ms`].
     pub min_abs_ms: Option<f64>,
     /// Time (wall or CPU) only informs, never fails: for benchmarks whose
@@ -83,6 +104,10 @@ pub struct Limits {
     pub time: f64,
     /// Instruction threshold (fraction).
     pub instructions: f64,
+    /// Ratio threshold (fraction).
+    pub ratio: f64,
+    /// Peak-RSS threshold (fraction).
+    pub rss: f64,
     /// Minimum absolute slowdown (ns).
     pub min_abs_ns: f64,
     /// Time slowdowns are reported, not failed.
@@ -110,6 +135,8 @@ impl Thresholds {
         let mut l = Limits {
             time: self.time_pct / 100.0,
             instructions: self.instructions_pct / 100.0,
+            ratio: self.ratio_pct / 100.0,
+            rss: self.rss_pct / 100.0,
             min_abs_ns: self.min_abs_ms * 1e6,
             time_advisory: false,
         };
@@ -119,6 +146,12 @@ impl Thresholds {
             }
             if let Some(v) = o.instructions_pct {
                 l.instructions = v / 100.0;
+            }
+            if let Some(v) = o.ratio_pct {
+                l.ratio = v / 100.0;
+            }
+            if let Some(v) = o.rss_pct {
+                l.rss = v / 100.0;
             }
             if let Some(v) = o.min_abs_ms {
                 l.min_abs_ns = v * 1e6;

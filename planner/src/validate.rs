@@ -486,30 +486,11 @@ fn validate_region_zone_for(
             Ok((region.map(str::to_string), zone.map(str::to_string)))
         }
         _ => {
-            if zone.is_some() {
-                let no_zones = match cloud {
-                    CloudId::Azure => Some("Azure does not support zones."),
-                    CloudId::Lambda => Some("Lambda Cloud does not support zones."),
-                    CloudId::Paperspace => Some("Paperspace does not support zones."),
-                    CloudId::Cudo => Some("Cudo does not support zones."),
-                    CloudId::Nebius => Some("Nebius does not support zones."),
-                    CloudId::Seeweb => Some("Seeweb does not support zones."),
-                    CloudId::Vast => Some("Vast does not support zones."),
-                    CloudId::Verda => Some("Verda does not support zones."),
-                    CloudId::Yotta => Some("Yotta does not support zones."),
-                    // `do_catalog.validate_region_zone`.
-                    CloudId::Do => Some("DO does not support zones."),
-                    // `fluidstack_catalog.validate_region_zone`.
-                    CloudId::Fluidstack => Some("FluidStack Cloud does not support zones."),
-                    // `Hyperbolic.validate_region_zone` / `Mithril.validate_region_zone`.
-                    CloudId::Hyperbolic => Some("Hyperbolic does not support zones."),
-                    CloudId::Mithril => Some("Mithril does not support zones."),
-                    CloudId::Scp => Some("SCP Cloud does not support zones."),
-                    _ => None,
-                };
-                if let Some(m) = no_zones {
-                    return Err(m.into());
-                }
+            // A catalog cloud without zones says so (its table entry).
+            if zone.is_some()
+                && let Some(m) = cloud.spec().no_zones
+            {
+                return Err(m.into());
             }
             let Some(cat) = world.cloud_catalog(cloud) else {
                 return Err(format!("No catalog loaded for {}.", cloud.repr()));

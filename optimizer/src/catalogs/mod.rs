@@ -19,6 +19,7 @@ pub(crate) use gather::{Deadlines, Mode, Need, Plan, RowsOf, gather, refresh, si
 
 use std::path::{Path, PathBuf};
 
+use planner::catalog::image::RunFilter;
 use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
     AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, CsvParse,
@@ -174,16 +175,22 @@ pub(crate) fn load_vms_all(
     index: Option<&CatalogIndex>,
     needs: &CatalogNeeds,
 ) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
+    load_vms_runs(vms, index, |cloud| needs.for_cloud(cloud).matcher())
+}
+
+/// [`load_vms_all`] decoding, of each current image, the row runs `runs`
+/// gives for its cloud (`sky gpus list`'s [`planner::gpus::ListingRuns`]);
+/// a parsed CSV has every row.
+pub(crate) fn load_vms_runs<F: RunFilter>(
+    vms: &[(CloudId, Input)],
+    index: Option<&CatalogIndex>,
+    runs: impl Fn(CloudId) -> F,
+) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
     let mut done: Vec<Option<VmsLoad>> = vms
         .iter()
         .map(|(cloud, input)| {
             let _span = tracing::info_span!("catalog_image", cloud = cloud.name()).entered();
-            Some(load_vms_image(
-                *cloud,
-                input,
-                index,
-                &needs.for_cloud(*cloud),
-            ))
+            Some(load_vms_image(*cloud, input, index, &runs(*cloud)))
         })
         .collect();
     let mut misses: Vec<(usize, String, String, u64)> = done
@@ -390,7 +397,7 @@ pub(crate) fn load_vms(
     input: &Input,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
-    match load_vms_image(cloud, input, index, &RowSelection::All) {
+    match load_vms_image(cloud, input, index, &RowSelection::All.matcher()) {
         VmsLoad::Loaded(result) => result,
         VmsLoad::Parse {
             key, fingerprint, ..
@@ -410,13 +417,13 @@ enum VmsLoad {
     },
 }
 
-/// Decodes `selection`'s rows of the current image of `input`, if `index`
-/// has one.
+/// Decodes the row runs `runs` wants of the current image of `input`, if
+/// `index` has one.
 fn load_vms_image(
     cloud: CloudId,
     input: &Input,
     index: Option<&CatalogIndex>,
-    selection: &RowSelection,
+    runs: &dyn RunFilter,
 ) -> VmsLoad {
     let name = vms_name(cloud, input);
     let (key, fingerprint, size) = match input {
@@ -437,7 +444,7 @@ fn load_vms_image(
         }
     };
     if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
-        match CloudCatalog::from_image_selected(cloud, &image, &name, selection) {
+        match CloudCatalog::from_image_runs(cloud, &image, &name, runs) {
             Ok(loaded) => {
                 tracing::debug!(catalog = %name, rows = loaded.0.rows.len(), "catalog loaded from its image");
                 return VmsLoad::Loaded(Ok(loaded));

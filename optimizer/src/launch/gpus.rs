@@ -1,7 +1,10 @@
 //! `sky gpus list`: the I/O half. Finds the catalogs as a launch does
 //! (`catalogs::gather::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
-//! `SKY_BUNDLED_CATALOGS` > SkyPilot's folder), reads each cloud's
-//! `vms.csv` on its own scoped thread, and — for the enabled Kubernetes,
+//! `SKY_BUNDLED_CATALOGS` > SkyPilot's folder) and loads them with the
+//! launch's loader: a current catalog image (the launch's, under the same
+//! key) decodes only the row runs the listing reads
+//! ([`planner::gpus::ListingRuns`]), a changed `vms.csv` is parsed and its
+//! image stored for both. For the enabled Kubernetes,
 //! SSH Node Pool and Slurm clouds — lists the contexts' nodes and pods and
 //! asks the Slurm login nodes, concurrently and within the per-cloud and
 //! global deadlines, while the catalogs load. `planner::gpus::show` puts it
@@ -17,12 +20,12 @@ use std::sync::Arc;
 use planner::cloud::CloudId;
 use planner::gpus::kubernetes::Pods;
 use planner::gpus::show::{ContextData, Enabled, Realtime};
-use planner::gpus::{self, CloudGpuRows, GpusError, Query, Report};
+use planner::gpus::{self, CloudGpuRows, GpusError, ListingRuns, Query, Report};
 
 use super::prepare::check_context;
 use super::{LaunchError, LaunchOptions};
 use crate::catalogs::gather::Mode;
-use crate::catalogs::{self, bundled};
+use crate::catalogs::{self, Input};
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
     KubernetesCloud, LazyStateNodeCache, context_gpu_data, contexts_from_fixture_dir,
@@ -31,7 +34,6 @@ use crate::clouds::kubernetes::{
 use crate::clouds::slurm::SlurmCloud;
 use crate::clouds::ssh::SshCloud;
 use crate::config::{self, ConfigError};
-use crate::input::{MAX_CATALOG_FILE_BYTES, read_regular};
 use crate::state::{CatalogIndex, StateDir};
 
 /// What one `sky gpus list` came to.
@@ -59,39 +61,36 @@ fn enabled_clouds(options: &LaunchOptions) -> Vec<CloudId> {
         .unwrap_or_default()
 }
 
-/// Where one cloud's `vms.csv` bytes come from.
-enum Source {
-    Bundled(&'static [u8]),
-    File(std::path::PathBuf),
-}
-
-fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(CloudId, Source)> {
+/// Where each cloud's `vms.csv` comes from, in `clouds` order (clouds
+/// without one are left out).
+fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(CloudId, Input)> {
     let mut out = Vec::new();
+    let file = |path| Input::File { path, meta: None };
     for &cloud in clouds {
-        let file = format!("{}/vms.csv", cloud.name());
+        let name = catalogs::vms_file(cloud);
         match mode {
             Mode::Bundled => {
-                if let Some(b) = bundled::vms_csv(cloud) {
-                    out.push((cloud, Source::Bundled(b)));
+                if catalogs::has_bundled(cloud) {
+                    out.push((cloud, Input::Bundled));
                 }
             }
             Mode::Explicit(dir) => {
-                let path = dir.join(&file);
+                let path = dir.join(&name);
                 if path.is_file() {
-                    out.push((cloud, Source::File(path)));
+                    out.push((cloud, file(path)));
                 }
             }
             Mode::Shared(folder) => {
-                let path = folder.path(&file);
+                let path = folder.path(&name);
                 if path.is_file() {
-                    out.push((cloud, Source::File(path)));
-                } else if let Some(b) = bundled::vms_csv(cloud) {
+                    out.push((cloud, file(path)));
+                } else if catalogs::has_bundled(cloud) {
                     warnings.push(format!(
                         "{} is missing: listing the example catalog built into sky (run `sky catalog refresh {}` to download it).",
                         path.display(),
                         cloud.name()
                     ));
-                    out.push((cloud, Source::Bundled(b)));
+                    out.push((cloud, Input::Bundled));
                 }
             }
         }
@@ -99,10 +98,11 @@ fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(
     out
 }
 
-/// Reads the catalogs of `clouds`, one scoped thread each, in `clouds`
-/// order: from the image stored in `index` when the catalog has not changed
-/// since (the listing's rows are a fraction of the CSV's), else parsed and
-/// an image stored. A catalog that cannot be read is a warning.
+/// Reads the catalogs of `clouds`, in `clouds` order, with the launch's
+/// loader (`catalogs::load_vms_runs`): a current image in `index` decodes
+/// only the runs the listing reads; a changed catalog is parsed (its image
+/// stored for the next listing or launch). A catalog that cannot be read
+/// or listed is a warning.
 fn load(
     mode: &Mode,
     clouds: &[CloudId],
@@ -110,27 +110,35 @@ fn load(
     warnings: &mut Vec<String>,
 ) -> Vec<CloudGpuRows> {
     let srcs = sources(mode, clouds, warnings);
-    let results: Vec<Result<CloudGpuRows, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = srcs
-            .iter()
-            .map(|(cloud, src)| s.spawn(move || load_one(*cloud, src, index)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("catalog parser thread panicked".into()))
-            })
-            .collect()
-    });
+    let loaded = catalogs::load_vms_runs(&srcs, index, ListingRuns::of);
     let mut out = Vec::new();
-    for r in results {
-        match r {
-            Ok(c) => out.push(c),
+    for ((cloud, input), result) in srcs.iter().zip(loaded) {
+        let listed = result
+            .map_err(|e| e.to_string())
+            .and_then(|(catalog, skipped)| {
+                if !skipped.is_empty() {
+                    tracing::debug!(
+                        cloud = cloud.name(),
+                        rows = skipped.len(),
+                        "malformed catalog rows skipped"
+                    );
+                }
+                CloudGpuRows::new(catalog, &source_name(*cloud, input)).map_err(|e| e.to_string())
+            });
+        match listed {
+            Ok(rows) => out.push(rows),
             Err(e) => warnings.push(format!("skipping a catalog: {e}")),
         }
     }
     out
+}
+
+/// How the listing names a catalog in its messages.
+fn source_name(cloud: CloudId, input: &Input) -> String {
+    match input {
+        Input::Bundled => catalogs::vms_file(cloud),
+        Input::File { path, .. } => path.display().to_string(),
+    }
 }
 
 /// Errors of `sky gpus list` beyond the launch's own.
@@ -344,52 +352,6 @@ async fn realtime(
     Ok(rt)
 }
 
-/// One cloud's listing rows: its image, or its CSV parsed (and its image
-/// stored, failing which only costs the next listing a parse).
-fn load_one(
-    cloud: CloudId,
-    src: &Source,
-    index: Option<&CatalogIndex>,
-) -> Result<CloudGpuRows, String> {
-    let (key, fingerprint) = match src {
-        Source::Bundled(_) => (
-            format!("gpus/bundled/{}", cloud.name()),
-            bundled::FINGERPRINT.to_string(),
-        ),
-        Source::File(path) => {
-            let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            (
-                format!("gpus/{}", catalogs::image_key(path)),
-                catalogs::fingerprint(&meta),
-            )
-        }
-    };
-    if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
-        match CloudGpuRows::from_image(cloud, &image) {
-            Ok(rows) => return Ok(rows),
-            Err(e) => tracing::debug!(error = %e, "ignoring GPU listing image"),
-        }
-    }
-    let rows = match src {
-        Source::Bundled(b) => {
-            CloudGpuRows::from_csv(cloud, b, &format!("{}/vms.csv", cloud.name()))
-                .map_err(|e| e.to_string())?
-        }
-        Source::File(path) => {
-            let bytes = read_regular(path, MAX_CATALOG_FILE_BYTES)
-                .map_err(|e| format!("{}: {}", path.display(), e.cause()))?;
-            CloudGpuRows::from_csv(cloud, &bytes, &path.display().to_string())
-                .map_err(|e| e.to_string())?
-        }
-    };
-    if let Some(index) = index
-        && let Err(e) = index.write(&key, &fingerprint, &rows.to_image())
-    {
-        tracing::debug!(error = %e, "cannot store GPU listing image");
-    }
-    Ok(rows)
-}
-
 /// Lists the accelerators for `query` (already validated), as text or JSON;
 /// `verbose` is `-v` (the Slurm per-partition table).
 pub async fn gpus_list(
@@ -460,16 +422,18 @@ pub async fn gpus_list(
 
 #[cfg(test)]
 mod tests {
+    use planner::catalog::CloudCatalog;
+
     use super::*;
 
     const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\n";
 
-    fn names(rows: &CloudGpuRows) -> Vec<String> {
-        gpus::accelerator_names(&[rows])
+    fn names(rows: &[CloudGpuRows]) -> Vec<String> {
+        gpus::accelerator_names(&rows.iter().collect::<Vec<_>>())
     }
 
     #[test]
-    fn a_listing_reads_the_stored_image_until_the_catalog_changes() {
+    fn a_listing_reads_the_launchs_image_until_the_catalog_changes() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("lambda/vms.csv");
         std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
@@ -479,27 +443,49 @@ mod tests {
         )
         .unwrap();
         let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
-        let src = Source::File(csv.clone());
+        let mode = Mode::Explicit(dir.path().to_path_buf());
+        let list = || {
+            let mut warnings = Vec::new();
+            let rows = load(&mode, &[CloudId::Lambda], Some(&index), &mut warnings);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            names(&rows)
+        };
 
-        let first = load_one(CloudId::Lambda, &src, Some(&index)).unwrap();
-        assert_eq!(names(&first), ["A10"]);
+        assert_eq!(list(), ["A10"]);
         assert_eq!(std::fs::read_dir(index.dir()).unwrap().count(), 1);
+        // What the listing stored is the launch's image of the whole file.
+        let image = std::fs::read_dir(index.dir())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let (launch, _) =
+            CloudCatalog::from_image(CloudId::Lambda, &std::fs::read(&image).unwrap(), "x")
+                .unwrap();
+        assert!(launch.has_instance_type("gpu_1x_a10"));
 
-        // The image, not the CSV, answers while the file is unchanged: put
-        // other rows in the image under the same key and fingerprint.
-        let other = CloudGpuRows::from_csv(
+        // The image, not the CSV, answers while the file is unchanged, for
+        // the listing and the launch alike: put other rows in the image
+        // under the same key and fingerprint.
+        let (other, _) = CloudCatalog::from_bytes(
             CloudId::Lambda,
             format!("{HEADER}gpu_1x_h100,H100,1,26,200,H100,2.49,,us-east-1\n").as_bytes(),
             "other.csv",
         )
         .unwrap();
-        let key = format!("gpus/{}", catalogs::image_key(&csv));
+        let key = catalogs::image_key(&csv);
         let fingerprint = catalogs::fingerprint(&std::fs::metadata(&csv).unwrap());
-        index.write(&key, &fingerprint, &other.to_image()).unwrap();
-        assert_eq!(
-            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
-            ["H100"]
-        );
+        index
+            .write(&key, &fingerprint, &other.to_image(&[]))
+            .unwrap();
+        assert_eq!(list(), ["H100"]);
+        let input = Input::File {
+            path: csv.clone(),
+            meta: None,
+        };
+        let (launch, _) = catalogs::load_vms(CloudId::Lambda, &input, Some(&index)).unwrap();
+        assert!(launch.has_instance_type("gpu_1x_h100"));
 
         // A changed catalog is parsed again and its image replaced.
         std::fs::write(
@@ -507,14 +493,8 @@ mod tests {
             format!("{HEADER}gpu_1x_a100,A100,1,30,200,A100,1.29,,us-east-1\n"),
         )
         .unwrap();
-        assert_eq!(
-            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
-            ["A100"]
-        );
-        assert_eq!(
-            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
-            ["A100"]
-        );
+        assert_eq!(list(), ["A100"]);
+        assert_eq!(list(), ["A100"]);
         assert_eq!(std::fs::read_dir(index.dir()).unwrap().count(), 1);
 
         // A damaged image is parsed around, not trusted.
@@ -524,10 +504,26 @@ mod tests {
             .unwrap()
             .unwrap()
             .path();
-        std::fs::write(&image, b"SKYGPUIX garbage").unwrap();
+        std::fs::write(&image, b"SKYCATIX garbage").unwrap();
+        assert_eq!(list(), ["A100"]);
+    }
+
+    #[test]
+    fn a_catalog_that_cannot_be_listed_is_a_warning_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("lambda/vms.csv");
+        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+        std::fs::write(&csv, "InstanceType,vCPUs,Price,Region\na,2,1,r\n").unwrap();
+        let mut warnings = Vec::new();
+        let mode = Mode::Explicit(dir.path().to_path_buf());
+        let rows = load(&mode, &[CloudId::Lambda], None, &mut warnings);
+        assert!(rows.is_empty());
         assert_eq!(
-            names(&load_one(CloudId::Lambda, &src, Some(&index)).unwrap()),
-            ["A100"]
+            warnings,
+            [format!(
+                "skipping a catalog: {}: no AcceleratorName column (found: InstanceType,vCPUs,Price,Region)",
+                csv.display()
+            )]
         );
     }
 }

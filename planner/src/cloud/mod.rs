@@ -1,7 +1,8 @@
-//! Cloud identities: the closed set of clouds the planner knows, what each
-//! is as data ([`CloudSpec`], one entry per cloud in `table.rs`), their names
-//! as users write them, and "did you mean" for the rest; which clouds
-//! check storage, and the storage-only providers `sky check` lists.
+//! Cloud identities: the closed set of clouds the planner knows, the orders
+//! SkyPilot enumerates them in, what each is as data ([`CloudSpec`], one
+//! entry per cloud in the cloud table, `table/<cloud>.rs`), their names as
+//! users write them, and "did you mean" for the rest; how storage is
+//! checked, and the storage-only providers `sky check` lists.
 
 mod feature;
 mod spec;
@@ -149,6 +150,37 @@ impl CloudId {
         CloudId::Yotta,
     ];
 
+    /// `sky/skylet/constants.py::ALL_CLOUDS`: the order SkyPilot's
+    /// `list_accelerators` merges the clouds in (`sky gpus list`'s catalogs
+    /// and `-o json`).
+    pub const SKYPILOT_ALL_CLOUDS: [CloudId; 25] = [
+        CloudId::Aws,
+        CloudId::Azure,
+        CloudId::Gcp,
+        CloudId::Ibm,
+        CloudId::Lambda,
+        CloudId::Scp,
+        CloudId::Oci,
+        CloudId::Kubernetes,
+        CloudId::Runpod,
+        CloudId::Vast,
+        CloudId::Vsphere,
+        CloudId::Cudo,
+        CloudId::Fluidstack,
+        CloudId::Paperspace,
+        CloudId::PrimeIntellect,
+        CloudId::Do,
+        CloudId::Nebius,
+        CloudId::Ssh,
+        CloudId::Slurm,
+        CloudId::Hyperbolic,
+        CloudId::Seeweb,
+        CloudId::Shadeform,
+        CloudId::Yotta,
+        CloudId::Mithril,
+        CloudId::Verda,
+    ];
+
     /// What this cloud is: names, catalog, credentials, unsupported features.
     pub fn spec(self) -> &'static CloudSpec {
         &table::CLOUDS[self as usize]
@@ -168,10 +200,7 @@ impl CloudId {
     /// than an object (`check_features_are_supported`): the same as
     /// [`CloudId::repr`] except for Shadeform (`<Cloud>`).
     pub fn class_repr(self) -> &'static str {
-        table::CLASS_REPRS
-            .iter()
-            .find(|(c, _)| *c == self)
-            .map_or(self.repr(), |(_, r)| r)
+        self.spec().class_repr.unwrap_or(self.repr())
     }
 
     /// Whether this cloud has a CSV catalog (`<dir>/<name>/vms.csv`).
@@ -182,7 +211,7 @@ impl CloudId {
     /// The catalog SkyPilot builds for this cloud on the user's machine, if
     /// it does (then it is read from there and never bundled).
     pub fn local_catalog(self) -> Option<&'static LocalCatalog> {
-        table::LOCAL_CATALOGS.iter().find(|l| l.cloud == self)
+        self.spec().local_catalog.as_ref()
     }
 }
 
@@ -243,6 +272,23 @@ mod tests {
         let mut sorted = CloudId::REGISTRY_ORDER.to_vec();
         sorted.sort();
         assert_eq!(sorted, CloudId::ALL.to_vec());
+    }
+
+    #[test]
+    fn skypilots_all_clouds_names_every_cloud_once() {
+        let mut sorted = CloudId::SKYPILOT_ALL_CLOUDS.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, CloudId::ALL.to_vec());
+    }
+
+    #[test]
+    fn every_catalog_cloud_but_the_realtime_ones_is_listed_under_a_label() {
+        for id in CloudId::ALL {
+            let spec = id.spec();
+            let realtime = matches!(id, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm);
+            assert_eq!(spec.listing_label.is_some(), !realtime, "{id:?}");
+            assert_eq!(spec.has_catalog, !realtime, "{id:?}");
+        }
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! What a cloud *is*, as data: its names, catalog, credentials, the features
 //! it lacks and the rules its catalog is queried by. One [`CloudSpec`] per
-//! cloud lives in [`super::table`]; a plain catalog cloud is nothing more
-//! than its entry there.
+//! cloud lives in the cloud table (`cloud/table/<cloud>.rs`); a plain
+//! catalog cloud is nothing more than its entry there.
 
-use super::{CloudId, Feature};
+use super::{CloudId, Feature, StorageRule};
 
 /// Everything the planner and the adapters need to know about one cloud
 /// that is a fact, not a procedure.
@@ -18,9 +18,26 @@ pub struct CloudSpec {
     pub aliases: &'static [&'static str],
     /// SkyPilot's `_REPR`: how tables and messages name it.
     pub repr: &'static str,
+    /// The class attribute `_REPR` where it differs from how objects print
+    /// (`None`: the same as `repr`), for messages that format the class.
+    pub class_repr: Option<&'static str>,
     /// Whether it has a `vms.csv` under `<catalog root>/<name>/` (Kubernetes
     /// builds a virtual catalog from its nodes instead).
     pub has_catalog: bool,
+    /// The catalog SkyPilot builds on the user's machine instead of
+    /// downloading it, if it does (then it is read from there, never bundled).
+    pub local_catalog: Option<LocalCatalog>,
+    /// The name its catalog module lists it under in `sky gpus list`
+    /// (`list_accelerators_impl`'s first argument: `AWS`, `scp`, `nebius`);
+    /// `None`: not listed from a catalog (Kubernetes, SSH Node Pools and
+    /// Slurm list their nodes).
+    pub listing_label: Option<&'static str>,
+    /// SkyPilot's error when a request names a zone, for a catalog cloud
+    /// without zones (its `validate_region_zone`); `None`: zones are
+    /// checked against the catalog, or by the cloud's own rules.
+    pub no_zones: Option<&'static str>,
+    /// How `sky check` checks its storage (`_check_storage_credentials`).
+    pub storage: StorageRule,
     /// Whether and how often SkyPilot downloads its `vms.csv` from the hosted
     /// catalog (`read_catalog(..., pull_frequency_hours=_PULL_FREQUENCY_HOURS)`
     /// in `sky/catalog/<cloud>_catalog.py`).
@@ -69,8 +86,6 @@ impl CatalogPull {
 /// it (vSphere's, from the vCenter inventory).
 #[derive(Debug)]
 pub struct LocalCatalog {
-    /// The cloud.
-    pub cloud: CloudId,
     /// What builds the file, as advice to a user who lacks it.
     pub built_by: &'static str,
     /// The header SkyPilot reads instead when the file is absent (so the

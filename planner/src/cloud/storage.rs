@@ -23,20 +23,10 @@ pub enum StorageRule {
 
 impl CloudId {
     /// How this cloud's storage capability is checked, from
-    /// `sky/clouds/<cloud>.py::_check_storage_credentials` in 0.14.1.
+    /// `sky/clouds/<cloud>.py::_check_storage_credentials` in 0.14.1 (its
+    /// entry of the cloud table).
     pub fn storage_rule(self) -> StorageRule {
-        match self {
-            // `AWS`: S3 `list_buckets`; `GCP`: the Cloud Storage API and
-            // storage permissions; `Nebius`: the `nebius` profile in
-            // `~/.aws`; `OCI`: the S3-compatible profile, else its compute
-            // check.
-            CloudId::Aws | CloudId::Gcp | CloudId::Nebius | CloudId::Oci => StorageRule::Own,
-            // `Azure` and `IBM` return `cls._check_credentials()`; Seeweb's
-            // adaptor `check_storage_credentials` returns
-            // `check_compute_credentials()`.
-            CloudId::Azure | CloudId::Ibm | CloudId::Seeweb => StorageRule::SameAsCompute,
-            _ => StorageRule::Unsupported,
-        }
+        self.spec().storage
     }
 }
 

@@ -1,12 +1,13 @@
 //! What SkyPilot prints through Python's standard library, reproduced so that
 //! messages and tables match byte for byte: string and number formats
 //! ([`format`](mod@format)), `json.dumps`' string literals ([`json`]),
-//! `difflib.get_close_matches` ([`difflib`]) and `textwrap.wrap`
-//! ([`textwrap`]).
+//! `difflib.get_close_matches` ([`difflib`]), `textwrap.wrap`
+//! ([`textwrap`]) and `ast.literal_eval` of catalog cells ([`pylit`]).
 
 pub mod difflib;
 pub mod format;
 pub mod json;
+pub mod pylit;
 pub mod textwrap;
 
 pub use difflib::{close_matches, sequence_ratio};

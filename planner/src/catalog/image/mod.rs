@@ -1,5 +1,7 @@
 //! The pre-indexed form of a parsed `vms.csv` (an *image*): what a launch
-//! loads instead of re-parsing a catalog that has not changed.
+//! and `sky gpus list` load instead of re-parsing a catalog that has not
+//! changed. There is one image format, of the whole parsed catalog; each
+//! reader decodes the row runs it wants ([`RunFilter`]).
 //!
 //! Parsing the 27k-row AWS catalog costs tens of milliseconds, most of it in
 //! per-field work (splitting, number parsing, interning). An image stores the
@@ -7,17 +9,35 @@
 //! is a few array walks. The caller decides where images live and when one is
 //! stale (see `config::load_catalog_indexed`); this module only converts, and
 //! treats any image it cannot fully validate as an error, never as data.
+//!
+//! Layout: the head (postcard; its strings packed back to back, checked
+//! as UTF-8 in one pass), then the row stream (`stream.rs`: its runs one
+//! after another, each row against the row above), then the `GpuInfo`
+//! cells (UTF-8, back to back). The cells are outside the head's strings
+//! because only `sky gpus list` reads them: a launch checks only those of
+//! the rows it decodes (`strings.rs`: strings by id, made [`Text`]s on
+//! first use).
 
-use rustc_hash::FxHashMap;
+mod stream;
+mod strings;
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::selection::RowSelection;
-use super::{CatalogWarning, CloudCatalog, Num, Schema, Text, VmRow};
+use stream::{Locations, decode_run, encode_run};
+use strings::{Packed, Strings, Tables};
+
+use super::row::KNOWN_COLUMNS;
+use super::selection::{RowMatcher, RowSelection};
+use super::{CatalogWarning, CloudCatalog, Columns, Schema, Text, VmRow};
 use crate::cloud::CloudId;
 
 /// Bumped whenever the layout or the meaning of a parsed row changes, so
 /// images written by another version are rejected instead of misread.
-const FORMAT: u32 = 6;
+/// 7: the `GpuInfo` column and the header's [`Columns`].
+const FORMAT: u32 = 7;
 const MAGIC: [u8; 8] = *b"SKYCATIX";
 
 /// Why an image was rejected (the caller falls back to the CSV).
@@ -39,9 +59,20 @@ struct Head<'a> {
     cloud: &'a str,
     v6: bool,
     has_zones: bool,
-    /// Every distinct string of the rows, once.
+    /// The header's names ([`Columns`]).
     #[serde(borrow)]
-    strings: Vec<&'a str>,
+    columns: Vec<Column<'a>>,
+    /// [`Columns`]' integer bits.
+    integers: u8,
+    /// Every distinct string of the rows but `GpuInfo`, once, back to back
+    /// (checked as UTF-8 in one pass, not one string at a time).
+    #[serde(borrow)]
+    strings: &'a str,
+    /// Where each of `strings` ends (it starts where the one before ends).
+    string_ends: Vec<u32>,
+    /// Where each distinct `GpuInfo` cell ends in the bytes after the row
+    /// stream (they start where the one before ends).
+    gpu_info: Vec<u32>,
     /// Rows skipped when the CSV was parsed: (line, message).
     #[serde(borrow)]
     warnings: Vec<(u64, &'a str)>,
@@ -56,283 +87,55 @@ struct Head<'a> {
     locations: Vec<(u32, u32)>,
 }
 
-#[derive(Default)]
-struct StringTable<'a> {
-    strings: Vec<&'a str>,
-    ids: FxHashMap<&'a str, u32>,
+/// A header name in an image: one of SkyPilot's by index (no string to
+/// check on load), or any other.
+#[derive(Serialize, Deserialize)]
+enum Column<'a> {
+    /// `KNOWN_COLUMNS[i]`.
+    Known(u8),
+    /// Any other name.
+    Other(&'a str),
 }
 
-impl<'a> StringTable<'a> {
-    fn id(&mut self, s: Option<&'a Text>) -> u32 {
-        let Some(s) = s else { return 0 };
-        let s: &'a str = s;
-        *self.ids.entry(s).or_insert_with(|| {
-            self.strings.push(s);
-            self.strings.len() as u32
-        })
-    }
-}
-
-/// The row stream: each row is a little-endian `u16` mask of the fields that
-/// differ from the row before it in its run (bit order: [`STRING_FIELDS`] string ids, then
-/// the seven numbers, then the NVMe flag, then the datacenter flag), followed
-/// by just those values — string ids as LEB128, numbers as `f64` LE
-/// (`NaN` = empty), each flag as a byte (0 empty, 1 false, 2 true). Catalogs repeat most fields from row to
-/// row (one row per zone of an instance type), so a row is a dozen bytes and
-/// decoding one is mostly a clone of the previous.
-const STRING_FIELDS: usize = 5;
-const NUMBER_FIELDS: usize = 7;
-const NVME_BIT: u16 = 1 << (STRING_FIELDS + NUMBER_FIELDS);
-const DATACENTER_BIT: u16 = NVME_BIT << 1;
-
-fn string_ids<'a>(row: &'a VmRow, table: &mut StringTable<'a>) -> [u32; STRING_FIELDS] {
-    [
-        table.id(row.instance_type.as_ref()),
-        table.id(row.accelerator_name.as_ref()),
-        table.id(Some(&row.region)),
-        table.id(row.zone.as_ref()),
-        table.id(row.local_disk_type.as_ref()),
-    ]
-}
-
-fn numbers(row: &VmRow) -> [Num; NUMBER_FIELDS] {
-    [
-        row.accelerator_count,
-        row.vcpus,
-        row.memory_gib,
-        row.price,
-        row.spot_price,
-        row.local_disk_size,
-        row.local_disk_count,
-    ]
-}
-
-fn flag_byte(v: Option<bool>) -> u8 {
-    match v {
-        None => 0,
-        Some(false) => 1,
-        Some(true) => 2,
-    }
-}
-
-/// Encodes one run of rows; the first row is written in full.
-fn encode_run<'a>(rows: &'a [VmRow], table: &mut StringTable<'a>, out: &mut Vec<u8>) {
-    // The first row differs from an imaginary all-empty row in every field.
-    let mut prev_ids = [u32::MAX; STRING_FIELDS];
-    let mut prev_numbers = [None; NUMBER_FIELDS];
-    let mut prev_nvme = u8::MAX;
-    let mut prev_datacenter = u8::MAX;
-    for row in rows {
-        let ids = string_ids(row, table);
-        let nums = numbers(row).map(Num::get);
-        let nvme = flag_byte(row.nvme_supported);
-        let datacenter = flag_byte(row.datacenter);
-        let mut mask = 0u16;
-        for (i, (id, prev)) in ids.iter().zip(&prev_ids).enumerate() {
-            if id != prev {
-                mask |= 1 << i;
-            }
-        }
-        for (i, (number, prev)) in nums.iter().zip(&prev_numbers).enumerate() {
-            // Compare bits: -0.0 and 0.0 must both survive.
-            if number.map(f64::to_bits) != prev.map(f64::to_bits) {
-                mask |= 1 << (STRING_FIELDS + i);
-            }
-        }
-        if nvme != prev_nvme {
-            mask |= NVME_BIT;
-        }
-        if datacenter != prev_datacenter {
-            mask |= DATACENTER_BIT;
-        }
-        out.extend_from_slice(&mask.to_le_bytes());
-        for (i, &id) in ids.iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                let mut v = id;
-                loop {
-                    let byte = (v & 0x7f) as u8;
-                    v >>= 7;
-                    if v == 0 {
-                        out.push(byte);
-                        break;
-                    }
-                    out.push(byte | 0x80);
-                }
-            }
-        }
-        for (i, number) in nums.iter().enumerate() {
-            if mask & (1 << (STRING_FIELDS + i)) != 0 {
-                out.extend_from_slice(&number.unwrap_or(f64::NAN).to_le_bytes());
-            }
-        }
-        if mask & NVME_BIT != 0 {
-            out.push(nvme);
-        }
-        if mask & DATACENTER_BIT != 0 {
-            out.push(datacenter);
-        }
-        (prev_ids, prev_numbers, prev_nvme, prev_datacenter) = (ids, nums, nvme, datacenter);
-    }
-}
-
-/// Reads the row stream back; any inconsistency is an error, never a row.
-struct RowReader<'b> {
-    bytes: &'b [u8],
-}
-
-impl RowReader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], ImageError> {
-        let (head, rest) = self
-            .bytes
-            .split_first_chunk::<N>()
-            .ok_or_else(|| ImageError::Decode("rows end early".into()))?;
-        self.bytes = rest;
-        Ok(*head)
-    }
-
-    fn leb128(&mut self) -> Result<u32, ImageError> {
-        let mut value = 0u32;
-        for shift in (0..35).step_by(7) {
-            let [byte] = self.take::<1>()?;
-            value |= u32::from(byte & 0x7f)
-                .checked_shl(shift)
-                .ok_or_else(|| ImageError::Decode("string id overflows".into()))?;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(ImageError::Decode("string id overflows".into()))
-    }
-}
-
-/// The head's strings, made into [`Text`]s on first use: a selection that
-/// decodes a few runs allocates only the strings those runs name.
-struct Strings<'h> {
-    raw: &'h [&'h str],
-    made: Vec<Option<Text>>,
-}
-
-impl<'h> Strings<'h> {
-    fn new(raw: &'h [&'h str]) -> Strings<'h> {
-        Strings {
-            raw,
-            made: vec![None; raw.len()],
+impl<'a> Column<'a> {
+    fn of(name: &'a str) -> Column<'a> {
+        match KNOWN_COLUMNS.iter().position(|k| *k == name) {
+            Some(i) => Column::Known(i as u8),
+            None => Column::Other(name),
         }
     }
 
-    /// String `id` (`0` = empty cell).
-    fn get(&mut self, id: u32) -> Result<Option<Text>, ImageError> {
-        let Some(i) = (id as usize).checked_sub(1) else {
-            return Ok(None);
-        };
-        let raw = self
-            .raw
-            .get(i)
-            .ok_or(ImageError::Mismatch("string index"))?;
-        Ok(Some(
-            self.made[i].get_or_insert_with(|| Text::from(*raw)).clone(),
-        ))
+    fn name(&self) -> Result<Cow<'static, str>, ImageError> {
+        match *self {
+            Column::Known(i) => KNOWN_COLUMNS
+                .get(usize::from(i))
+                .map(|k| Cow::Borrowed(*k))
+                .ok_or(ImageError::Mismatch("column index")),
+            Column::Other(name) => Ok(Cow::Owned(name.to_string())),
+        }
     }
 }
 
-/// Decodes one run of `count` rows (its first row written in full) onto `rows`.
-fn decode_run(
-    bytes: &[u8],
-    count: usize,
-    strings: &mut Strings<'_>,
-    rows: &mut Vec<VmRow>,
-) -> Result<(), ImageError> {
-    let start = rows.len();
-    let mut reader = RowReader { bytes };
-    let empty: Text = Text::from("");
-    for index in 0..count {
-        let mask = u16::from_le_bytes(reader.take::<2>()?);
-        let prev = if rows.len() > start {
-            rows.last()
-        } else {
-            None
-        };
-        let mut row = match prev {
-            Some(prev) => prev.clone(),
-            None if mask & 0b1_1111 == 0b1_1111
-                && mask & NVME_BIT != 0
-                && mask & DATACENTER_BIT != 0 =>
-            {
-                VmRow {
-                    instance_type: None,
-                    accelerator_name: None,
-                    region: empty.clone(),
-                    zone: None,
-                    local_disk_type: None,
-                    nvme_supported: None,
-                    accelerator_count: Num::EMPTY,
-                    vcpus: Num::EMPTY,
-                    memory_gib: Num::EMPTY,
-                    price: Num::EMPTY,
-                    spot_price: Num::EMPTY,
-                    local_disk_size: Num::EMPTY,
-                    local_disk_count: Num::EMPTY,
-                    datacenter: None,
-                }
-            }
-            None => return Err(ImageError::Decode("first row is incomplete".into())),
-        };
-        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 2) != 0 {
-            return Err(ImageError::Decode(format!("row {index}: unknown fields")));
-        }
-        if mask & 1 != 0 {
-            row.instance_type = strings.get(reader.leb128()?)?;
-        }
-        if mask & 1 << 1 != 0 {
-            row.accelerator_name = strings.get(reader.leb128()?)?;
-        }
-        if mask & 1 << 2 != 0 {
-            row.region = strings
-                .get(reader.leb128()?)?
-                .ok_or(ImageError::Mismatch("empty region"))?;
-        }
-        if mask & 1 << 3 != 0 {
-            row.zone = strings.get(reader.leb128()?)?;
-        }
-        if mask & 1 << 4 != 0 {
-            row.local_disk_type = strings.get(reader.leb128()?)?;
-        }
-        let fields = [
-            &mut row.accelerator_count,
-            &mut row.vcpus,
-            &mut row.memory_gib,
-            &mut row.price,
-            &mut row.spot_price,
-            &mut row.local_disk_size,
-            &mut row.local_disk_count,
-        ];
-        for (i, field) in fields.into_iter().enumerate() {
-            if mask & 1 << (STRING_FIELDS + i) != 0 {
-                *field = Num(f64::from_le_bytes(reader.take::<8>()?));
-            }
-        }
-        if mask & NVME_BIT != 0 {
-            row.nvme_supported = match reader.take::<1>()? {
-                [0] => None,
-                [1] => Some(false),
-                [2] => Some(true),
-                _ => return Err(ImageError::Mismatch("NVMe flag")),
-            };
-        }
-        if mask & DATACENTER_BIT != 0 {
-            row.datacenter = match reader.take::<1>()? {
-                [0] => None,
-                [1] => Some(false),
-                [2] => Some(true),
-                _ => return Err(ImageError::Mismatch("datacenter flag")),
-            };
-        }
-        rows.push(row);
+/// Which row runs of an image a load decodes. A run is a maximal sequence
+/// of rows with one accelerator name and one instance type (see
+/// [`CloudCatalog::from_image_runs`]).
+pub trait RunFilter {
+    /// Whether every run is wanted (nothing is tested).
+    fn is_all(&self) -> bool;
+    /// Whether the run of rows with this accelerator name and instance type
+    /// (`None`: the cell is empty) is wanted.
+    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool;
+}
+
+/// A launch's [`RowSelection`]: the runs of its accelerators and families.
+impl RunFilter for RowMatcher {
+    fn is_all(&self) -> bool {
+        RowMatcher::is_all(self)
     }
-    if !reader.bytes.is_empty() {
-        return Err(ImageError::Decode("a run has trailing bytes".into()));
+
+    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool {
+        self.wants_accelerator(accelerator) || self.wants_instance_type(instance_type)
     }
-    Ok(())
 }
 
 /// Splits rows into runs of one accelerator name and one instance type:
@@ -340,7 +143,10 @@ fn decode_run(
 type Run<'a> = (Option<&'a Text>, Option<&'a Text>, usize, usize);
 
 fn runs_of(rows: &[VmRow]) -> Vec<Run<'_>> {
-    let same = |a: Option<&Text>, b: Option<&Text>| a.map(|t| &**t) == b.map(|t| &**t);
+    let same = |a: Option<&Text>, b: Option<&Text>| match (a, b) {
+        (Some(a), Some(b)) => Text::ptr_eq(a, b) || **a == **b,
+        (a, b) => a.is_none() && b.is_none(),
+    };
     let mut runs: Vec<Run<'_>> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let name = row.accelerator_name.as_ref();
@@ -356,39 +162,51 @@ fn runs_of(rows: &[VmRow]) -> Vec<Run<'_>> {
 impl CloudCatalog {
     /// Encodes the catalog, with the warnings its CSV produced, as an image.
     pub fn to_image(&self, warnings: &[CatalogWarning]) -> Vec<u8> {
-        let mut table = StringTable::default();
+        let mut tables = Tables::default();
         let mut stream = Vec::with_capacity(self.rows.len() * 12);
         let mut runs = Vec::new();
+        let mut locations = Locations::default();
         for (name, it, first, len) in runs_of(&self.rows) {
             let before = stream.len();
-            let (name_id, it_id) = (table.id(name), table.id(it));
-            encode_run(&self.rows[first..first + len], &mut table, &mut stream);
+            let (name_id, it_id) = (tables.strings.id(name), tables.strings.id(it));
+            let rows = &self.rows[first..first + len];
+            encode_run(rows, &mut tables, &mut locations, &mut stream);
             runs.push((name_id, it_id, len as u32, (stream.len() - before) as u32));
         }
-        let mut locations: Vec<(u32, u32)> = Vec::new();
-        let mut seen: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
-        for (region, zone) in self.locations() {
-            let pair = (table.id(Some(region)), table.id(zone));
-            if seen.insert(pair) {
-                locations.push(pair);
+        if !self.is_complete() {
+            // The rows are a selection: the file's locations are stored.
+            locations = Locations::default();
+            for (region, zone) in self.locations() {
+                locations.add((tables.strings.id(Some(region)), tables.strings.id(zone)));
             }
         }
+        let (strings, string_ends) = tables.strings.pack();
+        let (cells, gpu_info) = tables.gpu_info.pack();
         let head = Head {
             magic: MAGIC,
             format: FORMAT,
             cloud: self.cloud.name(),
             v6: self.schema == Schema::V6,
             has_zones: self.has_zones,
-            strings: table.strings,
+            columns: self.columns().names().map(Column::of).collect(),
+            integers: self.columns().integer_bits(),
+            strings: &strings,
+            string_ends,
+            gpu_info,
             warnings: warnings
                 .iter()
                 .map(|w| (w.line, w.message.as_str()))
                 .collect(),
             runs,
-            locations,
+            locations: locations.pairs,
         };
-        let mut out = postcard::to_allocvec(&head).expect("encoding to a Vec cannot fail");
+        // The head is a small part of the image: sized for it and the rest.
+        let out = Vec::with_capacity(
+            4096 + strings.len() + 4 * head.string_ends.len() + stream.len() + cells.len(),
+        );
+        let mut out = postcard::to_extend(&head, out).expect("encoding to a Vec cannot fail");
         out.extend_from_slice(&stream);
+        out.extend_from_slice(cells.as_bytes());
         out
     }
 
@@ -399,7 +217,7 @@ impl CloudCatalog {
         bytes: &[u8],
         source_name: &str,
     ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
-        Self::from_image_selected(cloud, bytes, source_name, &RowSelection::All)
+        Self::from_image_runs(cloud, bytes, source_name, &RowSelection::All.matcher())
     }
 
     /// [`CloudCatalog::from_image`], decoding only the rows `selection`
@@ -412,7 +230,21 @@ impl CloudCatalog {
         source_name: &str,
         selection: &RowSelection,
     ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
-        let (head, stream): (Head<'_>, &[u8]) =
+        Self::from_image_runs(cloud, bytes, source_name, &selection.matcher())
+    }
+
+    /// [`CloudCatalog::from_image`], decoding only the row runs `runs`
+    /// wants, and every other run of an instance type one of those holds.
+    /// Unless `runs` wants all, the catalog is not
+    /// [complete](CloudCatalog::is_complete): its regions and zones are still
+    /// all of the file's.
+    pub fn from_image_runs(
+        cloud: CloudId,
+        bytes: &[u8],
+        source_name: &str,
+        runs: &dyn RunFilter,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ImageError> {
+        let (head, rest): (Head<'_>, &[u8]) =
             postcard::take_from_bytes(bytes).map_err(|e| ImageError::Decode(e.to_string()))?;
         if head.magic != MAGIC || head.format != FORMAT {
             return Err(ImageError::Mismatch("format version"));
@@ -421,30 +253,29 @@ impl CloudCatalog {
             return Err(ImageError::Mismatch("cloud"));
         }
         let stream_len: u64 = head.runs.iter().map(|&(_, _, _, len)| u64::from(len)).sum();
-        if stream_len != stream.len() as u64 {
+        let Some((stream, gpu_cells)) = usize::try_from(stream_len)
+            .ok()
+            .and_then(|len| rest.split_at_checked(len))
+        else {
             return Err(ImageError::Decode(
                 "run lengths do not cover the rows".into(),
             ));
-        }
+        };
+        let packed = Packed::new(head.strings, &head.string_ends)?;
         let text = |id: u32| -> Result<Option<&str>, ImageError> {
             match id {
                 0 => Ok(None),
-                id => head
-                    .strings
-                    .get(id as usize - 1)
-                    .map(|s| Some(*s))
-                    .ok_or(ImageError::Mismatch("string index")),
+                id => packed.get(id as usize - 1).map(Some),
             }
         };
-        // Which runs to decode: those selected by accelerator or by family,
-        // then every run of an instance type one of those holds.
-        let matcher = selection.matcher();
-        let mut wanted = vec![matcher.is_all(); head.runs.len()];
-        if !matcher.is_all() {
-            let mut types: rustc_hash::FxHashSet<u32> = Default::default();
+        // Which runs to decode: those wanted, then every run of an instance
+        // type one of those holds.
+        let all = runs.is_all();
+        let mut wanted = vec![all; head.runs.len()];
+        if !all {
+            let mut types: FxHashSet<u32> = Default::default();
             for (i, &(name, it, _, _)) in head.runs.iter().enumerate() {
-                if matcher.wants_accelerator(text(name)?) || matcher.wants_instance_type(text(it)?)
-                {
+                if runs.wants(text(name)?, text(it)?) {
                     wanted[i] = true;
                     if it != 0 {
                         types.insert(it);
@@ -455,7 +286,7 @@ impl CloudCatalog {
                 wanted[i] |= it != 0 && types.contains(&it);
             }
         }
-        let mut strings = Strings::new(&head.strings);
+        let mut strings = Strings::new(packed, &head.gpu_info, gpu_cells)?;
         let mut rows: Vec<VmRow> = Vec::new();
         // The count is trusted only as far as the bytes could hold that many
         // rows (two mask bytes each).
@@ -471,17 +302,8 @@ impl CloudCatalog {
         for (&(name, it, count, len), wanted) in head.runs.iter().zip(wanted) {
             let run = &stream[offset..offset + len as usize];
             offset += len as usize;
-            if !wanted {
-                continue;
-            }
-            let first = rows.len();
-            decode_run(run, count as usize, &mut strings, &mut rows)?;
-            let (name, it) = (text(name)?, text(it)?);
-            if rows[first..]
-                .iter()
-                .any(|r| r.accelerator_name.as_deref() != name || r.instance_type.as_deref() != it)
-            {
-                return Err(ImageError::Mismatch("run accelerator or instance type"));
+            if wanted {
+                decode_run(run, count as usize, (it, name), &mut strings, &mut rows)?;
             }
         }
         let schema = if head.v6 { Schema::V6 } else { Schema::V8 };
@@ -494,8 +316,15 @@ impl CloudCatalog {
                 message: message.to_string(),
             })
             .collect();
-        let mut catalog = CloudCatalog::from_rows(cloud, rows, head.has_zones, schema);
-        if !matcher.is_all() {
+        let names = head
+            .columns
+            .iter()
+            .map(Column::name)
+            .collect::<Result<_, _>>()?;
+        let columns = Columns::from_names(names, head.integers);
+        let mut catalog =
+            CloudCatalog::from_rows(cloud, rows, head.has_zones, schema).with_columns(columns);
+        if !all {
             let mut locations = Vec::with_capacity(head.locations.len());
             for &(region, zone) in &head.locations {
                 let region = strings
@@ -682,5 +511,29 @@ mod tests {
         let mut wrong_format = image.clone();
         wrong_format[8] ^= 0x7f;
         assert!(CloudCatalog::from_image(CloudId::Lambda, &wrong_format, "x").is_err());
+    }
+
+    #[test]
+    fn gpu_info_cells_are_checked_when_a_run_holding_one_is_decoded() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,GpuInfo,Price,Region\n\
+                   cpu,,,,1,r\n\
+                   gpu,A100,1,\"{'Gpus': []}\",2,r\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        let (loaded, _) = CloudCatalog::from_image(CloudId::Lambda, &image, "x").unwrap();
+        assert_eq!(loaded.rows[1].gpu_info.as_deref(), Some("{'Gpus': []}"));
+        assert_eq!(loaded.rows, parsed.rows);
+        // The cells are the image's last bytes: a damaged one is refused by
+        // a load that decodes it, and not read by one that does not.
+        let mut damaged = image.clone();
+        *damaged.last_mut().unwrap() = 0xff;
+        assert!(CloudCatalog::from_image(CloudId::Lambda, &damaged, "x").is_err());
+        let cpu = RowSelection::family(crate::cloud::InstanceFamily::Prefixes(&["cpu"]));
+        let (some, _) =
+            CloudCatalog::from_image_selected(CloudId::Lambda, &damaged, "x", &cpu).unwrap();
+        assert_eq!(some.rows.len(), 1);
+        let mut longer = image.clone();
+        longer.push(b' ');
+        assert!(CloudCatalog::from_image_selected(CloudId::Lambda, &longer, "x", &cpu).is_err());
     }
 }

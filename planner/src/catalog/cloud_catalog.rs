@@ -1,0 +1,273 @@
+//! One cloud's catalog ([`CloudCatalog`]): its rows in file order, the
+//! indexes queries use (per instance type, per accelerator name, built on
+//! first use), and the AWS zone-mapping join.
+
+use std::collections::hash_map::Entry;
+use std::io::Read;
+
+use rustc_hash::FxHashMap;
+
+use super::{AzMapping, CatalogError, CatalogWarning, Columns, CsvParse, Schema, Text, VmRow};
+use crate::cloud::CloudId;
+
+/// The rows of one cloud's `vms.csv`, with indexes for the queries in
+/// [`query`](super::query).
+#[derive(Debug, Clone)]
+pub struct CloudCatalog {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// All rows in file order.
+    pub rows: Vec<VmRow>,
+    /// Whether the file has an `AvailabilityZone` column.
+    pub has_zones: bool,
+    /// Detected layout.
+    pub schema: Schema,
+    /// What the header says beyond the rows (see [`Columns`]).
+    columns: Columns,
+    /// Row indexes per instance type, built on first use: a launch's AWS
+    /// catalog is re-indexed after the zone mapping drops rows, and many
+    /// requests never ask.
+    by_instance: std::sync::OnceLock<FxHashMap<Text, Vec<u32>>>,
+    /// Row indexes per accelerator name (see [`CloudCatalog::accelerator_rows`]),
+    /// built on first use.
+    by_accelerator: std::sync::OnceLock<Vec<(Text, Vec<u32>)>>,
+    /// `Some` when `rows` holds only the rows a request selected
+    /// ([`selection`](super::selection)): every (region, zone) pair of the whole file, in order
+    /// of first appearance, for region and zone validation.
+    partial_locations: Option<Vec<(Text, Option<Text>)>>,
+}
+
+impl CloudCatalog {
+    /// Parses a `vms.csv` from a reader; see [`CloudCatalog::from_bytes`].
+    pub fn from_reader<R: Read>(
+        cloud: CloudId,
+        mut reader: R,
+        source_name: &str,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError> {
+        let mut data = Vec::new();
+        reader
+            .read_to_end(&mut data)
+            .map_err(|e| CatalogError::Read {
+                source_name: source_name.to_string(),
+                message: e.to_string(),
+            })?;
+        Self::from_bytes(cloud, &data, source_name)
+    }
+
+    /// Parses a `vms.csv` held in memory. `source_name` names the input in
+    /// errors and warnings. (One part: see [`CsvParse`] to parse a large
+    /// file's parts on several threads.)
+    pub fn from_bytes(
+        cloud: CloudId,
+        data: &[u8],
+        source_name: &str,
+    ) -> Result<(CloudCatalog, Vec<CatalogWarning>), CatalogError> {
+        let parse = CsvParse::new(cloud, data, source_name, 1)?;
+        let part = parse.parse_part(0)?;
+        parse.finish(vec![part])
+    }
+
+    /// Builds a catalog from rows (used by the CSV and image loaders and tests).
+    pub fn from_rows(cloud: CloudId, rows: Vec<VmRow>, has_zones: bool, schema: Schema) -> Self {
+        CloudCatalog {
+            cloud,
+            rows,
+            has_zones,
+            schema,
+            columns: Columns::default(),
+            by_instance: std::sync::OnceLock::new(),
+            by_accelerator: std::sync::OnceLock::new(),
+            partial_locations: None,
+        }
+    }
+
+    /// The catalog with its file's [`Columns`].
+    pub(crate) fn with_columns(mut self, columns: Columns) -> Self {
+        self.columns = columns;
+        self
+    }
+
+    /// What the file's header says beyond its rows: the columns it has,
+    /// which number columns pandas reads as integers.
+    pub fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
+    /// Marks the rows as a selection of the file's, whose (region, zone)
+    /// pairs are `locations` (see [`CloudCatalog::locations`]).
+    pub(crate) fn set_partial(&mut self, locations: Vec<(Text, Option<Text>)>) {
+        self.partial_locations = Some(locations);
+    }
+
+    /// Whether `rows` holds every row of the file. A partial catalog answers
+    /// the queries of the rows it was selected for
+    /// ([`RowSelection`](super::selection::RowSelection)) and region/zone validation; it must
+    /// not be asked for default instance types or arbitrary instance types.
+    pub fn is_complete(&self) -> bool {
+        self.partial_locations.is_none()
+    }
+
+    /// The (region, zone) of every row of the file: in row order, or for a
+    /// partial catalog each distinct pair once, in order of first
+    /// appearance (which is all region/zone validation can tell apart).
+    pub fn locations(&self) -> impl Iterator<Item = (&Text, Option<&Text>)> {
+        let (rows, stored): (&[VmRow], &[(Text, Option<Text>)]) = match &self.partial_locations {
+            Some(stored) => (&[], stored),
+            None => (&self.rows, &[]),
+        };
+        rows.iter()
+            .map(|r| (&r.region, r.zone.as_ref()))
+            .chain(stored.iter().map(|(r, z)| (r, z.as_ref())))
+    }
+
+    fn by_instance(&self) -> &FxHashMap<Text, Vec<u32>> {
+        self.by_instance.get_or_init(|| {
+            let mut by_instance: FxHashMap<Text, Vec<u32>> = FxHashMap::default();
+            // Rows come grouped by instance type: collect each run, then file it.
+            let mut run: Option<(Text, Vec<u32>)> = None;
+            let mut file_run = |run: Option<(Text, Vec<u32>)>| {
+                if let Some((key, indexes)) = run {
+                    match by_instance.entry(key) {
+                        Entry::Vacant(e) => {
+                            e.insert(indexes);
+                        }
+                        Entry::Occupied(mut e) => e.get_mut().extend(indexes),
+                    }
+                }
+            };
+            for (i, row) in self.rows.iter().enumerate() {
+                let Some(it) = &row.instance_type else {
+                    continue;
+                };
+                match &mut run {
+                    Some((key, indexes)) if Text::ptr_eq(key, it) || **key == **it => {
+                        indexes.push(i as u32);
+                    }
+                    _ => file_run(run.replace((it.clone(), vec![i as u32]))),
+                }
+            }
+            file_run(run);
+            by_instance
+        })
+    }
+
+    /// Rows of one instance type, in file order.
+    pub fn instance_rows<'a>(
+        &'a self,
+        instance_type: &str,
+    ) -> impl Iterator<Item = &'a VmRow> + 'a {
+        self.by_instance()
+            .get(instance_type)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .map(move |&i| &self.rows[i as usize])
+    }
+
+    /// The rows whose accelerator name `accept`s, grouped by name (each
+    /// group in file order). A query that prices or lists one accelerator
+    /// tests each distinct name once instead of every row: GCP's catalog
+    /// has ~23k rows and a few dozen accelerator names.
+    pub fn accelerator_rows<'a>(
+        &'a self,
+        mut accept: impl FnMut(&str) -> bool + 'a,
+    ) -> impl Iterator<Item = &'a VmRow> + 'a {
+        let groups = self.by_accelerator.get_or_init(|| {
+            let mut groups: Vec<(Text, Vec<u32>)> = Vec::new();
+            let mut slot_of: FxHashMap<Text, usize> = FxHashMap::default();
+            // Rows come in runs of one accelerator: look a name up once per run.
+            let mut last: Option<(&Text, usize)> = None;
+            for (i, row) in self.rows.iter().enumerate() {
+                let Some(name) = &row.accelerator_name else {
+                    continue;
+                };
+                let slot = match last {
+                    Some((seen, slot)) if Text::ptr_eq(seen, name) || **seen == **name => slot,
+                    _ => *slot_of.entry(name.clone()).or_insert_with(|| {
+                        groups.push((name.clone(), Vec::new()));
+                        groups.len() - 1
+                    }),
+                };
+                last = Some((name, slot));
+                groups[slot].1.push(i as u32);
+            }
+            groups
+        });
+        groups
+            .iter()
+            .filter(move |(name, _)| accept(name))
+            .flat_map(move |(_, rows)| rows.iter().map(move |&i| &self.rows[i as usize]))
+    }
+
+    /// Whether the instance type exists in this catalog.
+    pub fn has_instance_type(&self, instance_type: &str) -> bool {
+        self.by_instance().contains_key(instance_type)
+    }
+
+    /// All instance type names (unordered).
+    pub fn instance_types(&self) -> impl Iterator<Item = &str> {
+        self.by_instance().keys().map(|k| &**k)
+    }
+
+    /// Replaces AWS zone IDs by the account's zone names (an inner join:
+    /// rows whose zone ID is not in the mapping disappear, as in SkyPilot).
+    pub fn apply_az_mapping(&mut self, mapping: &AzMapping) {
+        let before = self.rows.len();
+        // Zones are interned, so each distinct zone is looked up once, keyed
+        // by its allocation; the map holds a clone so that address cannot be
+        // freed and reused while it is a key.
+        type Resolved = (Text, Option<Text>);
+        let mut resolved: FxHashMap<*const u8, Resolved> = FxHashMap::default();
+        self.rows.retain_mut(|row| {
+            let Some(zone) = &row.zone else {
+                return false;
+            };
+            let (_, name) = resolved
+                .entry(zone.as_ptr())
+                .or_insert_with(|| (zone.clone(), mapping.zone_name(zone).cloned()));
+            row.zone = name.clone();
+            row.zone.is_some()
+        });
+        if let Some(locations) = &mut self.partial_locations {
+            locations.retain_mut(|(_, zone)| {
+                *zone = zone.as_ref().and_then(|z| mapping.zone_name(z).cloned());
+                zone.is_some()
+            });
+        }
+        if self.rows.len() != before {
+            self.rows_changed();
+        }
+    }
+
+    /// Drops the indexes built over `rows`: call after changing the rows.
+    pub(crate) fn rows_changed(&mut self) {
+        self.by_instance = std::sync::OnceLock::new();
+        self.by_accelerator = std::sync::OnceLock::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
+
+    #[test]
+    fn az_mapping_is_an_inner_join() {
+        let csv = format!(
+            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\nm6i.large,,,2,8,,0.096,0.04,us-east-1,use1-az9,x86_64\n"
+        );
+        let (cat, _) = CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws").unwrap();
+        let mapping = AzMapping::from_reader(
+            "AvailabilityZone,AvailabilityZoneName\nuse1-az1,us-east-1b\n".as_bytes(),
+            "m",
+        )
+        .unwrap();
+        let mut mapped = cat.clone();
+        mapped.apply_az_mapping(&mapping);
+        assert_eq!(mapped.rows.len(), 1);
+        assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
+        assert!(mapped.has_instance_type("m6i.large"));
+        assert_eq!(cat.rows.len(), 2);
+    }
+}

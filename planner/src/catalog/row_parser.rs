@@ -1,0 +1,535 @@
+//! A `vms.csv` record made a [`VmRow`]: fields found by header position,
+//! trimmed and unescaped; strings interned; numbers parsed once per distinct
+//! cell and bounded; a field that repeats the row above reuses its value.
+//! Beside the rows it keeps what pandas would infer of the number columns
+//! (integer or float, [`Columns`](super::Columns)).
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+use simd_csv::ZeroCopyByteRecord;
+
+use super::{NUMBER_COLUMNS, Text, VmRow};
+
+/// Where each column a row reads sits in the header.
+#[derive(Clone, Copy)]
+pub(super) struct RowColumns {
+    pub(super) instance: usize,
+    pub(super) region: usize,
+    pub(super) price: usize,
+    pub(super) acc_name: Option<usize>,
+    pub(super) acc_count: Option<usize>,
+    pub(super) vcpus: Option<usize>,
+    pub(super) mem: Option<usize>,
+    pub(super) spot: Option<usize>,
+    pub(super) zone: Option<usize>,
+    pub(super) disk_type: Option<usize>,
+    pub(super) nvme: Option<usize>,
+    pub(super) disk_size: Option<usize>,
+    pub(super) disk_count: Option<usize>,
+    pub(super) hosting_type: Option<usize>,
+    pub(super) gpu_info: Option<usize>,
+}
+
+/// The trimmed, unescaped bytes of a field; `None` when the column is absent
+/// from the header or the field is empty.
+fn field_bytes<'r>(
+    record: &'r ZeroCopyByteRecord<'_>,
+    col: Option<usize>,
+) -> Result<Option<Cow<'r, [u8]>>, String> {
+    let Some(col) = col else { return Ok(None) };
+    let Some(raw) = record.get(col) else {
+        return Err(format!(
+            "expected at least {} fields, found {}",
+            col + 1,
+            record.len()
+        ));
+    };
+    let bytes = if raw.first() == Some(&b'"') {
+        match record.unescape(col) {
+            Some(Cow::Owned(v)) => Cow::Owned(v.trim_ascii().to_vec()),
+            Some(Cow::Borrowed(b)) => Cow::Borrowed(b.trim_ascii()),
+            None => Cow::Borrowed(&[][..]),
+        }
+    } else {
+        Cow::Borrowed(raw.trim_ascii())
+    };
+    Ok(if bytes.is_empty() { None } else { Some(bytes) })
+}
+
+/// Byte equality of two short fields as a plain loop. `==` on slices calls
+/// libc's `memcmp`, whose AVX-512 variant does a masked load that profiles
+/// at ~40 ns per call on this VM: ~40 % of parsing a large `vms.csv`, where
+/// every field is compared with the previous row's.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+fn text(bytes: &[u8], col: usize) -> Result<&str, String> {
+    std::str::from_utf8(bytes).map_err(|_| format!("field {} is not UTF-8", col + 1))
+}
+
+/// A numeric column that remembers the previous row's bytes and value.
+///
+/// Values must be finite, not negative and at most `max`: a negative price
+/// would win every comparison, a NaN one would drop the row from every
+/// query without a word, and an absurd size overflows the table's integer
+/// cells. Such a row is skipped with a warning naming the file and line.
+/// An empty cell is a missing value, as pandas reads it.
+struct NumberColumn {
+    col: Option<usize>,
+    name: &'static str,
+    max: f64,
+    last_bytes: Vec<u8>,
+    last: Option<Option<f64>>,
+    /// Whether every cell so far is an integer (pandas' `int64` inference:
+    /// an empty cell makes the column float).
+    integer: bool,
+}
+
+/// Upper bounds of the number columns, far above any real offering (the
+/// largest catalog entries are ~900 vCPUs, 32 TiB of memory, a few thousand
+/// dollars an hour for a TPU pod) and far below where arithmetic and
+/// rendering would break.
+mod bounds {
+    pub const COUNT: f64 = 1e5;
+    pub const VCPUS: f64 = 1e5;
+    pub const MEMORY_GIB: f64 = 1e7;
+    pub const PRICE: f64 = 1e6;
+    pub const DISK_GB: f64 = 1e8;
+    pub const DISK_COUNT: f64 = 1e4;
+}
+
+impl NumberColumn {
+    fn new(col: Option<usize>, name: &'static str, max: f64) -> Self {
+        NumberColumn {
+            col,
+            name,
+            max,
+            last_bytes: Vec::new(),
+            last: None,
+            integer: true,
+        }
+    }
+
+    /// Counts a cell of a row that is skipped towards the column's
+    /// integer-ness (pandas reads every row).
+    fn note_skipped(&mut self, record: &ZeroCopyByteRecord<'_>) {
+        let bytes = field_bytes(record, self.col).ok().flatten();
+        self.integer &= is_integer(bytes.as_deref().unwrap_or_default());
+    }
+
+    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<f64>, String> {
+        let bytes = field_bytes(record, self.col)?;
+        let bytes: &[u8] = bytes.as_deref().unwrap_or_default();
+        if let Some(value) = self.last
+            && same_bytes(&self.last_bytes, bytes)
+        {
+            return Ok(value);
+        }
+        self.integer &= is_integer(bytes);
+        let value = if bytes.is_empty() {
+            None
+        } else if let Some(v) = plain_decimal(bytes).filter(|v| *v <= self.max) {
+            Some(v)
+        } else {
+            let t = text(bytes, self.col.unwrap_or(0))?;
+            let v = t
+                .parse::<f64>()
+                .map_err(|_| format!("{} is not a number: {t:?}", self.name))?;
+            if !v.is_finite() {
+                return Err(format!("{} is not a finite number: {t:?}", self.name));
+            }
+            if v < 0.0 {
+                return Err(format!("{} is negative: {t}", self.name));
+            }
+            if v > self.max {
+                return Err(format!(
+                    "{} is implausibly large: {t} (at most {})",
+                    self.name, self.max
+                ));
+            }
+            Some(v)
+        };
+        self.last_bytes.clear();
+        self.last_bytes.extend_from_slice(bytes);
+        self.last = Some(value);
+        Ok(value)
+    }
+}
+
+/// Whether a cell is an integer as pandas' `read_csv` infers `int64`:
+/// an optional sign and digits (an empty cell is missing, which makes the
+/// column float).
+fn is_integer(bytes: &[u8]) -> bool {
+    match bytes {
+        [] => false,
+        _ if bytes.len() <= 18 && bytes.iter().all(u8::is_ascii_digit) => true,
+        _ => std::str::from_utf8(bytes).is_ok_and(|t| t.parse::<i64>().is_ok()),
+    }
+}
+
+/// `digits[.digits]` with at most 15 significant digits, as the catalogs
+/// write almost every number, without `str::parse`'s general machinery:
+/// the digits are an exact integer below 2^53 and 10^k (k ≤ 15) is exact,
+/// so one correctly rounded division gives the correctly rounded value —
+/// the same `f64` `str::parse` gives (Clinger's fast path). `None` for any
+/// other form, which then goes through `str::parse`.
+fn plain_decimal(bytes: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (int, frac) = match bytes.iter().position(|&b| b == b'.') {
+        Some(dot) => (&bytes[..dot], &bytes[dot + 1..]),
+        None => (bytes, &[][..]),
+    };
+    if int.is_empty() || int.len() + frac.len() > 15 {
+        return None;
+    }
+    let mut mantissa = 0u64;
+    for &b in int.iter().chain(frac) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(b - b'0');
+    }
+    Some(mantissa as f64 / POW10[frac.len()])
+}
+
+/// Shares one allocation per distinct string of a column: catalogs repeat
+/// instance types, regions and zones thousands of times, and cloning an
+/// `Text` (zone-mapping join, candidates) is a counter bump.
+struct Interner {
+    col: Option<usize>,
+    last: Option<Text>,
+    map: FxHashMap<Box<[u8]>, Text>,
+    /// A column no launch query reads (`GpuInfo`): a field that is
+    /// missing (a short row) is empty and one that is not UTF-8 is read
+    /// lossily, so that it never costs the launch a row.
+    lenient: bool,
+}
+
+impl Interner {
+    fn new(col: Option<usize>) -> Self {
+        Interner {
+            col,
+            last: None,
+            map: FxHashMap::default(),
+            lenient: false,
+        }
+    }
+
+    fn lenient(col: Option<usize>) -> Self {
+        Interner {
+            lenient: true,
+            ..Interner::new(col)
+        }
+    }
+
+    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<Text>, String> {
+        let bytes = match field_bytes(record, self.col) {
+            Err(_) if self.lenient => None,
+            other => other?,
+        };
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        // Rows come grouped by instance type and region: the previous value usually repeats.
+        if let Some(last) = &self.last
+            && same_bytes(last.as_bytes(), &bytes)
+        {
+            return Ok(Some(last.clone()));
+        }
+        let value = match self.map.get(&*bytes) {
+            Some(v) => v.clone(),
+            None => {
+                let v: Text = match text(&bytes, self.col.unwrap_or(0)) {
+                    Err(_) if self.lenient => Text::from(&*String::from_utf8_lossy(&bytes)),
+                    other => Text::from(other?),
+                };
+                self.map.insert(bytes.as_ref().into(), v.clone());
+                v
+            }
+        };
+        self.last = Some(value.clone());
+        Ok(Some(value))
+    }
+}
+
+/// Turns records into [`VmRow`]s, one parser state per column.
+pub(super) struct RowParser {
+    nvme: Option<usize>,
+    instance: Interner,
+    accelerator: Interner,
+    region: Interner,
+    zone: Interner,
+    disk_type: Interner,
+    gpu_info: Interner,
+    acc_count: NumberColumn,
+    vcpus: NumberColumn,
+    mem: NumberColumn,
+    price: NumberColumn,
+    spot: NumberColumn,
+    disk_size: NumberColumn,
+    disk_count: NumberColumn,
+    hosting_type: Option<NumberColumn>,
+    empty_region: Text,
+}
+
+impl RowParser {
+    pub(super) fn new(c: RowColumns) -> Self {
+        RowParser {
+            empty_region: Text::from(""),
+            nvme: c.nvme,
+            instance: Interner::new(Some(c.instance)),
+            accelerator: Interner::new(c.acc_name),
+            region: Interner::new(Some(c.region)),
+            zone: Interner::new(c.zone),
+            disk_type: Interner::new(c.disk_type),
+            gpu_info: Interner::lenient(c.gpu_info),
+            acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount", bounds::COUNT),
+            vcpus: NumberColumn::new(c.vcpus, "vCPUs", bounds::VCPUS),
+            mem: NumberColumn::new(c.mem, "MemoryGiB", bounds::MEMORY_GIB),
+            price: NumberColumn::new(Some(c.price), "Price", bounds::PRICE),
+            spot: NumberColumn::new(c.spot, "SpotPrice", bounds::PRICE),
+            disk_size: NumberColumn::new(c.disk_size, "LocalDiskSize", bounds::DISK_GB),
+            disk_count: NumberColumn::new(c.disk_count, "LocalDiskCount", bounds::DISK_COUNT),
+            hosting_type: c
+                .hosting_type
+                .map(|col| NumberColumn::new(Some(col), "HostingType", bounds::COUNT)),
+        }
+    }
+
+    /// One record's row, or why it is skipped.
+    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
+        let row = self.row(record);
+        if row.is_err() {
+            for column in self.number_columns() {
+                column.note_skipped(record);
+            }
+        }
+        row
+    }
+
+    /// The number columns of [`NUMBER_COLUMNS`], in its order.
+    fn number_columns(&mut self) -> [&mut NumberColumn; NUMBER_COLUMNS.len()] {
+        [
+            &mut self.acc_count,
+            &mut self.vcpus,
+            &mut self.mem,
+            &mut self.price,
+            &mut self.spot,
+            &mut self.disk_size,
+            &mut self.disk_count,
+        ]
+    }
+
+    /// Bit `i`: every cell so far of [`NUMBER_COLUMNS`]`[i]` is an integer.
+    pub(super) fn integer_bits(&mut self) -> u8 {
+        self.number_columns()
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (i, c)| bits | (u8::from(c.integer) << i))
+    }
+
+    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
+        let instance_type = self.instance.parse(record)?;
+        // pandas keeps a row whose Region is empty (NaN): no region query
+        // ever matches it and `get_region_zones` drops it, but queries
+        // without a region still see it (IBM's upstream catalog has such
+        // rows). It is kept as an empty region; a row with neither an
+        // instance type nor a region is of use to no query.
+        let region = match self.region.parse(record)? {
+            Some(region) => region,
+            None if instance_type.is_some() => self.empty_region.clone(),
+            None => return Err("Region is empty".into()),
+        };
+        Ok(VmRow {
+            instance_type,
+            accelerator_name: self.accelerator.parse(record)?,
+            accelerator_count: self.acc_count.parse(record)?.into(),
+            vcpus: self.vcpus.parse(record)?.into(),
+            memory_gib: self.mem.parse(record)?.into(),
+            price: self.price.parse(record)?.into(),
+            spot_price: self.spot.parse(record)?.into(),
+            region,
+            zone: self.zone.parse(record)?,
+            local_disk_type: self.disk_type.parse(record)?,
+            nvme_supported: field_bytes(record, self.nvme)?
+                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
+            local_disk_size: self.disk_size.parse(record)?.into(),
+            local_disk_count: self.disk_count.parse(record)?.into(),
+            datacenter: match &mut self.hosting_type {
+                Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
+                None => None,
+            },
+            gpu_info: self.gpu_info.parse(record)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{CloudCatalog, Schema};
+    use crate::cloud::CloudId;
+
+    const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
+
+    #[test]
+    fn plain_decimals_parse_to_the_same_f64_as_str_parse() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut cases: Vec<String> = [
+            "0",
+            "0.0",
+            "1.0",
+            "0.1",
+            "3.06",
+            "17.15",
+            "98.32",
+            "0.0001",
+            "123456789012345",
+            "12345678901234.5",
+            "0.000000000000001",
+            "2.675",
+            "007.50",
+            "1.",
+            ".5",
+            "1e3",
+            "-1",
+            "1.2.3",
+            "1234567890123456",
+            "inf",
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..20_000 {
+            let int_digits = 1 + next() % 9;
+            let frac_digits = next() % 8;
+            let mut text = (0..int_digits)
+                .map(|_| char::from(b'0' + (next() % 10) as u8))
+                .collect::<String>();
+            if frac_digits > 0 {
+                text.push('.');
+                text.extend((0..frac_digits).map(|_| char::from(b'0' + (next() % 10) as u8)));
+            }
+            cases.push(text);
+        }
+        let mut fast = 0;
+        for case in &cases {
+            if let Some(v) = plain_decimal(case.as_bytes()) {
+                fast += 1;
+                assert_eq!(
+                    v.to_bits(),
+                    case.parse::<f64>().unwrap().to_bits(),
+                    "{case}"
+                );
+            }
+        }
+        assert!(fast > 19_000, "only {fast} took the fast path");
+        for refused in [".5", "1e3", "-1", "1.2.3", "1234567890123456", "inf", ""] {
+            assert_eq!(plain_decimal(refused.as_bytes()), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn malformed_rows_are_skipped_with_file_and_line() {
+        let csv = format!(
+            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\nbad.row,,,two,8,,0.1,,us-east-1,use1-az1,x86_64\np3.2xlarge,V100,1,8,61,,3.06,0.9,us-east-1,use1-az2,x86_64\n,,,,,,,,,,\n"
+        );
+        let (cat, warnings) =
+            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
+        assert_eq!(cat.rows.len(), 2);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0].line, 3);
+        assert!(
+            warnings[0]
+                .to_string()
+                .starts_with("aws/vms.csv:3: skipped malformed row: vCPUs is not a number"),
+            "{}",
+            warnings[0]
+        );
+        assert_eq!(warnings[1].line, 5);
+        assert_eq!(cat.schema, Schema::V8);
+        assert_eq!(
+            cat.accelerator_of("p3.2xlarge"),
+            Some(("V100".to_string(), 1.0))
+        );
+    }
+
+    #[test]
+    fn bad_numbers_are_skipped_with_file_and_line() {
+        let rows = [
+            ("-0.5", "Price is negative: -0.5"),
+            ("nan", "Price is not a finite number: \"nan\""),
+            ("NaN", "Price is not a finite number: \"NaN\""),
+            ("inf", "Price is not a finite number: \"inf\""),
+            ("-inf", "Price is not a finite number: \"-inf\""),
+            ("1e300", "Price is implausibly large: 1e300"),
+        ];
+        let mut csv = String::from(HEADER);
+        csv.push_str("ok.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\n");
+        for (price, _) in rows {
+            csv.push_str(&format!("bad,,,2,8,,{price},,us-east-1,use1-az1,x86_64\n"));
+        }
+        csv.push_str("huge,,,2,1e30,,1,,us-east-1,use1-az1,x86_64\n");
+        csv.push_str("neg,,-1,2,8,,1,,us-east-1,use1-az1,x86_64\n");
+        let (cat, warnings) =
+            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
+        assert_eq!(cat.rows.len(), 1, "only the good row survives");
+        assert_eq!(warnings.len(), rows.len() + 2, "{warnings:?}");
+        for (i, (_, want)) in rows.iter().enumerate() {
+            let w = warnings[i].to_string();
+            assert!(
+                w.starts_with(&format!(
+                    "aws/vms.csv:{}: skipped malformed row: {want}",
+                    i + 3
+                )),
+                "{w}"
+            );
+        }
+        assert!(
+            warnings[rows.len()]
+                .message
+                .starts_with("MemoryGiB is implausibly large")
+        );
+        assert!(
+            warnings[rows.len() + 1]
+                .message
+                .starts_with("AcceleratorCount is negative")
+        );
+    }
+
+    #[test]
+    fn hosting_type_is_read_as_datacenter_or_not() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,HostingType\r\n\
+            a,RTX4090,1,32,64,0.4,\"Texas, US, NA\",1\r\n\
+            b,RTX4090,1,32,64,0.3,\"Germany, DE, EU\",0\r\n\
+            c,RTX4090,1,32,64,0.5,\"Utah, US, NA\",\r\n\
+            d,RTX4090,1,32,64,0.5,\"Utah, US, NA\",2\r\n\
+            e,RTX4090,1,32,64,0.5,\"Utah, US, NA\",yes\r\n";
+        let (cat, warnings) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        let flags: Vec<_> = cat.rows.iter().map(|r| r.datacenter).collect();
+        assert_eq!(flags, [Some(true), Some(false), Some(false), Some(true)]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("HostingType"), "{warnings:?}");
+        assert_eq!(&*cat.rows[0].region, "Texas, US, NA");
+        // Without the column nothing is known.
+        let csv = "InstanceType,Price,Region\na,1,r\n";
+        let (cat, _) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        assert_eq!(cat.rows[0].datacenter, None);
+        // The flag survives the pre-indexed image.
+        let csv = "InstanceType,Price,Region,HostingType\na,1,r,1\nb,1,r,0\nc,1,r,0\nd,1,r\n";
+        let (cat, w) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
+        let (back, _) = CloudCatalog::from_image(CloudId::Vast, &cat.to_image(&w), "v").unwrap();
+        assert_eq!(back.rows, cat.rows);
+    }
+}

@@ -1,0 +1,91 @@
+//! The CLI's order of one GPU's offers (`_show_gpus_impl`) and `--sort-by`.
+
+use super::Offer;
+use super::listing::nan_last;
+
+/// The CLI's order of one GPU's offers (`_show_gpus_impl`): clouds by their
+/// cheapest on-demand then spot price, then each offer by price and spot
+/// price; stable, missing prices last.
+pub fn order_for_table(offers: &[Offer]) -> Vec<Offer> {
+    let min_of = |cloud: &str, spot: bool| {
+        offers
+            .iter()
+            .filter(|o| o.cloud == cloud)
+            .filter_map(|o| {
+                if spot {
+                    o.spot_price.get()
+                } else {
+                    o.price.get()
+                }
+            })
+            .fold(f64::NAN, |m, v| if m.is_nan() || v < m { v } else { m })
+    };
+    let mut keyed: Vec<(f64, f64, &Offer)> = offers
+        .iter()
+        .map(|o| (min_of(o.cloud, false), min_of(o.cloud, true), o))
+        .collect();
+    keyed.sort_by(|a, b| {
+        nan_last(a.0, b.0)
+            .then_with(|| nan_last(a.1, b.1))
+            .then_with(|| nan_last(a.2.price.value, b.2.price.value))
+            .then_with(|| nan_last(a.2.spot_price.value, b.2.spot_price.value))
+    });
+    keyed.into_iter().map(|(_, _, o)| o.clone()).collect()
+}
+
+/// How `--sort-by` orders one GPU's offers (our extension, upstream #3111).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    /// SkyPilot's order ([`order_for_table`]).
+    Cloud,
+    /// Cheapest on-demand price first, across clouds.
+    Price,
+    /// Cheapest spot price first, across clouds (no spot price: last).
+    Spot,
+}
+
+/// Orders one GPU's offers for the table.
+pub fn order(offers: &[Offer], sort: SortBy) -> Vec<Offer> {
+    let mut out = order_for_table(offers);
+    match sort {
+        SortBy::Cloud => {}
+        SortBy::Price => out.sort_by(|a, b| {
+            nan_last(a.price.value, b.price.value)
+                .then_with(|| nan_last(a.spot_price.value, b.spot_price.value))
+        }),
+        SortBy::Spot => out.sort_by(|a, b| {
+            nan_last(a.spot_price.value, b.spot_price.value)
+                .then_with(|| nan_last(a.price.value, b.price.value))
+        }),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpus::Num;
+
+    #[test]
+    fn table_order_groups_clouds_by_their_cheapest_offer() {
+        let mk = |cloud, price: f64| Offer {
+            cloud,
+            instance_type: Some("t".into()),
+            accelerator_name: "X".into(),
+            accelerator_count: 1.0,
+            cpu_count: Num::MISSING,
+            device_memory: None,
+            memory: Num::MISSING,
+            price: Num::float(price),
+            spot_price: Num::MISSING,
+            region: None,
+        };
+        let offers = vec![mk("A", 5.0), mk("A", 1.0), mk("B", 2.0)];
+        let o = order_for_table(&offers);
+        let got: Vec<(&str, f64)> = o.iter().map(|o| (o.cloud, o.price.value)).collect();
+        assert_eq!(got, vec![("A", 1.0), ("A", 5.0), ("B", 2.0)]);
+        let o = order(&offers, SortBy::Price);
+        let got: Vec<f64> = o.iter().map(|o| o.price.value).collect();
+        assert_eq!(got, vec![1.0, 2.0, 5.0]);
+    }
+}

@@ -1,5 +1,5 @@
 //! `sky gpus list`: the I/O half. Finds the catalogs as a launch does
-//! (`catalogs::gather::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
+//! (`catalogs::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
 //! `SKY_BUNDLED_CATALOGS` > SkyPilot's folder), reads each cloud's
 //! `vms.csv` on its own scoped thread, and — for the enabled Kubernetes,
 //! SSH Node Pool and Slurm clouds — lists the contexts' nodes and pods and
@@ -19,9 +19,10 @@ use planner::gpus::kubernetes::Pods;
 use planner::gpus::show::{ContextData, Enabled, Realtime};
 use planner::gpus::{self, CloudGpuRows, GpusError, Query, Report};
 
-use super::prepare::check_context;
-use super::{LaunchError, LaunchOptions};
-use crate::catalogs::gather::Mode;
+use super::adapters::check_context;
+use super::configure::{launch_sources, merged_config};
+use super::options::{LaunchError, LaunchOptions};
+use crate::catalogs::Mode;
 use crate::catalogs::{self, bundled};
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
@@ -30,7 +31,7 @@ use crate::clouds::kubernetes::{
 };
 use crate::clouds::slurm::SlurmCloud;
 use crate::clouds::ssh::SshCloud;
-use crate::config::{self, ConfigError};
+use crate::config::ConfigError;
 use crate::input::{MAX_CATALOG_FILE_BYTES, read_regular};
 use crate::state::{CatalogIndex, StateDir};
 
@@ -55,7 +56,7 @@ fn enabled_clouds(options: &LaunchOptions) -> Vec<CloudId> {
     options
         .declared_clouds
         .clone()
-        .or_else(|| super::check::persisted_enabled_clouds(&options.state_dir))
+        .or_else(|| super::enabled::persisted_enabled_clouds(&options.state_dir))
         .unwrap_or_default()
 }
 
@@ -204,19 +205,7 @@ async fn realtime(
     if !(enabled.kubernetes || enabled.ssh || enabled.slurm) {
         return Ok(rt);
     }
-    let cli = config::cli_layer(
-        &options.config_args,
-        options.workspace.as_deref(),
-        &options.home,
-    )
-    .map_err(|e| LaunchError::Usage(e.to_string()))?;
-    let sky_config = config::load_config(
-        &options.env,
-        &options.home,
-        options.project_dir.as_deref(),
-        &cli,
-    )?
-    .config;
+    let sky_config = merged_config(options, launch_sources(options))?.config;
     let ctx = check_context(options, &sky_config);
     let kube = kubernetes_cloud(options);
     let (kube_names, current, kubeconfig) = if enabled.kubernetes || enabled.ssh {

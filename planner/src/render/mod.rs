@@ -12,6 +12,7 @@ pub mod gpus;
 pub mod json;
 pub mod launch;
 pub mod optimizer;
+pub mod pipeline;
 pub mod table;
 pub mod timings;
 

@@ -267,4 +267,45 @@ mod tests {
         assert_eq!(expand_home("~other/a", home), PathBuf::from("~other/a"));
         assert_eq!(expand_home("/abs", home), PathBuf::from("/abs"));
     }
+
+    #[test]
+    fn reading_stops_at_the_first_file_that_cannot_be_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        std::fs::create_dir_all(home.join(".sky")).unwrap();
+        std::fs::write(home.join(".sky/config.yaml"), "gcp: {}\n").unwrap();
+        std::fs::write(home.join("cli.yaml"), "aws: {}\n").unwrap();
+        let missing = home.join("nope.yaml").display().to_string();
+        let env: EnvMap = [("SKYPILOT_PROJECT_CONFIG".to_string(), missing)].into();
+        let items = vec!["~/cli.yaml".to_string()];
+        let sources = ConfigSources {
+            cli_items: &items,
+            workspace: None,
+            project_dir: None,
+        };
+        let read = read_layers(&env, home, sources);
+        assert!(matches!(
+            read.layers.cli,
+            CliConfig::File(ConfigFile::Text { .. })
+        ));
+        assert!(matches!(
+            &read.layers.user,
+            ConfigFile::Text { name, .. } if name == "~/.sky/config.yaml"
+        ));
+        assert_eq!(read.layers.project, ConfigFile::Unread);
+        assert!(matches!(
+            read.stopped,
+            Some(ReadError::File(ConfigError::MissingConfig { .. }))
+        ));
+        // A file among several `--config` values is not read at all.
+        let items = vec!["~/cli.yaml".to_string(), "a=1".to_string()];
+        let sources = ConfigSources {
+            cli_items: &items,
+            ..sources
+        };
+        let read = read_layers(&EnvMap::new(), home, sources);
+        assert_eq!(read.layers.cli, CliConfig::File(ConfigFile::Absent));
+        assert!(read.stopped.is_none());
+        assert_eq!(read.layers.project, ConfigFile::Absent);
+    }
 }

@@ -52,13 +52,20 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
         mode,
         carried,
     } = configure(options, request)?;
-    let read_ahead = read_ahead(&source, &request.overrides);
-    let span = tracing::info_span!("probe");
-    let probed =
-        tracing::Instrument::instrument(probe(options, &settings, mode, read_ahead), span).await?;
+    let probed = probe(
+        options,
+        &settings,
+        mode,
+        read_ahead(&source, &request.overrides),
+    )
+    .await?;
     let prepared = assemble(settings, probed.found, carried)?;
-    let plan = planner::launch::plan_parsed(prepared, source, probed.parsed, &request.overrides);
-    Ok(plan)
+    Ok(planner::launch::plan_parsed(
+        prepared,
+        source,
+        probed.parsed,
+        &request.overrides,
+    ))
 }
 
 /// The request, read ahead of the catalogs (which then decode only the

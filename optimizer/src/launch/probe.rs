@@ -21,6 +21,7 @@ use crate::catalogs::{self, Gathered, Input, Mode, Need, Plan, ReadAhead};
 use crate::clouds::aws::{AwsOptions, AzMappingFetch, az_mapping_hash};
 use crate::clouds::kubernetes::contexts_from_fixture_dir;
 use crate::clouds::{Cloud, fan_out};
+use crate::config::ConfigError;
 
 /// What the probe found, and the request read ahead of the catalogs.
 #[derive(Debug)]
@@ -31,13 +32,17 @@ pub(super) struct Probed {
     pub(super) parsed: Option<ParsedTask>,
 }
 
-/// The probe stage of a launch.
+/// The probe stage of a launch: the checks and the catalogs at once, then
+/// what their answers lead to reading. Its own spans (`probe`,
+/// `probe_follow_up`) cover the work before and after; the concurrent part
+/// is `fan_out` beside `gather_catalogs`, as their own phases.
 pub(super) async fn probe(
     options: &LaunchOptions,
     settings: &Settings,
     mode: Mode,
     read_ahead: ReadAhead,
 ) -> Result<Probed, LaunchError> {
+    let setup = tracing::info_span!("probe").entered();
     let candidates = &settings.candidates.clouds;
     // Offline Kubernetes fixtures replace the live adapter.
     let offline_kube = options
@@ -47,31 +52,16 @@ pub(super) async fn probe(
     let local_dir = local_catalog_dir(&mode, options);
     let aws = aws_options(&mode, options);
     let plan = Plan::new(mode, candidates, options.catalogs.clock.now());
-    let (checked, needs) = checks(options, settings, &plan, &aws, offline_kube.is_some());
-    let span = tracing::info_span!(
-        "fan_out",
-        clouds = checked.len(),
-        serial = options.fanout.serial
+    let (adapters, needs) = checks(options, settings, &plan, &aws, offline_kube.is_some());
+    // Closed before the fan-out's span opens: a span stays open while it
+    // has children.
+    drop(setup);
+    let (fanout, gathered) = tokio::join!(
+        check_clouds(options, settings, adapters),
+        load_catalogs(options, plan, needs, read_ahead)
     );
-    let ctx = Arc::new(check_context(options, &settings.config));
-    let fan = fan_out(checked, ctx, options.fanout.clone()).instrument(span);
-    let deadlines = catalogs::Deadlines {
-        per_file: options.cloud_timeout,
-        global: tokio::time::Instant::now() + options.fanout.global_deadline,
-    };
-    let state_dir = options.state_dir.clone();
-    let gather = catalogs::gather(
-        plan,
-        needs,
-        read_ahead,
-        state_dir,
-        options.catalogs.clone(),
-        deadlines,
-    )
-    // The whole gathering, including the wait for its loader thread to
-    // hand over (`catalog_load` is that thread's own span).
-    .instrument(tracing::info_span!("gather_catalogs"));
-    let (fanout, gathered) = tokio::join!(fan, gather);
+    // No await from here on: the span guard may be held.
+    let _follow_up = tracing::info_span!("probe_follow_up").entered();
     let Gathered {
         found: mut catalogs,
         aws_input,
@@ -82,15 +72,58 @@ pub(super) async fn probe(
     if let (Some(hash), Some(Input::File { path, .. })) = (&aws_identity_hash, &aws_input) {
         read_fetched_az_mapping(&mut catalogs, hash, path);
     }
-    let offline_kube = offline_kube
-        .map(|dir| contexts_from_fixture_dir(dir, options.kube_contexts.as_deref().unwrap_or(&[])));
+    let contexts = options.kube_contexts.as_deref().unwrap_or(&[]);
     let found = Found {
         fanout,
-        offline_kube,
+        offline_kube: offline_kube.map(|dir| contexts_from_fixture_dir(dir, contexts)),
         catalogs,
         aws_identity_hash,
     };
     Ok(Probed { found, parsed })
+}
+
+/// The cloud checks, fanned out (`fan_out` span).
+async fn check_clouds(
+    options: &LaunchOptions,
+    settings: &Settings,
+    adapters: Vec<Arc<dyn Cloud>>,
+) -> FanOut {
+    let span = tracing::info_span!(
+        "fan_out",
+        clouds = adapters.len(),
+        serial = options.fanout.serial
+    );
+    let ctx = Arc::new(check_context(options, &settings.config));
+    fan_out(adapters, ctx, options.fanout.clone())
+        .instrument(span)
+        .await
+}
+
+/// The catalogs, loaded and downloaded within the fan-out's deadlines
+/// (`gather_catalogs` span: the whole gathering, including the wait for its
+/// loader thread to hand over; `catalog_load` is that thread's own span).
+async fn load_catalogs(
+    options: &LaunchOptions,
+    plan: Plan,
+    needs: HashMap<CloudId, Need>,
+    read_ahead: ReadAhead,
+) -> Result<Gathered, ConfigError> {
+    let deadlines = catalogs::Deadlines {
+        per_file: options.cloud_timeout,
+        global: tokio::time::Instant::now() + options.fanout.global_deadline,
+    };
+    let state_dir = options.state_dir.clone();
+    let catalog_options = options.catalogs.clone();
+    catalogs::gather(
+        plan,
+        needs,
+        read_ahead,
+        state_dir,
+        catalog_options,
+        deadlines,
+    )
+    .instrument(tracing::info_span!("gather_catalogs"))
+    .await
 }
 
 /// Catalogs SkyPilot builds locally (vSphere) are read from the folder in

@@ -1,7 +1,7 @@
 //! The `--trace` of a launch accounts for the process: the phase spans
 //! (arguments, runtime, options, then the launch's stages — configure,
-//! probe (the fan-out and each cloud check, each catalog's load, the task
-//! parsed ahead), assemble, plan (validation, optimisation) — rendering,
+//! probe (its set-up and follow-up reads; the fan-out and each cloud check,
+//! each catalog's load, the task parsed ahead), assemble, plan (validation, optimisation) — rendering,
 //! output, shutdown) together cover at least 95 %
 //! of the time from `main` (where tracing starts) to the last event.
 //!
@@ -121,6 +121,7 @@ fn a_warm_launch_s_phases_cover_the_process() {
         "configure",
         "probe",
         "fan_out",
+        "probe_follow_up",
         "cloud_check",
         "catalog_load",
         "common_tables",

@@ -1,11 +1,13 @@
-//! Configuration files (an edge: reads them): `~/.sky/config.yaml` and the
-//! error type every configuration and catalog problem is reported with.
+//! Configuration files (an edge: reads them): every layer of SkyPilot's
+//! config a request reads (`SKYPILOT_CONFIG`, the user and project configs,
+//! `--config`), read here and merged by the core in one call
+//! ([`planner::config::merge`]); and the error type every configuration and
+//! catalog problem is reported with.
 
 use std::path::{Path, PathBuf};
 
 use planner::catalog::CatalogError;
-use planner::config::{SkyConfig, parse_config_document};
-use serde_yaml_ng::{Mapping, Value};
+use planner::config::{CliConfig, ConfigFile, ConfigLayers};
 
 use crate::clouds::EnvMap;
 
@@ -61,47 +63,32 @@ pub enum ConfigError {
         /// The file it names.
         path: PathBuf,
     },
-    /// `--config` is neither an existing file nor `key=value` pairs.
-    #[error(
-        "Invalid value for '--config': Invalid config override: {}. Check if config file exists or if the dotlist is formatted as: key1=value1,key2=value2.\nDetails: {details}",
-        planner::pytext::py_list(.items)
-    )]
-    CliConfig {
-        /// The `--config` values.
-        items: Vec<String>,
-        /// What is wrong.
-        details: String,
-    },
     /// A volumes file (`SKY_VOLUMES_FILE`) is unreadable or malformed.
     #[error("{0}")]
     Volumes(String),
 }
 
-/// The SkyPilot config a launch runs with, resolved as 0.14.1 resolves it
-/// for a request to a local API server (`sky/skypilot_config.py`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LoadedConfig {
-    /// Its parsed view.
-    pub(crate) config: SkyConfig,
-    /// What the server logs when it drops client-side keys it owns
-    /// (`override_skypilot_config`), to print before the optimizer's output.
-    pub(crate) server_warnings: Vec<String>,
+/// The config layers of one request, read (see [`read_layers`]), and the
+/// error that stopped the reading, if one did: the layers after it are
+/// [`ConfigFile::Unread`], and the core's [`planner::config::merge`] names
+/// it by [`MergeError::Unread`](planner::config::MergeError::Unread).
+#[derive(Debug)]
+pub(crate) struct ReadLayers {
+    /// What was read.
+    pub(crate) layers: ConfigLayers,
+    /// Why reading stopped: `--config`'s file (click's usage error) or
+    /// another file.
+    pub(crate) stopped: Option<ReadError>,
 }
 
-/// `SKIPPED_CLIENT_OVERRIDE_KEYS` (`sky/skylet/constants.py`): keys only the
-/// server's own config sets; a client's differing value is ignored.
-const SERVER_OWNED_KEYS: &[&[&str]] = &[
-    &["api_server"],
-    &["allowed_clouds"],
-    &["workspaces"],
-    &["db"],
-    &["daemons"],
-    &["metrics"],
-    &["jobs", "controller", "consolidation_mode"],
-    &["serve", "controller", "consolidation_mode"],
-    &["jobs", "controller", "controller_logs_gc_retention_hours"],
-    &["jobs", "controller", "task_logs_gc_retention_hours"],
-];
+/// A config file that could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// `--config`'s file (a usage error, as click reports it).
+    Cli(ConfigError),
+    /// Any other file.
+    File(ConfigError),
+}
 
 /// How a config file is named in errors and warnings: as the user knows it
 /// (`~/.sky/config.yaml`) when it is under `home`.
@@ -131,15 +118,15 @@ fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
     }
 }
 
-/// One config document from `path` (`None` when the file does not exist).
-fn read_config_file(path: &Path, home: &Path) -> Result<Option<Mapping>, ConfigError> {
-    match read_config_text(path)? {
-        Some(text) => Ok(Some(parse_config_document(
-            &text,
-            &display_name(path, home),
-        )?)),
-        None => Ok(None),
-    }
+/// One config file: its text, or [`ConfigFile::Absent`].
+fn read_config_file(path: &Path, home: &Path) -> Result<ConfigFile, ConfigError> {
+    Ok(match read_config_text(path)? {
+        Some(text) => ConfigFile::Text {
+            text,
+            name: display_name(path, home),
+        },
+        None => ConfigFile::Absent,
+    })
 }
 
 /// A file named by an environment variable must exist (`resolve_user_config_path`).
@@ -160,139 +147,101 @@ fn required_file(env: &EnvMap, var: &str, home: &Path) -> Result<Option<PathBuf>
     }
 }
 
-fn get_path<'a>(m: &'a Mapping, path: &[&str]) -> Option<&'a Value> {
-    let (first, rest) = path.split_first()?;
-    let v = m.get(*first)?;
-    if rest.is_empty() {
-        return Some(v);
-    }
-    match v {
-        Value::Mapping(inner) => get_path(inner, rest),
-        _ => None,
-    }
+/// Where a request's config comes from besides the environment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConfigSources<'a> {
+    /// `--config` values: one config file, or `key=value` pairs.
+    pub(crate) cli_items: &'a [String],
+    /// `--workspace`.
+    pub(crate) workspace: Option<&'a str>,
+    /// The folder whose `.sky.yaml` is the project config; `None` reads none.
+    pub(crate) project_dir: Option<&'a Path>,
 }
 
-fn remove_path(m: &mut Mapping, path: &[&str]) -> Option<Value> {
-    let (first, rest) = path.split_first()?;
-    if rest.is_empty() {
-        return m.remove(*first);
-    }
-    match m.get_mut(*first) {
-        Some(Value::Mapping(inner)) => remove_path(inner, rest),
-        _ => None,
-    }
+/// Reads every config layer of a request, in the order 0.14.1 reads them,
+/// stopping at the first file that cannot be read; the merge is
+/// [`planner::config::merge`]'s, in one call.
+pub(crate) fn read_layers(env: &EnvMap, home: &Path, sources: ConfigSources<'_>) -> ReadLayers {
+    let mut layers = ConfigLayers {
+        cli_items: sources.cli_items.to_vec(),
+        cli: CliConfig::None,
+        workspace: sources.workspace.map(str::to_string),
+        internal: None,
+        user: ConfigFile::Unread,
+        user_name: String::new(),
+        project: ConfigFile::Unread,
+    };
+    let stopped = read_cli(&mut layers, home)
+        .map_err(ReadError::Cli)
+        .and_then(|()| {
+            read_files(&mut layers, env, home, sources.project_dir).map_err(ReadError::File)
+        })
+        .err();
+    ReadLayers { layers, stopped }
 }
 
-/// What `--config` and `--workspace` add on the client
-/// (`skypilot_config._compose_cli_config`): one existing file, or `key=value`
-/// pairs; `--workspace NAME` is `active_workspace=NAME`.
-pub(crate) fn cli_layer(
-    items: &[String],
-    workspace: Option<&str>,
-    home: &Path,
-) -> Result<Mapping, ConfigError> {
-    let mut layer = Mapping::new();
-    if !items.is_empty() {
-        let invalid = |details: String| ConfigError::CliConfig {
-            items: items.to_vec(),
-            details,
-        };
-        let first = expand_home(&items[0], home);
-        if first.is_file() {
-            if items.len() != 1 {
-                return Err(invalid(
-                    "Cannot use multiple --config flags with a config file.".into(),
-                ));
-            }
-            let text = read_config_text(&first)?.ok_or_else(|| ConfigError::Io {
-                path: first.clone(),
-                source: std::io::ErrorKind::NotFound.into(),
-            })?;
-            layer = parse_config_document(&text, &display_name(&first, home))
-                .map_err(|e| invalid(e.to_string()))?;
-        } else {
-            layer = planner::config::parse_dotlist(items).map_err(invalid)?;
-            planner::config::check_sections(&layer)
-                .map_err(|m| invalid(format!("Invalid config YAML (CLI). {m}")))?;
-        }
+/// `--config`: the first value's file, when it names one and is the only value.
+fn read_cli(layers: &mut ConfigLayers, home: &Path) -> Result<(), ConfigError> {
+    let Some(first) = layers.cli_items.first() else {
+        return Ok(());
+    };
+    let first = expand_home(first, home);
+    if !first.is_file() {
+        layers.cli = CliConfig::Dotlist;
+        return Ok(());
     }
-    if let Some(ws) = workspace {
-        let dot = planner::config::parse_dotlist(&[format!("active_workspace={ws}")]).map_err(
-            |details| ConfigError::CliConfig {
-                items: vec![format!("active_workspace={ws}")],
-                details,
-            },
-        )?;
-        planner::config::overlay(&mut layer, &dot);
+    if layers.cli_items.len() != 1 {
+        layers.cli = CliConfig::File(ConfigFile::Absent);
+        return Ok(());
     }
-    Ok(layer)
+    layers.cli = CliConfig::File(ConfigFile::Unread);
+    let text = read_config_text(&first)?.ok_or_else(|| ConfigError::Io {
+        path: first.clone(),
+        source: std::io::ErrorKind::NotFound.into(),
+    })?;
+    layers.cli = CliConfig::File(ConfigFile::Text {
+        text,
+        name: display_name(&first, home),
+    });
+    Ok(())
 }
 
-/// The config of one launch: the client's layers (`SKYPILOT_CONFIG`, else
-/// the user config — `SKYPILOT_GLOBAL_CONFIG` or `~/.sky/config.yaml` — and
-/// the project config — `SKYPILOT_PROJECT_CONFIG` or `.sky.yaml` in
-/// `project_dir` — then `cli`) laid over the server's own (`SKYPILOT_CONFIG`,
-/// else the user config), whose server-owned keys win with a warning when
-/// the client's differ (`override_skypilot_config`).
-pub(crate) fn load_config(
+/// `SKYPILOT_CONFIG`'s file, else the user and the project config.
+fn read_files(
+    layers: &mut ConfigLayers,
     env: &EnvMap,
     home: &Path,
     project_dir: Option<&Path>,
-    cli: &Mapping,
-) -> Result<LoadedConfig, ConfigError> {
+) -> Result<(), ConfigError> {
     let internal = env
         .get("SKYPILOT_CONFIG")
         .filter(|p| !p.is_empty())
         .map(|p| expand_home(p, home));
-    let (server, mut client, source) = match internal {
-        Some(path) => {
-            let doc = read_config_file(&path, home)?.ok_or_else(|| ConfigError::MissingConfig {
+    if let Some(path) = internal {
+        layers.internal = Some(ConfigFile::Unread);
+        let file = read_config_file(&path, home)?;
+        if file == ConfigFile::Absent {
+            return Err(ConfigError::MissingConfig {
                 var: "SKYPILOT_CONFIG".into(),
-                path: path.clone(),
-            })?;
-            (doc.clone(), doc, display_name(&path, home))
+                path,
+            });
         }
-        None => {
-            let user_path = required_file(env, "SKYPILOT_GLOBAL_CONFIG", home)?
-                .unwrap_or_else(|| home.join(".sky/config.yaml"));
-            let user = read_config_file(&user_path, home)?.unwrap_or_default();
-            let project_path = match required_file(env, "SKYPILOT_PROJECT_CONFIG", home)? {
-                Some(p) => Some(p),
-                None => project_dir.map(|d| d.join(".sky.yaml")),
-            };
-            let mut client = user.clone();
-            if let Some(p) = project_path
-                && let Some(project) = read_config_file(&p, home)?
-            {
-                planner::config::overlay(&mut client, &project);
-            }
-            (user, client, display_name(&user_path, home))
-        }
+        layers.internal = Some(file);
+        return Ok(());
+    }
+    let user_path = required_file(env, "SKYPILOT_GLOBAL_CONFIG", home)?
+        .unwrap_or_else(|| home.join(".sky/config.yaml"));
+    layers.user_name = display_name(&user_path, home);
+    layers.user = read_config_file(&user_path, home)?;
+    let project_path = match required_file(env, "SKYPILOT_PROJECT_CONFIG", home)? {
+        Some(p) => Some(p),
+        None => project_dir.map(|d| d.join(".sky.yaml")),
     };
-    planner::config::overlay(&mut client, cli);
-    let mut server_warnings = Vec::new();
-    let mut differing = Vec::new();
-    for key in SERVER_OWNED_KEYS {
-        if let Some(v) = remove_path(&mut client, key)
-            && !v.is_null()
-            && get_path(&server, key) != Some(&v)
-        {
-            differing.push(format!("\"{}\"", key.join(".")));
-        }
-    }
-    if !differing.is_empty() {
-        server_warnings.push(format!(
-            "The following keys ([{}]) have different values in the client SkyPilot config with the server and will be ignored. Remove these keys to disable this warning. If you want to specify it, please modify it on server side or contact your administrator.",
-            differing.join(", ")
-        ));
-    }
-    let mut doc = server;
-    planner::config::overlay(&mut doc, &client);
-    let config = SkyConfig::from_document(doc, &source)?;
-    Ok(LoadedConfig {
-        config,
-        server_warnings,
-    })
+    layers.project = match project_path {
+        Some(p) => read_config_file(&p, home)?,
+        None => ConfigFile::Absent,
+    };
+    Ok(())
 }
 
 /// Python's `os.path.expanduser` for the current user: `~` and `~/...`
@@ -317,5 +266,46 @@ mod tests {
         assert_eq!(expand_home("~//a", home), PathBuf::from("/home/u/a"));
         assert_eq!(expand_home("~other/a", home), PathBuf::from("~other/a"));
         assert_eq!(expand_home("/abs", home), PathBuf::from("/abs"));
+    }
+
+    #[test]
+    fn reading_stops_at_the_first_file_that_cannot_be_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        std::fs::create_dir_all(home.join(".sky")).unwrap();
+        std::fs::write(home.join(".sky/config.yaml"), "gcp: {}\n").unwrap();
+        std::fs::write(home.join("cli.yaml"), "aws: {}\n").unwrap();
+        let missing = home.join("nope.yaml").display().to_string();
+        let env: EnvMap = [("SKYPILOT_PROJECT_CONFIG".to_string(), missing)].into();
+        let items = vec!["~/cli.yaml".to_string()];
+        let sources = ConfigSources {
+            cli_items: &items,
+            workspace: None,
+            project_dir: None,
+        };
+        let read = read_layers(&env, home, sources);
+        assert!(matches!(
+            read.layers.cli,
+            CliConfig::File(ConfigFile::Text { .. })
+        ));
+        assert!(matches!(
+            &read.layers.user,
+            ConfigFile::Text { name, .. } if name == "~/.sky/config.yaml"
+        ));
+        assert_eq!(read.layers.project, ConfigFile::Unread);
+        assert!(matches!(
+            read.stopped,
+            Some(ReadError::File(ConfigError::MissingConfig { .. }))
+        ));
+        // A file among several `--config` values is not read at all.
+        let items = vec!["~/cli.yaml".to_string(), "a=1".to_string()];
+        let sources = ConfigSources {
+            cli_items: &items,
+            ..sources
+        };
+        let read = read_layers(&EnvMap::new(), home, sources);
+        assert_eq!(read.layers.cli, CliConfig::File(ConfigFile::Absent));
+        assert!(read.stopped.is_none());
+        assert_eq!(read.layers.project, ConfigFile::Absent);
     }
 }

@@ -1,15 +1,18 @@
-//! One launch as data, and its pure half.
+//! One launch as data, and its plan stage.
 //!
-//! The `optimizer` crate gathers the [`Prepared`] world (cloud checks and
-//! catalogs, concurrently) and reads the entrypoint; [`plan`] then turns the
-//! request into a [`LaunchResult`] the way `sky launch` does — task, CLI
-//! overrides, `Resources.validate()`, the optimizer — stopping at the first
-//! stage that fails, and [`LaunchResult::exit`] says how the process ends.
-//! `render::launch` prints it.
+//! The `optimizer` crate reads the entrypoint, probes the clouds and the
+//! catalogs, and [`crate::assemble`] makes the [`Prepared`] world of it;
+//! [`parse_task`] reads the request once (ahead of the catalogs, which then
+//! decode only the rows it can match: [`ParsedTask::catalog_needs`]), and
+//! [`plan_parsed`] turns it into a [`LaunchResult`] the way `sky launch`
+//! does — task, CLI overrides, `Resources.validate()`, the optimizer —
+//! stopping at the first stage that fails; [`LaunchResult::exit`] says how
+//! the process ends. [`crate::render::launch`] prints it.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::assemble::{Absence, Absent, Note};
+pub use crate::assemble::{CatalogKind, CatalogOrigin, CatalogSource};
 use crate::catalog::GpuMetadata;
 use crate::catalog::selection::CatalogNeeds;
 use crate::check::FanOut;
@@ -18,78 +21,6 @@ use crate::optimize::{self, Optimized};
 use crate::resources::RequestError;
 use crate::task::{self, ClientNotice, Dag, Overrides, ProvisionFlags, Task};
 use crate::world::World;
-
-/// Where the catalogs came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CatalogSource {
-    /// A SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`).
-    Dir(PathBuf),
-    /// The catalogs built into the binary.
-    Bundled,
-}
-
-impl std::fmt::Display for CatalogSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CatalogSource::Dir(d) => write!(f, "{}", d.display()),
-            CatalogSource::Bundled => f.write_str("bundled catalogs"),
-        }
-    }
-}
-
-/// How one catalog file used by a launch was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CatalogKind {
-    /// The example copy built into `sky` (prices are examples, not real).
-    Bundled,
-    /// From an explicit folder (`--catalog-dir`, `SKY_CATALOG_DIR`), used as is.
-    Dir,
-    /// From SkyPilot's catalog folder, within its pull period (or one
-    /// SkyPilot never refreshes): no network.
-    Cached,
-    /// Downloaded from the hosted catalog by this launch.
-    Downloaded,
-    /// Past its pull period; the server said it has not changed (HTTP 304).
-    NotModified,
-    /// Past its pull period and the download failed: the old copy is used.
-    Stale,
-    /// Past its pull period but edited by hand (no md5 record, or one that no
-    /// longer matches): SkyPilot never overwrites such a file, nor does `sky`.
-    Edited,
-}
-
-impl CatalogKind {
-    /// The name used in `-o json` (`"downloaded"`, `"not-modified"`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            CatalogKind::Bundled => "bundled",
-            CatalogKind::Dir => "dir",
-            CatalogKind::Cached => "cached",
-            CatalogKind::Downloaded => "downloaded",
-            CatalogKind::NotModified => "not-modified",
-            CatalogKind::Stale => "stale",
-            CatalogKind::Edited => "edited",
-        }
-    }
-}
-
-/// Where one catalog file came from and how old it is.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CatalogOrigin {
-    /// The file, relative to a catalog folder (`aws/vms.csv`, `common/metadata.csv`).
-    pub file: String,
-    /// The cloud whose `vms.csv` it is (`None` for the `common/` tables).
-    pub cloud: Option<CloudId>,
-    /// How it was obtained.
-    pub kind: CatalogKind,
-    /// The file on disk (`None` for a bundled copy).
-    pub path: Option<PathBuf>,
-    /// Time since the file was last written or confirmed current (its
-    /// modification time, as SkyPilot measures it); `None` for a bundled copy.
-    pub age: Option<Duration>,
-    /// The pull period in hours, for a file SkyPilot refreshes.
-    pub pull_hours: Option<u32>,
-}
 
 /// What `sky catalog refresh` did to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,8 +54,10 @@ impl Refreshed {
 pub struct Excluded {
     /// The cloud.
     pub cloud: CloudId,
-    /// One-line reason.
+    /// One-line reason (`render::pipeline::absence` of `why`).
     pub reason: String,
+    /// Why, as data.
+    pub why: Absence,
 }
 
 /// Everything gathered before planning: the world and how it was found.
@@ -136,8 +69,14 @@ pub struct Prepared {
     pub fanout: FanOut,
     /// Clouds that were wanted but left out (failed checks).
     pub excluded: Vec<Excluded>,
-    /// Non-fatal problems (skipped catalog rows, unreachable contexts, ...).
+    /// Non-fatal problems (skipped catalog rows, failed downloads, ...),
+    /// one line each: `render::pipeline::warnings` of `notes`.
     pub warnings: Vec<String>,
+    /// The same, as data.
+    pub notes: Vec<Note>,
+    /// Every cloud without candidates and why, in [`CloudId::ALL`] order
+    /// (not considered, no credentials, left out).
+    pub absent: Vec<Absent>,
     /// Where the catalogs came from.
     pub catalog_source: CatalogSource,
     /// Each catalog file the enabled clouds use: source and age.
@@ -150,7 +89,7 @@ pub struct Prepared {
     /// that task `volumes:` are resolved against.
     pub volumes: Vec<crate::volumes::VolumeRecord>,
     /// What the server logs as it takes the request (client config keys it
-    /// ignores), before anything else.
+    /// ignores: `render::pipeline::server_warnings`), before anything else.
     pub server_warnings: Vec<String>,
     /// The active workspace does not exist (the server refuses the request).
     pub workspace_error: Option<String>,
@@ -313,34 +252,78 @@ fn dag_of(
     }
 }
 
+/// The request's tasks as [`plan`] reads them: the entrypoint parsed
+/// (`metadata` expands memory-based GPU requests) with the CLI overrides
+/// applied and what the CLI says meanwhile, or the stage that failed.
+#[derive(Debug, Clone)]
+pub struct ParsedTask {
+    parsed: Result<(Dag, Vec<ClientNotice>), Failure>,
+}
+
+/// A stage that failed, its error, and what the CLI said before.
+type Failure = (Stage, RequestError, Vec<ClientNotice>);
+
+/// Parses the request once: the task from `source`, then `overrides`.
+pub fn parse_task(
+    source: &TaskSource,
+    overrides: &Overrides,
+    metadata: &[GpuMetadata],
+) -> ParsedTask {
+    let _span = tracing::info_span!("parse_task").entered();
+    let parsed = dag_of(source, metadata, overrides)
+        .map_err(|e| (Stage::Entrypoint, e, Vec::new()))
+        .and_then(|mut dag| {
+            let notices = task::apply_cli_overrides(&mut dag, overrides, metadata)
+                .map_err(|e| (Stage::Overrides, e, Vec::new()))?;
+            Ok((dag, notices))
+        });
+    ParsedTask { parsed }
+}
+
+impl ParsedTask {
+    /// Which catalog rows [`plan_parsed`] can read for this request, per
+    /// cloud in `clouds`. A request that does not parse reads every row
+    /// (its error may quote any).
+    pub fn catalog_needs(&self, clouds: &[CloudId]) -> CatalogNeeds {
+        match &self.parsed {
+            Ok((dag, _)) if dag.tasks.iter().all(|t| !t.resources.all().is_empty()) => {
+                crate::feasibility::catalog_needs(dag, clouds)
+            }
+            _ => CatalogNeeds::all(),
+        }
+    }
+}
+
 /// Which catalog rows [`plan`] can read for this request, per cloud in
 /// `clouds`, read ahead of the catalogs: the task as [`plan`] will parse it
-/// (`metadata` expands memory-based GPU requests), with the overrides. A
-/// request that does not parse reads every row (its error may quote any).
+/// (`metadata` expands memory-based GPU requests), with the overrides.
 pub fn catalog_needs(
     source: &TaskSource,
     overrides: &Overrides,
     metadata: &[GpuMetadata],
     clouds: &[CloudId],
 ) -> CatalogNeeds {
-    let Ok(mut dag) = dag_of(source, metadata, overrides) else {
-        return CatalogNeeds::all();
-    };
-    if task::apply_cli_overrides(&mut dag, overrides, metadata).is_err()
-        || dag.tasks.iter().any(|t| t.resources.all().is_empty())
-    {
-        return CatalogNeeds::all();
-    }
-    crate::feasibility::catalog_needs(&dag, clouds)
+    parse_task(source, overrides, metadata).catalog_needs(clouds)
 }
 
-/// The pure half of a launch: the task from `source`, `overrides` applied,
-/// volumes resolved, validated against the world, optimised — as `sky
-/// launch` orders them (SkyPilot's CLI validates before it names the
-/// cluster, and optimises last).
-pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
+/// The plan stage of a launch: the task from `source`, `overrides`
+/// applied, volumes resolved, validated against the world, optimised — as
+/// `sky launch` orders them (SkyPilot's CLI validates before it names the
+/// cluster, and optimises last). See [`plan_parsed`] to reuse a parse.
+pub fn plan(prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
+    plan_parsed(prepared, source, None, overrides)
+}
+
+/// [`plan`], reusing `parsed` when the task was read ahead with the GPU
+/// metadata the world holds (else it is parsed here).
+pub fn plan_parsed(
+    mut prepared: Prepared,
+    source: TaskSource,
+    parsed: Option<ParsedTask>,
+    overrides: &Overrides,
+) -> LaunchResult {
     let provision = overrides.provision.clone();
-    let failed = |prepared, source, stage, error, client_notices| LaunchResult {
+    let failed = |prepared, source, (stage, error, client_notices): Failure| LaunchResult {
         prepared,
         source,
         stage,
@@ -351,20 +334,13 @@ pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -
     };
     let _span = tracing::info_span!("plan").entered();
     if let Some(e) = prepared.workspace_error.clone() {
-        return failed(
-            prepared,
-            source,
-            Stage::Entrypoint,
-            RequestError::value(e),
-            Vec::new(),
-        );
+        let failure = (Stage::Entrypoint, RequestError::value(e), Vec::new());
+        return failed(prepared, source, failure);
     }
-    let metadata = &prepared.world.catalog.gpu_metadata;
-    let parsed = tracing::info_span!("parse_task").in_scope(|| {
-        let mut dag =
-            dag_of(&source, metadata, overrides).map_err(|e| (Stage::Entrypoint, e, Vec::new()))?;
-        let notices = task::apply_cli_overrides(&mut dag, overrides, metadata)
-            .map_err(|e| (Stage::Overrides, e, Vec::new()))?;
+    let parsed = parsed
+        .unwrap_or_else(|| parse_task(&source, overrides, &prepared.world.catalog.gpu_metadata));
+    let resolved = parsed.parsed.and_then(|(mut dag, notices)| {
+        let _span = tracing::info_span!("resolve_task").entered();
         for t in &mut dag.tasks {
             if let Err(e) = crate::volumes::resolve(t, &prepared.volumes) {
                 return Err((Stage::Validation, e, notices));
@@ -373,16 +349,16 @@ pub fn plan(mut prepared: Prepared, source: TaskSource, overrides: &Overrides) -
         task::ssh_infra_round_trip(&mut dag);
         Ok((dag, notices))
     });
-    let (mut dag, client_notices) = match parsed {
-        Ok(parsed) => parsed,
-        Err((stage, e, notices)) => return failed(prepared, source, stage, e, notices),
+    let (mut dag, client_notices) = match resolved {
+        Ok(resolved) => resolved,
+        Err(failure) => return failed(prepared, source, failure),
     };
     let validation = tracing::info_span!("validate").in_scope(|| {
         prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
         crate::validate::validate_dag(&prepared.world, &mut dag)
     });
     if let Err(e) = validation {
-        return failed(prepared, source, Stage::Validation, e, client_notices);
+        return failed(prepared, source, (Stage::Validation, e, client_notices));
     }
     let optimized = optimize::optimize(&prepared.world, &dag);
     LaunchResult {

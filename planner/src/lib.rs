@@ -15,7 +15,9 @@
 //!   ([`schema`]: its JSON schemas, one module per section, and the task file limits);
 //! * [`config`]: the SkyPilot config document;
 //! * [`check`]: what the cloud checks found (plain data);
-//! * [`world`]: the planner's input;
+//! * [`world`]: the planner's input; [`assemble`]: how a launch makes it of
+//!   what its probe found (and `sky check`'s pure halves);
+//! * [`launch`]: one launch as data, and its plan stage;
 //! * [`validate`], [`feasibility`], [`optimize`]: `Resources.validate()`,
 //!   per-cloud candidates, and the optimizer;
 //! * [`render`]: every table and message `sky` prints, on the top floor: nothing
@@ -26,6 +28,7 @@
 /// The SkyPilot release whose behaviour this crate reproduces.
 pub const SKYPILOT_VERSION: &str = "0.14.1";
 
+pub mod assemble;
 pub mod catalog;
 pub mod check;
 pub mod cloud;

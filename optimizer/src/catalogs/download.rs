@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::folder::{self, Folder, Standing};
-use crate::net::{HttpClient, NetError};
+use crate::net::{Answer, HttpClient, NetError};
 use crate::state::{Clock, FileMode, write_atomic};
 
 /// SkyPilot's `constants.HOSTED_CATALOG_DIR_URL`.
@@ -314,31 +314,35 @@ async fn get(
                 body: answer.body,
             }
         }
-        Ok(answer) => {
-            let what = format!("HTTP {} from {url}", answer.status.as_u16());
-            let body = String::from_utf8_lossy(&answer.body);
-            // An error page says nothing the status does not.
-            let detail: String = if body.to_ascii_lowercase().contains("<html") {
-                String::new()
-            } else {
-                body.split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .chars()
-                    .take(MAX_MESSAGE_CHARS)
-                    .collect()
-            };
-            let text = if detail.is_empty() {
-                what
-            } else {
-                format!("{what}: {detail}")
-            };
-            if answer.status == StatusCode::TOO_MANY_REQUESTS || answer.status.is_server_error() {
-                Got::Retryable(text)
-            } else {
-                Got::Fatal(text)
-            }
-        }
+        Ok(answer) => status_error(&answer, url),
+    }
+}
+
+/// An answer with an error status, in one line: worth the mirror when
+/// rate-limited or a server error.
+fn status_error(answer: &Answer, url: &str) -> Got {
+    let what = format!("HTTP {} from {url}", answer.status.as_u16());
+    let body = String::from_utf8_lossy(&answer.body);
+    // An error page says nothing the status does not.
+    let detail: String = if body.to_ascii_lowercase().contains("<html") {
+        String::new()
+    } else {
+        body.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(MAX_MESSAGE_CHARS)
+            .collect()
+    };
+    let text = if detail.is_empty() {
+        what
+    } else {
+        format!("{what}: {detail}")
+    };
+    if answer.status == StatusCode::TOO_MANY_REQUESTS || answer.status.is_server_error() {
+        Got::Retryable(text)
+    } else {
+        Got::Fatal(text)
     }
 }
 
@@ -358,15 +362,15 @@ where
     T: Send + 'static,
     F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
 {
+    let stale = || std::fs::metadata(folder.path(&job.file)).ok();
     let _lock = match lock(&folder.lock_path(&job.file), deadline).await {
         Ok(lock) => lock,
         Err(error) => {
-            let stale = std::fs::metadata(folder.path(&job.file)).ok();
+            let stale = stale();
             return Fetched::Failed { error, stale };
         }
     };
-    let now = clock.now();
-    let (existing, validators) = match look(folder, job, now) {
+    let (existing, validators) = match look(folder, job, clock.now()) {
         Ok(Before::Edited(meta)) => return Fetched::Edited { meta },
         Ok(Before::Current(meta)) => return Fetched::Current { meta },
         Ok(Before::Go {
@@ -374,29 +378,10 @@ where
             validators,
         }) => (existing, validators),
         Err(error) => {
-            return Fetched::Failed {
-                error,
-                stale: std::fs::metadata(folder.path(&job.file)).ok(),
-            };
+            let stale = stale();
+            return Fetched::Failed { error, stale };
         }
     };
-    let mut errors = Vec::new();
-    let mut got = Got::Fatal(String::new());
-    for base in options.bases() {
-        let url = DownloadOptions::file_url(base, &job.file);
-        got = get(
-            client,
-            &url,
-            validators.as_ref(),
-            deadline,
-            options.max_bytes,
-        )
-        .await;
-        match &got {
-            Got::Retryable(e) => errors.push(e.clone()),
-            _ => break,
-        }
-    }
     let path = folder.path(&job.file);
     let failed = |error: String| {
         // SkyPilot: "Failed to fetch ... Using cached catalog files." and
@@ -412,46 +397,82 @@ where
             stale: stale.flatten(),
         }
     };
-    match got {
-        // Every base was tried and each error is already in `errors`.
-        Got::Retryable(_) => failed(errors.join("; then ")),
-        Got::Fatal(e) => {
-            errors.push(e);
-            failed(errors.join("; then "))
-        }
-        Got::NotModified => {
+    match get_from_bases(client, options, &job.file, validators.as_ref(), deadline).await {
+        Err(errors) => failed(errors),
+        Ok(Got::NotModified) => {
             match folder::touch(&path, clock.now()).and_then(|()| std::fs::metadata(&path)) {
                 Ok(meta) => Fetched::NotModified { meta },
                 Err(e) => failed(format!("cannot update {}: {e}", path.display())),
             }
         }
-        Got::Body { body, validators } => {
+        Ok(Got::Body { body, validators }) => {
             let url = validators.url.clone();
-            let size = body.len();
-            let folder = folder.clone();
-            let file = job.file.clone();
-            // Parsing and the fsyncs are blocking work: off the runtime.
-            let written = tokio::task::spawn_blocking(move || {
-                let value = check(&body)
-                    .map_err(|e| format!("{} is not a usable catalog: {e}", validators.url))?;
-                publish(&folder, &file, &body, &validators)?;
-                let meta = std::fs::metadata(folder.path(&file))
-                    .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
-                Ok::<_, String>((value, meta))
-            })
-            .await
-            .unwrap_or_else(|e| Err(format!("the download task failed: {e}")));
-            match written {
+            let bytes = body.len();
+            match write_checked(folder, &job.file, body, validators, check).await {
                 Ok((value, meta)) => Fetched::Downloaded {
                     value,
                     meta,
                     url,
-                    bytes: size,
+                    bytes,
                 },
                 Err(e) => failed(e),
             }
         }
+        // `get_from_bases` answers the others as errors.
+        Ok(Got::Retryable(e) | Got::Fatal(e)) => failed(e),
     }
+}
+
+/// GETs `file` from each base in turn while the answer is worth the
+/// mirror; `Err` joins every error met.
+async fn get_from_bases(
+    client: &HttpClient,
+    options: &DownloadOptions,
+    file: &str,
+    validators: Option<&Validators>,
+    deadline: Instant,
+) -> Result<Got, String> {
+    let mut errors = Vec::new();
+    for base in options.bases() {
+        let url = DownloadOptions::file_url(base, file);
+        match get(client, &url, validators, deadline, options.max_bytes).await {
+            Got::Retryable(e) => errors.push(e),
+            Got::Fatal(e) => {
+                errors.push(e);
+                return Err(errors.join("; then "));
+            }
+            got => return Ok(got),
+        }
+    }
+    Err(errors.join("; then "))
+}
+
+/// Checks a downloaded body and, when `check` accepts it, publishes it —
+/// parsing and the fsyncs are blocking work, off the runtime. Returns what
+/// the check made of it and the new file's metadata.
+async fn write_checked<T, F>(
+    folder: &Folder,
+    file: &str,
+    body: Bytes,
+    validators: Validators,
+    check: F,
+) -> Result<(T, Metadata), String>
+where
+    T: Send + 'static,
+    F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+{
+    let folder = folder.clone();
+    let file = file.to_string();
+    tokio::task::spawn_blocking(move || {
+        let value =
+            check(&body).map_err(|e| format!("{} is not a usable catalog: {e}", validators.url))?;
+        publish(&folder, &file, &body, &validators)?;
+        let meta = std::fs::metadata(folder.path(&file))
+            .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
+        Ok::<_, String>((value, meta))
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the download task failed: {e}")))
 }
 
 /// Writes the file, its md5 record (SkyPilot's format: the hex digest, no

@@ -1,24 +1,32 @@
 //! Catalogs from where the user keeps them: which file each cloud reads
-//! (SkyPilot's folder, downloaded and refreshed as SkyPilot does; an explicit
-//! folder; or the example catalogs built into the binary, [`bundled`]),
-//! loading each cloud's `vms.csv` (from its pre-indexed image when the input
-//! is unchanged, else parsing it and storing one), the `common/` tables and
-//! the AWS zone mappings.
+//! ([`plan`]: SkyPilot's folder, downloaded and refreshed as SkyPilot does;
+//! an explicit folder; or the example catalogs built into the binary,
+//! [`bundled`]), loading each cloud's `vms.csv` (from its pre-indexed image
+//! when the input is unchanged, else parsing it and storing one), the
+//! `common/` tables and the AWS zone mappings. A launch's catalogs come
+//! through [`gather`] (downloads: [`fetch`], started per [`signal`]).
 
 pub(crate) mod bundled;
 mod download;
+mod fetch;
 mod folder;
-pub(crate) mod gather;
+mod gather;
+mod plan;
+mod signal;
 
 pub use download::{
     DownloadOptions, HOSTED_CATALOG_DIR_URL, HOSTED_CATALOG_DIR_URL_S3_MIRROR, MAX_CATALOG_BYTES,
 };
+pub(crate) use fetch::{Deadlines, refresh};
 pub(crate) use folder::default_folder;
-pub use gather::CatalogOptions;
-pub(crate) use gather::{Deadlines, Mode, Need, Plan, RowsOf, gather, refresh, signal_need};
+pub(crate) use gather::{Gathered, ReadAhead, gather};
+pub use plan::CatalogOptions;
+pub(crate) use plan::{Mode, Plan};
+pub(crate) use signal::{Need, signal_need};
 
 use std::path::{Path, PathBuf};
 
+use planner::assemble::FoundCatalogs;
 use planner::catalog::image::RunFilter;
 use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
@@ -41,8 +49,8 @@ pub struct LoadedCatalog {
     /// Mapping files available for AWS (`az_mappings-<hash>.csv`), newest first.
     pub az_mappings: Vec<(String, AzMapping)>,
     /// Clouds whose locally built catalog ([`CloudId::local_catalog`]) was
-    /// looked for and is absent, with the path looked at; each has an
-    /// empty catalog instead, as in SkyPilot.
+    /// looked for and is absent, with the path looked at (a launch's
+    /// catalogs read them: this is always empty).
     pub missing_local: Vec<(CloudId, PathBuf)>,
 }
 
@@ -193,7 +201,7 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
             Some(load_vms_image(*cloud, input, index, &runs(*cloud)))
         })
         .collect();
-    let mut misses: Vec<(usize, String, String, u64)> = done
+    let misses: Vec<(usize, String, String, u64)> = done
         .iter_mut()
         .enumerate()
         .filter_map(|(i, d)| match d.take() {
@@ -208,6 +216,29 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
             }
         })
         .collect();
+    for (i, result) in parse_misses(vms, index, misses) {
+        done[i] = Some(VmsLoad::Loaded(result));
+    }
+    done.into_iter()
+        .map(|d| match d {
+            Some(VmsLoad::Loaded(result)) => result,
+            // Every miss was parsed above.
+            _ => Err(ConfigError::Catalog(CatalogError::Read {
+                source_name: "catalog".into(),
+                message: "catalog was neither decoded nor parsed".into(),
+            })),
+        })
+        .collect()
+}
+
+/// The `vms.csv` without a current image, `(index in vms, image key,
+/// fingerprint, size)`, each parsed on its own short-lived thread (which
+/// lowers its priority) in its share of the cores.
+fn parse_misses(
+    vms: &[(CloudId, Input)],
+    index: Option<&CatalogIndex>,
+    mut misses: Vec<(usize, String, String, u64)>,
+) -> Vec<(usize, VmsResult)> {
     // The largest first: its thread starts while the others are still being
     // spawned, and it is the one that decides when parsing ends.
     misses.sort_by_key(|miss| std::cmp::Reverse(miss.3));
@@ -225,8 +256,7 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
             parts_for(size, total, cores),
         )
     };
-    // Each parse on its own short-lived thread, which lowers its priority.
-    let parsed: Vec<(usize, VmsResult)> = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let handles: Vec<_> = misses
             .into_iter()
             .map(|(i, key, fp, size)| (i, s.spawn(move || parse(i, key, fp, size))))
@@ -245,20 +275,7 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
                 )
             })
             .collect()
-    });
-    for (i, result) in parsed {
-        done[i] = Some(VmsLoad::Loaded(result));
-    }
-    done.into_iter()
-        .map(|d| match d {
-            Some(VmsLoad::Loaded(result)) => result,
-            // Every miss was parsed above.
-            _ => Err(ConfigError::Catalog(CatalogError::Read {
-                source_name: "catalog".into(),
-                message: "catalog was neither decoded nor parsed".into(),
-            })),
-        })
-        .collect()
+    })
 }
 
 /// Reads the `common/` tables into `catalog`. A missing file is skipped
@@ -356,18 +373,18 @@ pub(crate) fn fingerprint(meta: &std::fs::Metadata) -> String {
     )
 }
 
-/// Adds to `loaded` the catalogs of `clouds` that SkyPilot builds on the
+/// Adds to `found` the catalogs of `clouds` that SkyPilot builds on the
 /// user's machine (vSphere's, from the vCenter inventory), read from `dir`
 /// (the catalog folder in use, else SkyPilot's own `~/.sky/catalogs/v8`,
 /// also when the other catalogs are bundled), never from the bundle. An
 /// absent file gives the cloud an empty catalog (the header SkyPilot falls
-/// back to) and is listed in [`LoadedCatalog::missing_local`]; any other
+/// back to) and is listed in [`FoundCatalogs::missing_local`]; any other
 /// problem is an error.
 pub(crate) fn load_local_catalogs(
     dir: &Path,
     clouds: &[CloudId],
     index: Option<&CatalogIndex>,
-    loaded: &mut LoadedCatalog,
+    found: &mut FoundCatalogs,
 ) -> Result<(), ConfigError> {
     for &cloud in clouds {
         let Some(local) = cloud.local_catalog() else {
@@ -377,14 +394,14 @@ pub(crate) fn load_local_catalogs(
         if path.is_file() {
             let input = Input::File { path, meta: None };
             let (catalog, warnings) = load_vms(cloud, &input, index)?;
-            loaded.catalog.insert(catalog);
-            loaded.warnings.extend(warnings);
+            found.catalog.insert(catalog);
+            found.skipped_rows.extend(warnings);
         } else {
             let header = format!("{}\n", local.header);
             let (empty, _) =
                 CloudCatalog::from_bytes(cloud, header.as_bytes(), &path.display().to_string())?;
-            loaded.catalog.insert(empty);
-            loaded.missing_local.push((cloud, path));
+            found.catalog.insert(empty);
+            found.missing_local.push((cloud, path));
         }
     }
     Ok(())

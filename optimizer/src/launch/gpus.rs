@@ -1,5 +1,5 @@
 //! `sky gpus list`: the I/O half. Finds the catalogs as a launch does
-//! (`catalogs::gather::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
+//! (`catalogs::Mode`: `--catalog-dir` > `SKY_CATALOG_DIR` >
 //! `SKY_BUNDLED_CATALOGS` > SkyPilot's folder) and loads them with the
 //! launch's loader: a current catalog image (the launch's, under the same
 //! key) decodes only the row runs the listing reads
@@ -22,9 +22,10 @@ use planner::gpus::kubernetes::Pods;
 use planner::gpus::show::{ContextData, Enabled, Realtime};
 use planner::gpus::{self, CloudGpuRows, GpusError, ListingRuns, Query, Report};
 
-use super::prepare::check_context;
-use super::{LaunchError, LaunchOptions};
-use crate::catalogs::gather::Mode;
+use super::adapters::check_context;
+use super::configure::{launch_sources, merged_config};
+use super::options::{LaunchError, LaunchOptions};
+use crate::catalogs::Mode;
 use crate::catalogs::{self, Input};
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
@@ -33,7 +34,7 @@ use crate::clouds::kubernetes::{
 };
 use crate::clouds::slurm::SlurmCloud;
 use crate::clouds::ssh::SshCloud;
-use crate::config::{self, ConfigError};
+use crate::config::ConfigError;
 use crate::state::{CatalogIndex, StateDir};
 
 /// What one `sky gpus list` came to.
@@ -57,7 +58,7 @@ fn enabled_clouds(options: &LaunchOptions) -> Vec<CloudId> {
     options
         .declared_clouds
         .clone()
-        .or_else(|| super::check::persisted_enabled_clouds(&options.state_dir))
+        .or_else(|| super::enabled::persisted_enabled_clouds(&options.state_dir))
         .unwrap_or_default()
 }
 
@@ -212,19 +213,7 @@ async fn realtime(
     if !(enabled.kubernetes || enabled.ssh || enabled.slurm) {
         return Ok(rt);
     }
-    let cli = config::cli_layer(
-        &options.config_args,
-        options.workspace.as_deref(),
-        &options.home,
-    )
-    .map_err(|e| LaunchError::Usage(e.to_string()))?;
-    let sky_config = config::load_config(
-        &options.env,
-        &options.home,
-        options.project_dir.as_deref(),
-        &cli,
-    )?
-    .config;
+    let sky_config = merged_config(options, launch_sources(options))?.config;
     let ctx = check_context(options, &sky_config);
     let kube = kubernetes_cloud(options);
     let (kube_names, current, kubeconfig) = if enabled.kubernetes || enabled.ssh {

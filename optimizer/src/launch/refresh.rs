@@ -6,8 +6,8 @@ use std::time::Duration;
 use planner::cloud::CloudId;
 use planner::launch::Refreshed;
 
-use super::check::persisted_enabled_clouds;
-use super::{LaunchError, LaunchOptions};
+use super::enabled::persisted_enabled_clouds;
+use super::options::{LaunchError, LaunchOptions};
 use crate::catalogs::{self, Mode};
 use crate::config::ConfigError;
 

@@ -1,7 +1,8 @@
 //! The `--trace` of a launch accounts for the process: the phase spans
-//! (arguments, runtime, options, configuration, the fan-out and each cloud
-//! check, each catalog's load, the world, task parsing, validation,
-//! optimisation, rendering, output, shutdown) together cover at least 95 %
+//! (arguments, runtime, options, then the launch's stages — configure,
+//! probe (its set-up and follow-up reads; the fan-out and each cloud check,
+//! each catalog's load, the task parsed ahead), assemble, plan (validation, optimisation) — rendering,
+//! output, shutdown) together cover at least 95 %
 //! of the time from `main` (where tracing starts) to the last event.
 //!
 //! A ratio of one run's own clock readings, not a speed: a span that goes
@@ -118,12 +119,14 @@ fn a_warm_launch_s_phases_cover_the_process() {
         "start_runtime",
         "options",
         "configure",
+        "probe",
         "fan_out",
+        "probe_follow_up",
         "cloud_check",
         "catalog_load",
         "common_tables",
         "catalog_image",
-        "build_world",
+        "assemble",
         "plan",
         "parse_task",
         "validate",

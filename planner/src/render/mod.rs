@@ -21,4 +21,5 @@ pub mod launch;
 pub mod notices;
 pub mod optimizer;
 pub mod overrides;
+pub mod pipeline;
 pub mod timings;

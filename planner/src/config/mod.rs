@@ -1,8 +1,13 @@
 //! SkyPilot's config document (`~/.sky/config.yaml`), parsed from text: the
 //! keys the planner reads (`allowed_clouds`, Kubernetes contexts and pricing,
-//! reservations). Finding and reading the file is the `optimizer` crate's job.
+//! reservations), and a request's layers merged in one call ([`merge`]).
+//! Finding and reading the files is the `optimizer` crate's job.
 
 use serde_yaml_ng::{Mapping, Value};
+
+mod layers;
+
+pub use layers::{CliConfig, ConfigFile, ConfigLayers, MergeError, MergedConfig, merge};
 
 use crate::catalog::kubernetes::KubePricing;
 use crate::check::Capability;

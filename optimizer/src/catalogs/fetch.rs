@@ -1,0 +1,289 @@
+//! The one download routine of the catalogs ([`Downloader::fetch`]): a
+//! file of SkyPilot's folder brought up to date within its deadlines
+//! ([`super::download::fetch`] does the lock, the conditional GET, the
+//! mirror and the validated write), and what a launch then reads
+//! ([`Downloader::file`]); `sky catalog refresh` ([`refresh`]) is the same
+//! routine, forced.
+
+use std::fs::Metadata;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use planner::catalog::{AcceleratorTable, CatalogWarning, CloudCatalog, parse_gpu_metadata};
+use planner::cloud::CloudId;
+use planner::launch::{CatalogKind, Refreshed};
+
+use super::download::{self, DownloadOptions, Fetched, Job};
+use super::folder::Folder;
+use super::plan::{CatalogOptions, pull_of};
+use super::{ACCELERATORS_FILE, Input, METADATA_FILE, store_downloaded_image, vms_file};
+use crate::net::HttpClient;
+use crate::state::{CatalogIndex, StateDir};
+
+/// Limits of a launch's downloads.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadlines {
+    /// Each download's own deadline, from when it starts.
+    pub per_file: Duration,
+    /// No download runs past this.
+    pub global: tokio::time::Instant,
+}
+
+/// A shared, lazily built client: the CA roots load only if a download runs.
+#[derive(Clone)]
+struct LazyClient {
+    cell: Arc<OnceLock<Result<HttpClient, String>>>,
+    options: DownloadOptions,
+}
+
+impl LazyClient {
+    fn get(&self) -> Result<HttpClient, String> {
+        self.cell
+            .get_or_init(|| {
+                HttpClient::for_urls(self.options.bases(), self.options.connect_timeout)
+            })
+            .clone()
+    }
+}
+
+/// Downloads into SkyPilot's folder: one lazily built client, the catalog
+/// options and the deadlines, shared by every file of a launch.
+#[derive(Clone)]
+pub(super) struct Downloader {
+    folder: Folder,
+    client: LazyClient,
+    options: CatalogOptions,
+    deadlines: Deadlines,
+}
+
+/// What a launch reads after one download.
+// One per file, moved once: boxing the large variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Download<T> {
+    /// Read this: the new copy, the old one, or the bundled one.
+    Use {
+        /// Where.
+        input: Input,
+        /// How it was obtained.
+        kind: CatalogKind,
+        /// The new copy as the check read it, when one was downloaded.
+        parsed: Option<T>,
+        /// Why the download failed, when an old or bundled copy stands in.
+        problem: Option<String>,
+    },
+    /// Nothing to read: the download failed (why) and there is no copy.
+    Nothing(String),
+}
+
+impl Downloader {
+    /// Downloads into `folder` with `options`, within `deadlines`.
+    pub(super) fn new(folder: Folder, options: &CatalogOptions, deadlines: Deadlines) -> Self {
+        Downloader {
+            folder,
+            client: LazyClient {
+                cell: Arc::new(OnceLock::new()),
+                options: options.download.clone(),
+            },
+            options: options.clone(),
+            deadlines,
+        }
+    }
+
+    /// The folder downloaded into.
+    pub(super) fn folder(&self) -> &Folder {
+        &self.folder
+    }
+
+    /// The catalog options (the clock).
+    pub(super) fn options(&self) -> &CatalogOptions {
+        &self.options
+    }
+
+    /// Brings `job.file` up to date before its deadline (its own from now,
+    /// or the global one if sooner); `check` turns a downloaded body into
+    /// what the caller uses, and a body it rejects is never written.
+    pub(super) async fn fetch<T, F>(&self, job: &Job, check: F) -> Fetched<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+    {
+        let deadline =
+            (tokio::time::Instant::now() + self.deadlines.per_file).min(self.deadlines.global);
+        match self.client.get() {
+            Ok(http) => {
+                download::fetch(
+                    &http,
+                    &self.options.download,
+                    &self.folder,
+                    job,
+                    deadline,
+                    &self.options.clock,
+                    check,
+                )
+                .await
+            }
+            Err(error) => Fetched::Failed {
+                error,
+                stale: std::fs::metadata(self.folder.path(&job.file)).ok(),
+            },
+        }
+    }
+
+    /// [`Downloader::fetch`], then what to read: the new copy, else the old
+    /// one, else the bundled one (when `bundled`).
+    pub(super) async fn file<T, F>(&self, job: &Job, check: F, bundled: bool) -> Download<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+    {
+        let fetched = self.fetch(job, check).await;
+        after_fetch(fetched, &self.folder.path(&job.file), bundled)
+    }
+}
+
+/// How one fetched file is to be read, and what to say about it.
+fn after_fetch<T>(fetched: Fetched<T>, path: &Path, bundled: bool) -> Download<T> {
+    let use_file = |meta: Metadata, kind, parsed, problem| Download::Use {
+        input: Input::File {
+            path: path.to_path_buf(),
+            meta: Some(meta),
+        },
+        kind,
+        parsed,
+        problem,
+    };
+    match fetched {
+        Fetched::Downloaded { value, meta, .. } => {
+            use_file(meta, CatalogKind::Downloaded, Some(value), None)
+        }
+        Fetched::NotModified { meta } => use_file(meta, CatalogKind::NotModified, None, None),
+        Fetched::Current { meta } => use_file(meta, CatalogKind::Cached, None, None),
+        Fetched::Edited { meta } => use_file(meta, CatalogKind::Edited, None, None),
+        Fetched::Failed {
+            error,
+            stale: Some(meta),
+        } => use_file(meta, CatalogKind::Stale, None, Some(error)),
+        Fetched::Failed { error, stale: None } if bundled => Download::Use {
+            input: Input::Bundled,
+            kind: CatalogKind::Bundled,
+            parsed: None,
+            problem: Some(error),
+        },
+        Fetched::Failed { error, stale: None } => Download::Nothing(error),
+    }
+}
+
+/// A `vms.csv` as a launch uses it: the catalog and its skipped rows.
+pub(super) type Vms = (CloudCatalog, Vec<CatalogWarning>);
+
+/// Checks a downloaded `vms.csv`: it must parse and list at least one row.
+pub(super) fn check_vms(
+    cloud: CloudId,
+    name: String,
+) -> impl FnOnce(&[u8]) -> Result<Vms, String> + Send + 'static {
+    move |bytes| {
+        let (catalog, warnings) =
+            CloudCatalog::from_bytes(cloud, bytes, &name).map_err(|e| e.to_string())?;
+        if catalog.instance_types().next().is_none() {
+            return Err("it lists no instance type".into());
+        }
+        Ok((catalog, warnings))
+    }
+}
+
+/// Checks a downloaded `common/` table by parsing it.
+pub(super) fn check_common(
+    file: &'static str,
+) -> impl FnOnce(&[u8]) -> Result<(), String> + Send + 'static {
+    move |bytes| {
+        if file == ACCELERATORS_FILE {
+            AcceleratorTable::from_reader(bytes, file).map(|_| ())
+        } else {
+            parse_gpu_metadata(bytes, file).map(|_| ())
+        }
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// `sky catalog refresh`: downloads `clouds`' `vms.csv` (and the `common/`
+/// tables) into SkyPilot's folder now, whatever their pull period, each
+/// within `timeout`, concurrently. A file edited by hand is still kept.
+pub async fn refresh(
+    folder: &Folder,
+    clouds: &[CloudId],
+    options: &CatalogOptions,
+    state_dir: &Path,
+    timeout: Duration,
+) -> Vec<(String, Refreshed)> {
+    let deadlines = Deadlines {
+        per_file: timeout,
+        global: tokio::time::Instant::now() + timeout,
+    };
+    let downloader = Downloader::new(folder.clone(), options, deadlines);
+    let index = StateDir::open(state_dir)
+        .and_then(|s| CatalogIndex::open(&s))
+        .ok();
+    let files = clouds.iter().map(|c| (vms_file(*c), Some(*c))).chain([
+        (ACCELERATORS_FILE.to_string(), None),
+        (METADATA_FILE.to_string(), None),
+    ]);
+    let work = files.map(|(file, cloud)| {
+        let (downloader, index) = (&downloader, &index);
+        async move {
+            let result = refresh_one(downloader, &file, cloud, index.as_ref()).await;
+            (file, result)
+        }
+    });
+    futures::future::join_all(work).await
+}
+
+/// One file of `sky catalog refresh`: `cloud`'s `vms.csv` (its image
+/// stored for the next launch), or a `common/` table.
+async fn refresh_one(
+    downloader: &Downloader,
+    file: &str,
+    cloud: Option<CloudId>,
+    index: Option<&CatalogIndex>,
+) -> Refreshed {
+    let pull = pull_of(cloud);
+    if !pull.is_hosted() {
+        return Refreshed::NotHosted;
+    }
+    let job = Job {
+        file: file.to_string(),
+        pull,
+        force: true,
+    };
+    let path = downloader.folder.path(file);
+    match cloud {
+        Some(cloud) => {
+            let fetched = downloader
+                .fetch(&job, check_vms(cloud, path.display().to_string()))
+                .await;
+            if let (Fetched::Downloaded { value, meta, .. }, Some(index)) = (&fetched, index) {
+                store_downloaded_image(index, &path, meta, &value.0, &value.1);
+            }
+            refreshed(fetched)
+        }
+        None => {
+            let table = if file == ACCELERATORS_FILE {
+                ACCELERATORS_FILE
+            } else {
+                METADATA_FILE
+            };
+            refreshed(downloader.fetch(&job, check_common(table)).await)
+        }
+    }
+}
+
+fn refreshed<T>(fetched: Fetched<T>) -> Refreshed {
+    match fetched {
+        Fetched::Downloaded { url, bytes, .. } => Refreshed::Downloaded { bytes, url },
+        Fetched::NotModified { .. } => Refreshed::NotModified,
+        // Forced: `Current` means another process refreshed it meanwhile.
+        Fetched::Current { .. } => Refreshed::NotModified,
+        Fetched::Edited { .. } => Refreshed::Edited,
+        Fetched::Failed { error, .. } => Refreshed::Failed(error),
+    }
+}

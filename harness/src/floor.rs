@@ -1,11 +1,28 @@
 //! The latency floor: how long a launch must wait for the mocks even if the
-//! optimizer itself took no time at all.
+//! launcher itself took no time at all. Two models, one per use:
 //!
-//! The floor is computed per launch from what the mocks *recorded* during that
-//! launch (every request's assigned delay), not from the scenario's models, so
-//! an endpoint the optimizer never calls (GCP reservations today) contributes
-//! nothing, retries count once per attempt, and random models use the delay
-//! actually drawn. The structure mirrors the optimizer's fan-out:
+//! * [`observed`] (the harness's reports, both engines): the time during
+//!   which at least one mocked request of the launch was outstanding — the
+//!   measure of the union of `[arrival, arrival + delay]` over every request
+//!   the mocks recorded, each capped at the client's per-attempt timeout and
+//!   at the launch's end. It needs no model of the launcher: `sky`'s
+//!   concurrent fan-out gives the slowest cloud, its serial fan-out the sum,
+//!   and SkyPilot's structure (a thread pool of `os.cpu_count()` threads over
+//!   the AWS regions, GCP reservations only after every cloud's check) gives
+//!   what it gives. Time the launcher spends between waits — start-up,
+//!   imports, parsing, retry backoff, starting a request late — is
+//!   overhead. [`Observed::critical`] names the chain of requests that ends
+//!   last, walked back from the end.
+//! * [`floor`] (the launch benchmarks): `sky`'s structure as lanes, from
+//!   the recorded delays alone (no arrival times), described below. For
+//!   `sky` the two agree within the time its requests take to start.
+//!
+//! Both are computed per launch from what the mocks *recorded* during that
+//! launch (every request's assigned delay), not from the scenario's models,
+//! so an endpoint the launcher never calls contributes nothing, retries
+//! count once per attempt, and random models use the delay actually drawn.
+//!
+//! The lane model mirrors the optimizer's fan-out:
 //!
 //! * a **lane** is a chain of requests that run one after another: AWS STS
 //!   (attempts in sequence), one lane per Kubernetes context, GCP (token, then
@@ -18,12 +35,8 @@
 //! * a **launch** waits for the sum of the clouds in serial mode and for the
 //!   slowest cloud in concurrent mode, capped at the global deadline.
 //!
-//! Client-side retry backoff is *not* part of the floor: it is time the
-//! optimizer chooses to spend, so it shows up as overhead.
-//!
-//! This is the workspace's only floor model: the harness reports and the
-//! launch benchmarks (`benches::launch`) both compute their floors here, so
-//! they quote the same floor for the same scenario.
+//! Client-side retry backoff is *not* part of either floor: it is time the
+//! launcher chooses to spend, so it shows up as overhead.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -31,6 +44,7 @@ use std::time::Duration;
 use mocks::Recording;
 use serde::Serialize;
 
+use crate::engine::EndpointHits;
 use crate::scenario::Scenario;
 
 /// Deadlines the optimizer applies, used to cap waits on hung endpoints.
@@ -93,10 +107,191 @@ fn lane_of(endpoint: &str, d: &Deadlines) -> (String, String, Option<Duration>, 
             d.kube_context,
         );
     }
+    if endpoint.starts_with("ec2") {
+        return ("aws".into(), "ec2".into(), None, d.cloud);
+    }
     if endpoint.starts_with("gcp/") {
         return ("gcp".into(), "gcp".into(), None, d.cloud);
     }
     (endpoint.to_string(), endpoint.to_string(), None, d.cloud)
+}
+
+/// The cloud an endpoint's requests are made for (`sts` and `ec2.*`: AWS).
+pub fn cloud_of(endpoint: &str) -> &str {
+    if endpoint == "sts" || endpoint.starts_with("ec2") {
+        "aws"
+    } else if endpoint.starts_with("kube/") {
+        "kubernetes"
+    } else if endpoint.starts_with("gcp/") {
+        "gcp"
+    } else if endpoint == "catalog" {
+        "catalogs"
+    } else {
+        endpoint
+    }
+}
+
+/// The observed floor of one launch (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observed {
+    /// Time at least one mocked request was outstanding, ms.
+    pub total_ms: f64,
+    /// The chain of requests that ends last, walked back from the end, in
+    /// time order (`sts → ec2.describe_regions → ec2.describe_availability_zones ×10`);
+    /// empty when nothing waited.
+    pub critical: String,
+    /// Per cloud ([`cloud_of`]): the time at least one of its requests was outstanding, ms.
+    pub clouds: BTreeMap<String, f64>,
+}
+
+/// One mocked wait: `[start, end)` in ms after the launch started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wait {
+    /// The endpoint.
+    pub endpoint: String,
+    /// When the request arrived.
+    pub start: f64,
+    /// When its answer was due (capped).
+    pub end: f64,
+}
+
+/// Every recorded request as a [`Wait`]: delay capped at the client's
+/// per-attempt timeout (STS, Kubernetes), the interval clipped to `[0, wall_ms]`.
+pub fn waits(hits: &[EndpointHits], wall_ms: f64, d: &Deadlines) -> Vec<Wait> {
+    let mut out = Vec::new();
+    for h in hits {
+        let (_, _, attempt_cap, _) = lane_of(&h.endpoint, d);
+        let cap = attempt_cap.map_or(f64::INFINITY, |c| c.as_secs_f64() * 1000.0);
+        for (at, delay) in h.at_ms.iter().zip(&h.delays_ms) {
+            let start = at.max(0.0);
+            let end = (at + delay.min(cap)).min(wall_ms);
+            if end > start {
+                out.push(Wait {
+                    endpoint: h.endpoint.clone(),
+                    start,
+                    end,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
+    out
+}
+
+/// The measure of the union of `intervals` (sorted by start).
+pub fn union_ms<'a>(intervals: impl Iterator<Item = (f64, f64)> + 'a) -> f64 {
+    let mut total = 0.0;
+    let mut current: Option<(f64, f64)> = None;
+    for (s, e) in intervals {
+        match &mut current {
+            Some((_, ce)) if s <= *ce => *ce = ce.max(e),
+            _ => {
+                if let Some((cs, ce)) = current {
+                    total += ce - cs;
+                }
+                current = Some((s, e));
+            }
+        }
+    }
+    if let Some((cs, ce)) = current {
+        total += ce - cs;
+    }
+    total
+}
+
+/// A wait that ended this close (ms) before another started is taken as
+/// the one it waited for.
+const HANDOFF_MS: f64 = 5.0;
+
+/// The chain of waits that ends last, walked back from the end: at each
+/// step, the wait that ended just as the current one started (within
+/// [`HANDOFF_MS`]: the request it waited for, as STS before the zone names
+/// or the GCP token before the reservations), else the wait covering that
+/// instant that started first; across a gap (the launcher working, nothing
+/// outstanding), the wait that ended last before it.
+fn critical_chain(waits: &[Wait]) -> Vec<&Wait> {
+    const EPS: f64 = 1e-6;
+    let mut chain: Vec<&Wait> = Vec::new();
+    let Some(mut t) = waits.iter().map(|w| w.end).reduce(f64::max) else {
+        return chain;
+    };
+    while chain.len() <= waits.len() {
+        let handoff = (!chain.is_empty())
+            .then(|| {
+                waits
+                    .iter()
+                    .filter(|w| w.start < t - EPS && w.end <= t + EPS && w.end >= t - HANDOFF_MS)
+                    .max_by(|a, b| a.end.total_cmp(&b.end))
+            })
+            .flatten();
+        let covering = handoff.or_else(|| {
+            waits
+                .iter()
+                .filter(|w| w.start < t - EPS && w.end >= t - EPS)
+                .min_by(|a, b| a.start.total_cmp(&b.start))
+        });
+        if let Some(w) = covering {
+            chain.push(w);
+            t = w.start;
+            continue;
+        }
+        match waits
+            .iter()
+            .filter(|w| w.end < t - EPS)
+            .max_by(|a, b| a.end.total_cmp(&b.end))
+        {
+            Some(w) => t = w.end,
+            None => break,
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+/// `a → b ×3 → c` from a chain of endpoints (repeats collapsed).
+fn chain_text(chain: &[&Wait]) -> String {
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for w in chain {
+        match parts.last_mut() {
+            Some((e, n)) if *e == w.endpoint => *n += 1,
+            _ => parts.push((w.endpoint.clone(), 1)),
+        }
+    }
+    parts
+        .iter()
+        .map(|(e, n)| {
+            if *n > 1 {
+                format!("{e} ×{n}")
+            } else {
+                e.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+/// The observed floor of one launch that took `wall_ms`, from the requests
+/// the mocks recorded during it (see the module docs).
+pub fn observed(hits: &[EndpointHits], wall_ms: f64, d: &Deadlines) -> Observed {
+    let waits = waits(hits, wall_ms, d);
+    let mut clouds: BTreeMap<String, f64> = BTreeMap::new();
+    let mut names: Vec<&str> = waits.iter().map(|w| cloud_of(&w.endpoint)).collect();
+    names.sort_unstable();
+    names.dedup();
+    for cloud in names {
+        let total = union_ms(
+            waits
+                .iter()
+                .filter(|w| cloud_of(&w.endpoint) == cloud)
+                .map(|w| (w.start, w.end)),
+        );
+        clouds.insert(cloud.to_string(), total);
+    }
+    Observed {
+        total_ms: union_ms(waits.iter().map(|w| (w.start, w.end))),
+        critical: chain_text(&critical_chain(&waits)),
+        clouds,
+    }
 }
 
 /// The floor of one launch from the mocks' recordings of it.
@@ -195,6 +390,91 @@ mod tests {
             !c.clouds.contains_key("gcp"),
             "unused endpoint is off the path"
         );
+    }
+
+    fn hit(endpoint: &str, at_delay: &[(f64, f64)]) -> EndpointHits {
+        EndpointHits {
+            endpoint: endpoint.into(),
+            at_ms: at_delay.iter().map(|(a, _)| *a).collect(),
+            delays_ms: at_delay.iter().map(|(_, d)| *d).collect(),
+            statuses: at_delay.iter().map(|_| Some(200)).collect(),
+        }
+    }
+
+    #[test]
+    fn observed_is_the_union_of_the_waits() {
+        let d = Deadlines::for_cloud_timeout(Duration::from_secs(5));
+        // Concurrent: STS and the node list start together; the floor is the slower.
+        let c = observed(
+            &[
+                hit("sts", &[(2.0, 1000.0)]),
+                hit("kube/a/nodes", &[(3.0, 50.0)]),
+            ],
+            1010.0,
+            &d,
+        );
+        assert_eq!(c.total_ms, 1000.0);
+        assert_eq!(c.critical, "sts");
+        assert_eq!(c.clouds["kubernetes"], 50.0);
+        // Serial: one after the other, with 5 ms of the launcher's own work between.
+        let s = observed(
+            &[
+                hit("sts", &[(2.0, 1000.0)]),
+                hit("kube/a/nodes", &[(1007.0, 50.0)]),
+            ],
+            1060.0,
+            &d,
+        );
+        assert_eq!(s.total_ms, 1050.0);
+        assert_eq!(s.critical, "sts → kube/a/nodes");
+        // A thread pool of two over four regions: two rounds, then a later phase.
+        // The GCP token, then the list: the list waited for the token, not for STS.
+        let g = observed(
+            &[
+                hit("sts", &[(1.0, 1000.0)]),
+                hit("gcp/token", &[(1.0, 100.0)]),
+                hit("gcp/reservations", &[(102.0, 1700.0)]),
+            ],
+            1810.0,
+            &d,
+        );
+        assert_eq!(g.critical, "gcp/token → gcp/reservations");
+        assert_eq!(g.total_ms, 1801.0);
+        let p = observed(
+            &[
+                hit("sts", &[(0.0, 100.0)]),
+                hit(
+                    "ec2.describe_availability_zones",
+                    &[(100.0, 80.0), (100.0, 80.0), (180.0, 80.0), (180.0, 80.0)],
+                ),
+                hit("gcp/reservations", &[(300.0, 500.0)]),
+            ],
+            900.0,
+            &d,
+        );
+        assert_eq!(p.total_ms, 100.0 + 160.0 + 500.0);
+        assert_eq!(
+            p.critical,
+            "sts → ec2.describe_availability_zones ×2 → gcp/reservations"
+        );
+        assert_eq!(p.clouds["aws"], 260.0);
+    }
+
+    #[test]
+    fn observed_waits_end_with_the_launch_and_the_attempt() {
+        let d = Deadlines::for_cloud_timeout(Duration::from_secs(5));
+        // A hung node list counts up to the attempt timeout, a hung GCP call up to the launch's end.
+        let o = observed(
+            &[
+                hit("kube/a/nodes", &[(0.0, 3_600_000.0)]),
+                hit("gcp/reservations", &[(0.0, 3_600_000.0)]),
+            ],
+            700.0,
+            &d,
+        );
+        assert_eq!(o.total_ms, 700.0);
+        assert!(o.clouds["kubernetes"] <= 700.0);
+        assert!(observed(&[], 10.0, &d).critical.is_empty());
     }
 
     #[test]

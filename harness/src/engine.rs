@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use mocks::{MockSet, Recording};
+use mocks::MockSet;
 use serde::Serialize;
 
 use crate::error::{HarnessError, Result};
 use crate::floor::{Deadlines, observed};
+pub use crate::requests::{EndpointHits, hits};
 use crate::sandbox::ModeEnv;
 use crate::scenario::Scenario;
 use crate::timing::{Pass, ms, passes, timed};
@@ -230,20 +231,6 @@ impl Launcher for ProcessLauncher {
     }
 }
 
-/// Requests one endpoint received during one launch.
-#[derive(Debug, Clone, Serialize)]
-pub struct EndpointHits {
-    /// Endpoint name (`sts`, `kube/mock-0/nodes`, ...).
-    pub endpoint: String,
-    /// Arrival of each request, ms after the launch started (spawn, or the
-    /// call into the optimizer), in arrival order.
-    pub at_ms: Vec<f64>,
-    /// Delays the mock assigned, ms, in arrival order.
-    pub delays_ms: Vec<f64>,
-    /// Statuses answered (`null`: never answered).
-    pub statuses: Vec<Option<u16>>,
-}
-
 /// One timed launch.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sample {
@@ -265,21 +252,6 @@ pub struct Sample {
     pub exit_code: i32,
     /// Endpoints that received requests.
     pub requests: Vec<EndpointHits>,
-}
-
-/// What the mocks recorded, with arrival times made relative to `start`
-/// (the launch's start, measured on the mocks' clock).
-pub fn hits(recordings: &[Recording], start: Duration) -> Vec<EndpointHits> {
-    recordings
-        .iter()
-        .filter(|r| r.count() > 0)
-        .map(|r| EndpointHits {
-            endpoint: r.endpoint.clone(),
-            at_ms: r.requests.iter().map(|q| ms(q.at) - ms(start)).collect(),
-            delays_ms: r.requests.iter().map(|q| ms(q.delay)).collect(),
-            statuses: r.requests.iter().map(|q| q.status).collect(),
-        })
-        .collect()
 }
 
 /// Times one launch and computes its floor from the mocks' recordings of

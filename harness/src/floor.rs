@@ -44,7 +44,7 @@ use std::time::Duration;
 use mocks::Recording;
 use serde::Serialize;
 
-use crate::engine::EndpointHits;
+use crate::requests::EndpointHits;
 use crate::scenario::Scenario;
 
 /// Deadlines the optimizer applies, used to cap waits on hung endpoints.
@@ -199,50 +199,23 @@ pub fn union_ms<'a>(intervals: impl Iterator<Item = (f64, f64)> + 'a) -> f64 {
     total
 }
 
-/// A wait that ended this close (ms) before another started is taken as
-/// the one it waited for.
-const HANDOFF_MS: f64 = 5.0;
-
-/// The chain of waits that ends last, walked back from the end: at each
-/// step, the wait that ended just as the current one started (within
-/// [`HANDOFF_MS`]: the request it waited for, as STS before the zone names
-/// or the GCP token before the reservations), else the wait covering that
-/// instant that started first; across a gap (the launcher working, nothing
-/// outstanding), the wait that ended last before it.
+/// The chain of waits that ends last, walked back from the end: the wait
+/// that ends last, then the wait that ended last before it started (the
+/// request it could have been waiting for, the launcher's own work in
+/// between), and so on. Ends strictly decrease, so the walk ends.
 fn critical_chain(waits: &[Wait]) -> Vec<&Wait> {
     const EPS: f64 = 1e-6;
-    let mut chain: Vec<&Wait> = Vec::new();
-    let Some(mut t) = waits.iter().map(|w| w.end).reduce(f64::max) else {
-        return chain;
-    };
-    while chain.len() <= waits.len() {
-        let handoff = (!chain.is_empty())
-            .then(|| {
-                waits
-                    .iter()
-                    .filter(|w| w.start < t - EPS && w.end <= t + EPS && w.end >= t - HANDOFF_MS)
-                    .max_by(|a, b| a.end.total_cmp(&b.end))
-            })
-            .flatten();
-        let covering = handoff.or_else(|| {
-            waits
-                .iter()
-                .filter(|w| w.start < t - EPS && w.end >= t - EPS)
-                .min_by(|a, b| a.start.total_cmp(&b.start))
-        });
-        if let Some(w) = covering {
-            chain.push(w);
-            t = w.start;
-            continue;
-        }
-        match waits
+    let latest = |limit: f64| {
+        waits
             .iter()
-            .filter(|w| w.end < t - EPS)
-            .max_by(|a, b| a.end.total_cmp(&b.end))
-        {
-            Some(w) => t = w.end,
-            None => break,
-        }
+            .filter(|w| w.end <= limit + EPS)
+            .max_by(|a, b| a.end.total_cmp(&b.end).then(b.start.total_cmp(&a.start)))
+    };
+    let mut chain: Vec<&Wait> = Vec::new();
+    let mut next = latest(f64::INFINITY);
+    while let Some(w) = next {
+        chain.push(w);
+        next = latest(w.start).filter(|p| p.end < w.end);
     }
     chain.reverse();
     chain

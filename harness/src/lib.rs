@@ -25,6 +25,7 @@ pub mod in_process;
 pub mod instrument;
 pub mod plot;
 pub mod report;
+pub mod requests;
 pub mod run;
 pub mod sandbox;
 pub mod scenario;

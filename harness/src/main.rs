@@ -10,9 +10,9 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use harness::baseline::TRACED_ROUNDS;
 use harness::instrument::CpuBudget;
-use harness::run::{Engine, RunConfig, RunOutcome, SkyPilotRun};
+use harness::run::{Engine, RunConfig, RunOutcome};
 use harness::scenario::{Scenario, default_scenarios_dir};
-use harness::skypilot::{SkyPilotVenv, venv};
+use harness::skypilot::{SkyPilotRun, SkyPilotVenv, venv};
 use harness::workspace::workspace_root;
 
 /// Measures the optimizer against mocked clouds and writes reports.
@@ -320,7 +320,10 @@ fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| workspace_root().join("reports/scratch"));
     let runs = args.runs.max(1);
-    let sp = skypilot(&args.common, true, runs, 1)?;
+    // No warm-up for the no-cache modes (their first launch is as cold as
+    // the others); the warm modes still get theirs, which fills their caches.
+    let warmup = 0;
+    let sp = skypilot(&args.common, true, runs, warmup)?;
     eprintln!(
         "harness demo: {} ({} runs per mode{}; `harness run {}` does {})",
         scenario.file.description,
@@ -335,7 +338,7 @@ fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     );
     let cfg = config(
         scenario,
-        (runs, 1),
+        (runs, warmup),
         out,
         args.name.clone(),
         &args.common,

@@ -25,7 +25,7 @@ use crate::report::{ReportInput, write_report};
 use crate::sandbox::{ModeEnv, Sandbox, forget_first_launch};
 use crate::scenario::Scenario;
 use crate::skypilot::home::{driver_path, record_enabled_clouds, skypilot_env};
-use crate::skypilot::{SkyPilotLauncher, SkyPilotVenv};
+use crate::skypilot::{SkyPilotLauncher, SkyPilotRun};
 use crate::story;
 use crate::summary::{ModeSummary, comparison_text, summarize};
 use crate::sysinfo::SysInfo;
@@ -39,19 +39,6 @@ pub enum Engine {
     Process,
     /// `optimizer::launch::run` in the harness process.
     InProcess,
-}
-
-/// SkyPilot 0.14.1's part of a run.
-#[derive(Debug, Clone)]
-pub struct SkyPilotRun {
-    /// Its venv.
-    pub venv: SkyPilotVenv,
-    /// Measured launches per SkyPilot mode.
-    pub runs: usize,
-    /// Warm-up launches per SkyPilot mode (its warm mode gets at least one).
-    pub warmup: usize,
-    /// The harness binary (the `gcloud` stand-in runs it).
-    pub harness_exe: PathBuf,
 }
 
 /// Options of one harness run.

@@ -23,9 +23,10 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{EndpointHits, Mode};
+use crate::engine::Mode;
 use crate::error::{HarnessError, Result};
 use crate::floor::{Deadlines, cloud_of, union_ms, waits};
+use crate::requests::EndpointHits;
 use crate::skypilot::DriverResult;
 
 /// `B` events not yet closed, per `(pid, tid)`: start, name, cloud.

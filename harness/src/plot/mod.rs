@@ -19,7 +19,9 @@ use crate::error::HarnessError;
 
 /// A duration for a label: `850 µs`, `12.3 ms`, `1.24 s`.
 pub fn duration_text(ms: f64) -> String {
-    if ms < 1.0 {
+    if ms == 0.0 {
+        "0 ms".into()
+    } else if ms < 1.0 {
         format!("{:.0} µs", ms * 1000.0)
     } else if ms < 100.0 {
         format!("{ms:.1} ms")

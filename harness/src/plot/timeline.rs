@@ -23,7 +23,20 @@ enum Line<'a> {
     Row(&'a LaunchTimeline, usize),
 }
 
+/// Longest row label drawn, characters (the label area is fixed).
+const MAX_LABEL: usize = 34;
+
 fn label(line: &Line<'_>) -> String {
+    let text = full_label(line);
+    if text.chars().count() > MAX_LABEL {
+        let cut: String = text.chars().take(MAX_LABEL - 1).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+fn full_label(line: &Line<'_>) -> String {
     match line {
         Line::Header(t) => format!("▸ {}", t.mode.label()),
         Line::Row(t, i) => match t.rows[*i].label.as_str() {
@@ -62,7 +75,7 @@ pub fn draw(
         .margin_right(24)
         .margin_bottom(8)
         .x_label_area_size(40)
-        .y_label_area_size(230)
+        .y_label_area_size(260)
         .build_cartesian_2d(0f64..x_max, 0f64..n as f64)
         .map_err(|e| err(&e))?;
     // Line i (0 = top) spans y in [n-1-i, n-i].
@@ -92,7 +105,7 @@ pub fn draw(
             .plotting_area()
             .draw(
                 &(EmptyElement::at((0.0, y + 0.5))
-                    + Text::new(labels[i].clone(), (-222, -7), text_style)),
+                    + Text::new(labels[i].clone(), (-252, -7), text_style)),
             )
             .map_err(|e| err(&e))?;
         match line {

@@ -55,7 +55,15 @@ pub fn readme(r: &ReportInput<'_>) -> String {
     }
     s.push('\n');
     s.push_str(&comparison_markdown(r.summaries));
-    s.push_str("\nTimes in ms, medians over the measured launches of each mode (every launch timed from spawn to exit). **floor**: time the launch had at least one mocked request outstanding; **overhead** = wall − floor, per launch: the launcher's own time on the critical path. **vs serial**: how many times faster than `sky` checking one cloud after another.\n\n");
+    let _ = write!(
+        s,
+        "\nTimes in ms, medians over the measured launches of each mode ({}). **floor**: time the launch had at least one mocked request outstanding; **overhead** = wall − floor, per launch: the launcher's own time on the critical path. **vs serial**: how many times faster than `sky` checking one cloud after another.\n\n",
+        if r.engine.starts_with("in-process") {
+            "`sky`'s timed around the call into `optimizer::launch::run`; SkyPilot's, if any, from spawn to exit"
+        } else {
+            "every launch timed from spawn to exit"
+        }
+    );
 
     s.push_str("## Where each launch spends its time\n\n![Timeline: one traced launch per mode on a shared time axis](timeline.svg)\n\n");
     if !r.timelines.is_empty() {
@@ -146,9 +154,9 @@ pub fn readme(r: &ReportInput<'_>) -> String {
 
 fn rows_explained(with_skypilot: bool) -> &'static str {
     if with_skypilot {
-        "\nRows: **start-up** — `sky`: process start to `configure` (parse flags, start the runtime); SkyPilot: Python start-up, `import sky`, the task built from the flags by its click command, `dag.validate()`. **one row per cloud** — `sky`: its `cloud_check` span; SkyPilot: that cloud's `get_feasible_launchable_resources` (which loads its catalog and, for AWS, asks STS and EC2), and for GCP the `gcloud compute reservations list` subprocesses it runs after every cloud's check. **catalogs** — `sky`: `gather_catalogs` (beside the checks); SkyPilot: each catalog CSV pandas reads. **plan & print** — `sky`: `build_world`, `plan`, `render`, `output`; SkyPilot: `Optimizer.optimize` (which contains its clouds' checks). In brackets: the part of a row's time spent waiting on mocked requests.\n"
+        "\nRows: **start-up** — `sky`: process start to `configure` (parse flags, start the runtime); SkyPilot: Python start-up, `import sky`, the task built from the flags by its click command, `dag.validate()`. **one row per cloud** — `sky`: its `cloud_check` span; SkyPilot: that cloud's `get_feasible_launchable_resources` (which loads its catalog and, for AWS, asks STS and EC2), and for GCP the `gcloud compute reservations list` subprocesses it runs after every cloud's check. **catalogs** — `sky`: `gather_catalogs` (beside the checks); SkyPilot: each catalog CSV pandas reads. **plan & print** — `sky`: `build_world`, `plan`, `render`, `output`; SkyPilot: `Optimizer.optimize` outside the checks, reservations and catalog reads it contains. **other clouds** — clouds whose checks read credential files only (no mocked endpoint). Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
     } else {
-        "\nRows: **start-up** — process start to `configure` (parse flags, start the runtime); **one row per cloud** — its `cloud_check` span; **catalogs** — `gather_catalogs` (beside the checks); **plan & print** — `build_world`, `plan`, `render`, `output`. In brackets: the part of a row's time spent waiting on mocked requests.\n"
+        "\nRows: **start-up** — process start to `configure` (parse flags, start the runtime); **one row per cloud** — its `cloud_check` span; **catalogs** — `gather_catalogs` (beside the checks); **plan & print** — `build_world`, `plan`, `render`, `output`; **other clouds** — clouds whose checks read credential files only. Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
     }
 }
 

@@ -25,9 +25,24 @@ pub mod venv;
 pub use launcher::{DriverResult, Phase, SkyPilotLauncher};
 pub use venv::SkyPilotVenv;
 
+use std::path::PathBuf;
+
 /// The driver SkyPilot's launches run (`harness/skypilot/driver.py`), written
 /// into each run's sandbox so the harness binary carries it.
 pub const DRIVER: &str = include_str!("../../skypilot/driver.py");
+
+/// SkyPilot 0.14.1's part of a run.
+#[derive(Debug, Clone)]
+pub struct SkyPilotRun {
+    /// Its venv.
+    pub venv: SkyPilotVenv,
+    /// Measured launches per SkyPilot mode.
+    pub runs: usize,
+    /// Warm-up launches per SkyPilot mode (its warm mode gets at least one).
+    pub warmup: usize,
+    /// The harness binary (the `gcloud` stand-in runs it).
+    pub harness_exe: PathBuf,
+}
 
 /// The SkyPilot version the engine runs.
 pub const SKYPILOT_VERSION: &str = "0.14.1";

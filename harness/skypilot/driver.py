@@ -273,6 +273,7 @@ def launch(flags, result_path) -> int:
               f'{_ATTEMPTS[:5]}', file=sys.stderr)
     _write(
         result_path, {
+            'end_us': time.time() * 1e6,
             'exit_code': exit_code,
             'error': error,
             'phases': phases.items,

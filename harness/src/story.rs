@@ -172,3 +172,69 @@ pub fn story(summaries: &[ModeSummary], timelines: &[LaunchTimeline]) -> Vec<Str
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::*;
+    use crate::stats::Stats;
+
+    fn summary(mode: Mode, wall: f64, floor: f64, requests: &[(&str, f64)]) -> ModeSummary {
+        ModeSummary {
+            mode,
+            wall: Stats::of(&[wall]),
+            floor: Stats::of(&[floor]),
+            overhead: Stats::of(&[wall - floor]),
+            speedup: None,
+            critical_path: "gcp/token → gcp/reservations".into(),
+            exit_codes: BTreeSet::from([0]),
+            requests_per_launch: requests
+                .iter()
+                .map(|(e, n)| (e.to_string(), *n))
+                .collect::<BTreeMap<_, _>>(),
+        }
+    }
+
+    #[test]
+    fn the_sentences_carry_the_numbers() {
+        let s = [
+            summary(Mode::Serial, 3400.0, 3380.0, &[("sts", 1.0)]),
+            summary(Mode::Concurrent, 1840.0, 1807.0, &[("sts", 1.0)]),
+            summary(Mode::Warm, 8.0, 0.0, &[]),
+            summary(
+                Mode::SkyPilotWarm,
+                5600.0,
+                2300.0,
+                &[("gcp/reservations", 4.0)],
+            ),
+        ];
+        let lines = story(&s, &[]);
+        assert!(
+            lines[0].starts_with("Concurrency: serial 3.40 s → concurrent 1.84 s (1.8× faster)"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[0].contains("gcp/token → gcp/reservations"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].contains("(230× faster): the warm launch makes no mocked request at all"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].contains("5.60 s warm, 700× sky's warm launch"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines.last().is_some_and(|l| l.starts_with("Overhead")),
+            "{lines:?}"
+        );
+        // Without SkyPilot, no sentence about it.
+        assert!(!story(&s[..3], &[]).iter().any(|l| l.contains("SkyPilot")));
+    }
+}

@@ -209,7 +209,7 @@ pub struct LaunchTimeline {
 }
 
 /// Rows that are not clouds.
-const PHASES: &[&str] = &["process", "start-up", "catalogs", "plan & print"];
+const PHASES: &[&str] = &["process", "start-up", "catalogs", "plan & print", "exit"];
 
 impl LaunchTimeline {
     /// Folds the rows of clouds not in `networked` (clouds the scenario
@@ -356,6 +356,13 @@ pub fn from_sky_trace(
             work(ms(s.start_us), ms(s.end_us), &s.name),
         );
     }
+    if let Some(shutdown) = inside.iter().find(|s| s.name == "shutdown") {
+        push(
+            &mut rows,
+            "exit",
+            work(ms(shutdown.start_us), wall_ms, "shutdown, process exit"),
+        );
+    }
     add_waits(&mut rows, hits, wall_ms, d);
     LaunchTimeline {
         mode,
@@ -480,6 +487,17 @@ pub fn from_skypilot(
             );
         }
     }
+    if let Some(end) = driver.end_us.map(ms).filter(|e| *e < wall_ms) {
+        push(
+            &mut rows,
+            "exit",
+            work(
+                end,
+                wall_ms,
+                "interpreter exit (atexit: the timeline is written)",
+            ),
+        );
+    }
     add_waits(&mut rows, hits, wall_ms, d);
     LaunchTimeline {
         mode,
@@ -600,6 +618,7 @@ mod tests {
             }],
             network_attempts: vec![],
             cpu_count: Some(2),
+            end_us: None,
             spawn_us: 1_000_000_000.0,
         };
         let d = Deadlines::for_cloud_timeout(Duration::from_secs(5));

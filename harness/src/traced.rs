@@ -1,7 +1,9 @@
 //! One traced launch per mode, made the way the mode's timed launches are
 //! made, for the timelines: `sky` as a process with
 //! `SKYPILOT_TIMELINE_FILE_PATH` (its Chrome trace), SkyPilot with the same
-//! variable (its own timeline) under py-spy (its sampled profile). The
+//! variable (its own timeline); then, for SkyPilot's modes, one launch under
+//! py-spy each (its sampled profile; more warm ones while the profile is
+//! below its sample target). The
 //! in-process engine's timelines come from `trace.json` instead
 //! ([`from_in_process_trace`]). These launches are timed like the others
 //! but are not statistics (`raw.json`: `traced_processes`).
@@ -52,9 +54,9 @@ fn sky_origin(spans: &[TraceSpan], wall_ms: f64) -> f64 {
     (end - wall_ms * 1000.0).min(0.0)
 }
 
-/// One traced launch per setup (the report folder's `traces/`), then more
-/// profiled SkyPilot warm launches until `skypilot_samples` samples or
-/// `budget` (each SkyPilot launch is profiled).
+/// One traced launch per setup (the report folder's `traces/`), one
+/// profiled launch per SkyPilot setup, then more profiled SkyPilot warm
+/// launches until `skypilot_samples` samples or `budget`.
 #[allow(clippy::too_many_arguments)]
 pub fn traced_launches(
     setups: &mut [ModeSetup<'_>],
@@ -83,15 +85,15 @@ pub fn traced_launches(
             let Some(sp) = skypilot.as_deref_mut() else {
                 continue;
             };
+            // The timeline's launch, then a profiled one: py-spy's own
+            // start and the writing of its profile at exit are not SkyPilot's.
             let rel = PathBuf::from(format!("traces/{}.json", mode.name()));
-            let raw = dir.join(format!("skypilot-{}.pyspy.txt", mode.name()));
             sp.trace = Trace {
                 timeline: Some(report_dir.join(&rel)),
-                profile: Some(raw.clone()),
+                profile: None,
             };
             before(setup)?;
             let (sample, _) = timed_launch(sp, setup, deadlines, pass)?;
-            profile_into(&mut out, &raw, mode)?;
             let spans = read_trace(&report_dir.join(&rel)).unwrap_or_default();
             if let Some(driver) = &sp.last {
                 out.timelines.push(from_skypilot(
@@ -106,6 +108,16 @@ pub fn traced_launches(
             }
             out.traces.push((mode, rel));
             out.samples.push(sample);
+            tick();
+            let raw = dir.join(format!("{}.pyspy.txt", mode.name()));
+            sp.trace = Trace {
+                timeline: None,
+                profile: Some(raw.clone()),
+            };
+            before(setup)?;
+            let (profiled, _) = timed_launch(sp, setup, deadlines, pass)?;
+            profile_into(&mut out, &raw, mode)?;
+            out.samples.push(profiled);
             tick();
         } else if let Some(launcher) = sky.as_deref_mut() {
             let rel = PathBuf::from(format!("traces/{}.json", mode.name()));

@@ -129,7 +129,7 @@ pub fn readme(r: &ReportInput<'_>) -> String {
             profile_line(
                 r.traced.skypilot_samples,
                 &format!(
-                    "SkyPilot 0.14.1's on-CPU profile (py-spy at {PY_SPY_RATE} Hz per thread, `--nonblocking --subprocesses`, {} traced launches, one root frame per mode; its `aws configure list` subprocess included)",
+                    "SkyPilot 0.14.1's on-CPU profile (py-spy at {PY_SPY_RATE} Hz per thread, `--nonblocking --subprocesses`, {} launches made for it, one root frame per mode; its `aws configure list` subprocess included)",
                     r.traced.skypilot_profiled
                 ),
                 "skypilot-cpu-flamegraph.svg"
@@ -154,9 +154,9 @@ pub fn readme(r: &ReportInput<'_>) -> String {
 
 fn rows_explained(with_skypilot: bool) -> &'static str {
     if with_skypilot {
-        "\nRows: **start-up** — `sky`: process start to `configure` (parse flags, start the runtime); SkyPilot: Python start-up, `import sky`, the task built from the flags by its click command, `dag.validate()`. **one row per cloud** — `sky`: its `cloud_check` span; SkyPilot: that cloud's `get_feasible_launchable_resources` (which loads its catalog and, for AWS, asks STS and EC2), and for GCP the `gcloud compute reservations list` subprocesses it runs after every cloud's check. **catalogs** — `sky`: `gather_catalogs` (beside the checks); SkyPilot: each catalog CSV pandas reads. **plan & print** — `sky`: `build_world`, `plan`, `render`, `output`; SkyPilot: `Optimizer.optimize` outside the checks, reservations and catalog reads it contains. **other clouds** — clouds whose checks read credential files only (no mocked endpoint). Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
+        "\nRows: **start-up** — `sky`: process start to `configure` (parse flags, start the runtime); SkyPilot: Python start-up, `import sky`, the task built from the flags by its click command, `dag.validate()`. **one row per cloud** — `sky`: its `cloud_check` span; SkyPilot: that cloud's `get_feasible_launchable_resources` (which loads its catalog and, for AWS, asks STS and EC2), and for GCP the `gcloud compute reservations list` subprocesses it runs after every cloud's check. **catalogs** — `sky`: `gather_catalogs` (beside the checks); SkyPilot: each catalog CSV pandas reads. **plan & print** — `sky`: `build_world`, `plan`, `render`, `output`; SkyPilot: `Optimizer.optimize` outside the checks, reservations and catalog reads it contains. **exit** — `sky`: `shutdown` to the process's exit; SkyPilot: from the driver's last word to the interpreter's exit (atexit handlers, SkyPilot's timeline written). **other clouds** — clouds whose checks read credential files only (no mocked endpoint). Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
     } else {
-        "\nRows: **start-up** — process start to `configure` (parse flags, start the runtime); **one row per cloud** — its `cloud_check` span; **catalogs** — `gather_catalogs` (beside the checks); **plan & print** — `build_world`, `plan`, `render`, `output`; **other clouds** — clouds whose checks read credential files only. Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
+        "\nRows: **start-up** — process start to `configure` (parse flags, start the runtime); **one row per cloud** — its `cloud_check` span; **catalogs** — `gather_catalogs` (beside the checks); **plan & print** — `build_world`, `plan`, `render`, `output`; **exit** — `shutdown` to the process's exit; **other clouds** — clouds whose checks read credential files only. Rows overlap where work runs side by side. In brackets: the part of a row's time spent waiting on mocked requests.\n"
     }
 }
 
@@ -173,7 +173,7 @@ fn how_computed(r: &ReportInput<'_>) -> String {
     s.push_str("- **p90** is nearest-rank; with 10 runs it is the 9th value.\n");
     let _ = writeln!(
         s,
-        "- **Traced and profiled launches** are made after the timed ones with the same mocks and state, and are not part of the statistics (their timings are in raw.json: `instrumented`, `traced_processes`): one in-process launch per `sky` mode{} (trace.json, span flamegraph), {} untraced warm in-process launches (`sky`'s CPU profile), and one process launch per mode made like its timed ones (the timelines; SkyPilot's under py-spy).",
+        "- **Traced and profiled launches** are made after the timed ones with the same mocks and state, and are not part of the statistics (their timings are in raw.json: `instrumented`, `traced_processes`): one in-process launch per `sky` mode{} (trace.json, span flamegraph), {} untraced warm in-process launches (`sky`'s CPU profile), one process launch per mode made like its timed ones (the timelines), and per SkyPilot mode one more under py-spy (its CPU profile; more warm ones while it has fewer than {TARGET_SAMPLES} samples).",
         if r.instrumented.spans_rounds.len() > 1 {
             format!(" × {} rounds", r.instrumented.spans_rounds.len())
         } else {

@@ -45,6 +45,10 @@ pub struct DriverResult {
     pub network_attempts: Vec<String>,
     /// `os.cpu_count()` (the default size of SkyPilot's thread pools).
     pub cpu_count: Option<u32>,
+    /// When the driver had written its result (before the interpreter's
+    /// exit), µs since the Unix epoch.
+    #[serde(default)]
+    pub end_us: Option<f64>,
     /// When the harness spawned the process, µs since the Unix epoch.
     #[serde(default)]
     pub spawn_us: f64,

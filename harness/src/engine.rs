@@ -255,7 +255,7 @@ pub struct Sample {
 }
 
 /// Times one launch and computes its floor from the mocks' recordings of
-/// it ([`observed`]: the time at least one mocked request was outstanding).
+/// it ([`observed`]: the heaviest chain of one-after-another mocked requests).
 pub fn timed_launch(
     launcher: &mut dyn Launcher,
     setup: &ModeSetup<'_>,

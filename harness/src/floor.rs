@@ -1,18 +1,20 @@
 //! The latency floor: how long a launch must wait for the mocks even if the
 //! launcher itself took no time at all. Two models, one per use:
 //!
-//! * [`observed`] (the harness's reports, both engines): the time during
-//!   which at least one mocked request of the launch was outstanding — the
-//!   measure of the union of `[arrival, arrival + delay]` over every request
-//!   the mocks recorded, each capped at the client's per-attempt timeout and
-//!   at the launch's end. It needs no model of the launcher: `sky`'s
-//!   concurrent fan-out gives the slowest cloud, its serial fan-out the sum,
-//!   and SkyPilot's structure (a thread pool of `os.cpu_count()` threads over
-//!   the AWS regions, GCP reservations only after every cloud's check) gives
-//!   what it gives. Time the launcher spends between waits — start-up,
-//!   imports, parsing, retry backoff, starting a request late — is
-//!   overhead. [`Observed::critical`] names the chain of requests that ends
-//!   last, walked back from the end.
+//! * [`observed`] (the harness's reports, both engines): the heaviest
+//!   chain of mocked requests that ran one after another — of all the
+//!   sequences of recorded requests where each one arrived after the one
+//!   before it was answered, the one whose delays add up to the most (each
+//!   delay capped at the client's per-attempt timeout and at the launch's
+//!   end). Requests that overlapped cannot both be in it, so it needs no
+//!   model of the launcher: `sky`'s concurrent fan-out gives its slowest
+//!   chain (STS, then the zone names; the GCP token, then the reservations),
+//!   its serial fan-out the sum, and SkyPilot's structure (a thread pool of
+//!   `os.cpu_count()` threads over the AWS regions, GCP reservations only
+//!   after every cloud's check) gives its rounds and phases. Time the
+//!   launcher spends between those waits — start-up, imports, parsing,
+//!   retry backoff, starting a request late — is overhead.
+//!   [`Observed::critical`] names that chain.
 //! * [`floor`] (the launch benchmarks): `sky`'s structure as lanes, from
 //!   the recorded delays alone (no arrival times), described below. For
 //!   `sky` the two agree within the time its requests take to start.
@@ -134,11 +136,11 @@ pub fn cloud_of(endpoint: &str) -> &str {
 /// The observed floor of one launch (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observed {
-    /// Time at least one mocked request was outstanding, ms.
+    /// The delays of the heaviest chain of one-after-another requests, ms.
     pub total_ms: f64,
-    /// The chain of requests that ends last, walked back from the end, in
-    /// time order (`sts → ec2.describe_regions → ec2.describe_availability_zones ×10`);
-    /// empty when nothing waited.
+    /// That chain in time order (`sts → ec2.describe_regions →
+    /// ec2.describe_availability_zones ×10 → gcp/reservations`); empty when
+    /// nothing waited.
     pub critical: String,
     /// Per cloud ([`cloud_of`]): the time at least one of its requests was outstanding, ms.
     pub clouds: BTreeMap<String, f64>,
@@ -199,23 +201,41 @@ pub fn union_ms<'a>(intervals: impl Iterator<Item = (f64, f64)> + 'a) -> f64 {
     total
 }
 
-/// The chain of waits that ends last, walked back from the end: the wait
-/// that ends last, then the wait that ended last before it started (the
-/// request it could have been waiting for, the launcher's own work in
-/// between), and so on. Ends strictly decrease, so the walk ends.
-fn critical_chain(waits: &[Wait]) -> Vec<&Wait> {
+/// The heaviest chain of waits: the sequence of waits, each starting
+/// after the one before it answered, whose delays add up to the most
+/// (weighted interval scheduling: waits sorted by end; the best chain
+/// ending with a wait is its delay plus the best chain that ended before
+/// it started). Waits that overlap cannot both be in it, so the launcher's
+/// concurrency is read from the recording, not assumed. Returns the chain
+/// in time order.
+fn heaviest_chain(waits: &[Wait]) -> Vec<&Wait> {
     const EPS: f64 = 1e-6;
-    let latest = |limit: f64| {
-        waits
-            .iter()
-            .filter(|w| w.end <= limit + EPS)
-            .max_by(|a, b| a.end.total_cmp(&b.end).then(b.start.total_cmp(&a.start)))
-    };
-    let mut chain: Vec<&Wait> = Vec::new();
-    let mut next = latest(f64::INFINITY);
-    while let Some(w) = next {
-        chain.push(w);
-        next = latest(w.start).filter(|p| p.end < w.end);
+    let mut by_end: Vec<&Wait> = waits.iter().collect();
+    by_end.sort_by(|a, b| a.end.total_cmp(&b.end).then(a.start.total_cmp(&b.start)));
+    // best[i]: (weight of the heaviest chain ending with by_end[i], its previous wait).
+    let mut best: Vec<(f64, Option<usize>)> = Vec::with_capacity(by_end.len());
+    for (i, w) in by_end.iter().enumerate() {
+        let prev = (0..i)
+            .filter(|&j| by_end[j].end <= w.start + EPS)
+            .max_by(|&a, &b| {
+                best[a]
+                    .0
+                    .total_cmp(&best[b].0)
+                    .then(by_end[a].end.total_cmp(&by_end[b].end))
+            });
+        let weight = (w.end - w.start) + prev.map_or(0.0, |j| best[j].0);
+        best.push((weight, prev));
+    }
+    let mut chain = Vec::new();
+    let mut at = (0..by_end.len()).max_by(|&a, &b| {
+        best[a]
+            .0
+            .total_cmp(&best[b].0)
+            .then(by_end[a].end.total_cmp(&by_end[b].end))
+    });
+    while let Some(i) = at {
+        chain.push(by_end[i]);
+        at = best[i].1;
     }
     chain.reverse();
     chain
@@ -260,9 +280,10 @@ pub fn observed(hits: &[EndpointHits], wall_ms: f64, d: &Deadlines) -> Observed 
         );
         clouds.insert(cloud.to_string(), total);
     }
+    let chain = heaviest_chain(&waits);
     Observed {
-        total_ms: union_ms(waits.iter().map(|w| (w.start, w.end))),
-        critical: chain_text(&critical_chain(&waits)),
+        total_ms: chain.iter().map(|w| w.end - w.start).sum(),
+        critical: chain_text(&chain),
         clouds,
     }
 }
@@ -375,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn observed_is_the_union_of_the_waits() {
+    fn observed_is_the_heaviest_chain_of_waits() {
         let d = Deadlines::for_cloud_timeout(Duration::from_secs(5));
         // Concurrent: STS and the node list start together; the floor is the slower.
         let c = observed(
@@ -400,6 +421,17 @@ mod tests {
         );
         assert_eq!(s.total_ms, 1050.0);
         assert_eq!(s.critical, "sts → kube/a/nodes");
+        // Started 3 ms apart by a busy launcher, still side by side: the slower one.
+        let skew = observed(
+            &[
+                hit("kube/a/nodes", &[(0.0, 80.0)]),
+                hit("sts", &[(3.0, 120.0)]),
+            ],
+            130.0,
+            &d,
+        );
+        assert_eq!(skew.total_ms, 120.0);
+        assert_eq!(skew.critical, "sts");
         // A thread pool of two over four regions: two rounds, then a later phase.
         // The GCP token, then the list: the list waited for the token, not for STS.
         let g = observed(
@@ -412,7 +444,10 @@ mod tests {
             &d,
         );
         assert_eq!(g.critical, "gcp/token → gcp/reservations");
-        assert_eq!(g.total_ms, 1801.0);
+        assert_eq!(
+            g.total_ms, 1800.0,
+            "the 1 ms between token and list is the launcher's"
+        );
         let p = observed(
             &[
                 hit("sts", &[(0.0, 100.0)]),

@@ -166,7 +166,7 @@ pub fn story(summaries: &[ModeSummary], timelines: &[LaunchTimeline]) -> Vec<Str
         .collect();
     if !overheads.is_empty() {
         out.push(format!(
-            "Overhead (wall time minus the time spent waiting on mocked requests, median): {}.",
+            "Overhead (wall time minus the mocked latency on its critical path, median): {}.",
             overheads.join("; ")
         ));
     }

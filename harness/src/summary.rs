@@ -115,7 +115,7 @@ pub fn comparison_text(summaries: &[ModeSummary]) -> String {
     let mut out = text_table(&HEADERS, &rows, |i| {
         if i == 0 { Align::Left } else { Align::Right }
     });
-    out.push_str("times in ms; floor = time with a mocked request outstanding (median); overhead = wall - floor per launch (median, p90)\n");
+    out.push_str("times in ms; floor = mocked latency on the critical path (median); overhead = wall - floor per launch (median, p90)\n");
     out
 }
 
@@ -164,7 +164,7 @@ mode                    runs  median     p90     min     max   floor  overhead  
 ---------------------------------------------------------------------------------------------------
 serial, no cache           2  1075.4  1080.5  1070.2  1080.5  1050.0      25.4      30.5      1.00x
 concurrent, warm cache     2    10.8    12.0     9.5    12.0     0.0      10.8      12.0      1.00x
-times in ms; floor = time with a mocked request outstanding (median); overhead = wall - floor per launch (median, p90)
+times in ms; floor = mocked latency on the critical path (median); overhead = wall - floor per launch (median, p90)
 ";
         assert_eq!(comparison_text(&s), expected);
     }

@@ -117,7 +117,7 @@ pub fn draw(
                     )))
                     .map_err(|e| err(&e))?;
                 let note = format!(
-                    "{} from start to exit; {} of it waiting on mocked requests",
+                    "{} from start to exit; floor (mocked latency on its critical path) {}",
                     duration_text(t.wall_ms),
                     if t.floor_ms > 0.0 {
                         duration_text(t.floor_ms)

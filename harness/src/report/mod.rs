@@ -113,7 +113,7 @@ pub fn summary_markdown(r: &ReportInput<'_>) -> String {
         r.scenario.name, r.scenario.file.description, r.engine, r.runs, r.warmup
     );
     s.push_str(&comparison_markdown(r.summaries));
-    s.push_str("\nfloor = time during which at least one mocked request of the launch was outstanding (median over launches); overhead = wall − floor per launch (median, and p90 in `over p90`); vs serial = median serial wall / median wall.\n\n");
+    s.push_str("\nfloor = the heaviest chain of mocked requests the launch made one after another (each arriving after the one before was answered; median over launches); overhead = wall − floor per launch (median, and p90 in `over p90`); vs serial = median serial wall / median wall.\n\n");
     s.push_str("## Critical path and exit codes\n\n| mode | critical path (most frequent chain of mocked requests) | exit codes |\n|---|---|---|\n");
     for m in r.summaries {
         let codes: Vec<String> = m.exit_codes.iter().map(i32::to_string).collect();

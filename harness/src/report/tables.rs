@@ -166,7 +166,7 @@ pub fn where_time_goes(timelines: &[LaunchTimeline]) -> String {
     for t in timelines {
         let _ = write!(s, " **{}** |", duration_text(t.wall_ms));
     }
-    s.push_str("\n| waiting on mocked requests (the floor) |");
+    s.push_str("\n| the floor: mocked requests one after another on the critical path |");
     for t in timelines {
         let _ = write!(s, " {} |", duration_text(t.floor_ms));
     }

@@ -167,4 +167,34 @@ fn skypilot_runs_under_the_same_mocks_and_reports_beside_sky() {
         "the README states the count"
     );
     assert!(readme.contains("SkyPilot 0.14.1, no cache"), "{readme}");
+
+    // The credentials handed to both engines reach no file of the report
+    // (SkyPilot's timeline and profile included).
+    let canaries: Vec<String> = mocks::aws_sts_env("http://unused")
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("AWS_ACCESS") || k.starts_with("AWS_SECRET"))
+        .map(|(_, v)| v)
+        .chain(["mock-token-".to_string()])
+        .collect();
+    let mut scanned = 0;
+    let mut todo = vec![dir.clone()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap_or_default()).into_owned();
+            for c in &canaries {
+                assert!(
+                    !text.contains(c.as_str()),
+                    "{} contains the credential {c:?}",
+                    p.display()
+                );
+            }
+            scanned += 1;
+        }
+    }
+    assert!(scanned >= 15, "scanned only {scanned} files");
 }

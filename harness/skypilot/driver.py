@@ -40,6 +40,7 @@ import json
 import os
 import socket
 import sys
+import threading
 import time
 
 # Before anything else: the spawn-to-start gap is measured from here.
@@ -105,7 +106,7 @@ def _add_timeline_event(name, start_us, end_us):
     """A finished span in SkyPilot's own timeline (same format, same clock)."""
     from sky.utils import timeline  # pylint: disable=import-outside-toplevel
     base = {'name': name, 'cat': 'event', 'pid': str(os.getpid()),
-            'tid': str(__import__('threading').current_thread().ident),
+            'tid': str(threading.current_thread().ident),
             'args': {}}
     timeline._events.append(dict(base, ph='B', ts=f'{start_us: .3f}'))  # pylint: disable=protected-access
     timeline._events.append(dict(base, ph='E', ts=f'{end_us: .3f}'))  # pylint: disable=protected-access

@@ -282,7 +282,8 @@ pub fn observed(hits: &[EndpointHits], wall_ms: f64, d: &Deadlines) -> Observed 
     }
     let chain = heaviest_chain(&waits);
     Observed {
-        total_ms: chain.iter().map(|w| w.end - w.start).sum(),
+        // fold from +0.0: an empty f64 `sum()` is -0.0.
+        total_ms: chain.iter().fold(0.0, |acc, w| acc + (w.end - w.start)),
         critical: chain_text(&chain),
         clouds,
     }

@@ -178,7 +178,11 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         None => "in-process: `optimizer::launch::run`".to_string(),
     };
     create_dir(&cfg.out_dir)?;
-    let report_dir = fresh_dir(&cfg.out_dir, &folder)?;
+    // Absolute: SkyPilot's launches run in its sandbox HOME, and their
+    // timeline and profile paths must still land in the report.
+    let out_dir =
+        std::path::absolute(&cfg.out_dir).map_err(|e| HarnessError::io(&cfg.out_dir, e))?;
+    let report_dir = fresh_dir(&out_dir, &folder)?;
 
     // The mocks get their own runtime and threads (named, so the CPU profile can leave them out).
     let mocks_rt = tokio::runtime::Builder::new_multi_thread()

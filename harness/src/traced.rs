@@ -94,7 +94,7 @@ pub fn traced_launches(
             };
             before(setup)?;
             let (sample, _) = timed_launch(sp, setup, deadlines, pass)?;
-            let spans = read_trace(&report_dir.join(&rel)).unwrap_or_default();
+            let spans = read_trace(&report_dir.join(&rel))?;
             if let Some(driver) = &sp.last {
                 out.timelines.push(from_skypilot(
                     mode,
@@ -179,9 +179,9 @@ pub fn traced_launches(
 /// Adds a py-spy raw profile to `out` (and removes the raw file: the folded
 /// stacks go into `skypilot-cpu.folded`).
 fn profile_into(out: &mut Traced, raw: &Path, mode: Mode) -> Result<()> {
-    let Ok(text) = std::fs::read_to_string(raw) else {
-        return Ok(());
-    };
+    let text = std::fs::read_to_string(raw).map_err(|e| {
+        crate::HarnessError::SkyPilot(format!("py-spy wrote no profile at {}: {e}", raw.display()))
+    })?;
     let (folded, n) = profile::from_raw(&text, mode.label());
     for (stack, count) in folded {
         *out.skypilot_cpu.entry(stack).or_default() += count;

@@ -165,7 +165,10 @@ struct Raw<'a> {
 #[derive(Serialize)]
 struct RawInstrumented<'a> {
     traced: &'a [Sample],
-    cpu_only: &'a [Sample],
+    /// The untraced warm launches of the CPU profile: thousands of them, so
+    /// their count and wall-time statistics, not each one.
+    cpu_only_launches: usize,
+    cpu_only_wall_ms: crate::stats::Stats,
     cpu_samples_total: u64,
     cpu_samples_kept: u64,
     skypilot_cpu_samples: u64,
@@ -304,7 +307,10 @@ pub fn write_report(dir: &Path, r: &ReportInput<'_>) -> Result<()> {
         samples: r.samples,
         instrumented: RawInstrumented {
             traced: &i.traced,
-            cpu_only: &i.cpu_only,
+            cpu_only_launches: i.cpu_only.len(),
+            cpu_only_wall_ms: crate::stats::Stats::of(
+                &i.cpu_only.iter().map(|s| s.wall_ms).collect::<Vec<_>>(),
+            ),
             cpu_samples_total: i.cpu_samples_total,
             cpu_samples_kept: i.cpu_samples_kept,
             skypilot_cpu_samples: r.traced.skypilot_samples,

@@ -53,9 +53,12 @@ fn skypilot_runs_under_the_same_mocks_and_reports_beside_sky() {
             "--no-progress",
             "--name",
             "report",
+            // Relative, as `just report-sample` gives it: SkyPilot runs in
+            // its sandbox HOME, and its timeline and profile must still land here.
             "--out",
+            "out",
         ])
-        .arg(tmp.path())
+        .current_dir(tmp.path())
         .env(venv::VENV_ENV, &venv.root)
         .env("RUST_BACKTRACE", "0")
         .output()
@@ -70,7 +73,7 @@ fn skypilot_runs_under_the_same_mocks_and_reports_beside_sky() {
     for label in ["SkyPilot 0.14.1, no cache", "SkyPilot 0.14.1, warm"] {
         assert!(stdout.contains(label), "{label} missing:\n{stdout}");
     }
-    let dir = tmp.path().join("report");
+    let dir = tmp.path().join("out/report");
 
     // The same request against the same catalogs: the same table.
     let ours = std::fs::read_to_string(dir.join("optimizer-output.txt")).unwrap_or_default();

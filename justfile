@@ -9,18 +9,40 @@ default:
 
 # --- run ---------------------------------------------------------------------
 
-# The main job: seed-7-clouds against mocked clouds; prints the table and the comparison, writes a dated report.
+# The main job: sky-launch-5s (SkyPilot #3159's slow launch) against mocked clouds in every mode, SkyPilot 0.14.1 too when .venv-skypilot exists; prints the table, the comparison and what it says; report under reports/scratch/.
 [group('run')]
-demo:
+demo *ARGS:
     cargo build --release -p optimizer -p harness
-    target/release/harness demo
+    target/release/harness demo {{ARGS}}
+
+# The demo with SkyPilot 0.14.1 beside `sky` (builds .venv-skypilot from PyPI first if missing, ~2-4 min once).
+[group('run')]
+demo-skypilot *ARGS:
+    cargo build --release -p optimizer -p harness
+    target/release/harness demo --with-skypilot {{ARGS}}
+
+# Build the SkyPilot engine's venv (.venv-skypilot: skypilot[aws,kubernetes]==0.14.1 + py-spy, from harness/skypilot/requirements.lock).
+[group('run')]
+skypilot-setup:
+    bash harness/skypilot/setup.sh
+
+# Regenerate the committed sample report reports/sample-sky-launch-5s/ (10 runs per sky mode, 5 per SkyPilot mode) from a clean tree.
+[group('run')]
+report-sample:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if [ -n "$(git status --porcelain --untracked-files=no)" ]; then echo "report-sample: commit first (the report states its git revision)"; exit 1; fi
+    cargo build --release -p optimizer -p harness
+    rm -rf reports/sample-sky-launch-5s
+    target/release/harness run sky-launch-5s --with-skypilot --runs 10 --skypilot-runs 5 --no-progress --out reports --name sample-sky-launch-5s
+    git status --short reports/
 
 # Run the sky CLI (e.g. `just sky launch --dryrun -y --gpus H100:8`).
 [group('run')]
 sky *ARGS:
     cargo run --release -p optimizer --bin sky -- {{ARGS}}
 
-# Run a harness scenario (serial vs concurrent vs warm cache, 10 runs each) into reports/scratch/.
+# Run a harness scenario (serial vs concurrent vs warm cache, 10 runs each; `--with-skypilot` adds SkyPilot 0.14.1) into reports/scratch/.
 [group('run')]
 harness-run SCENARIO *ARGS:
     cargo build --release -p optimizer -p harness

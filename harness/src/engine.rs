@@ -3,32 +3,55 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
-use mocks::{MockSet, Recording};
+use mocks::MockSet;
 use serde::Serialize;
 
 use crate::error::{HarnessError, Result};
-use crate::floor::{Deadlines, floor};
+use crate::floor::{Deadlines, observed};
+pub use crate::requests::{EndpointHits, hits};
 use crate::sandbox::ModeEnv;
 use crate::scenario::Scenario;
 use crate::timing::{Pass, ms, passes, timed};
 
-/// How the optimizer checks the clouds.
+/// Which launcher makes a mode's launches, and how it checks the clouds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// One cloud after another, caches bypassed (`SKY_FANOUT=serial --refresh`):
-    /// SkyPilot's behaviour before its thread pool.
+    /// `sky`, one cloud after another, nothing cached (`SKY_FANOUT=serial
+    /// --refresh`): SkyPilot's behaviour before its thread pool.
     Serial,
-    /// All clouds at once, caches bypassed (`--refresh`).
+    /// `sky`, all clouds at once, nothing cached (`--refresh`).
     Concurrent,
-    /// All clouds at once with a warm identity/node cache (filled by the warm-up launch).
+    /// `sky`, all clouds at once with a warm identity/node/reservation cache
+    /// (filled by the warm-up launch).
     Warm,
+    /// SkyPilot 0.14.1 as shipped (its thread pool over clouds), on a machine
+    /// where it has cached nothing yet (no zone-name file, no identity file).
+    #[serde(rename = "skypilot")]
+    SkyPilot,
+    /// SkyPilot 0.14.1 with whatever it keeps between launches (filled by
+    /// the warm-up launch).
+    #[serde(rename = "skypilot-warm")]
+    SkyPilotWarm,
 }
 
 impl Mode {
-    /// Every mode, in report order.
+    /// The modes of `sky`, in report order.
     pub const ALL: [Mode; 3] = [Mode::Serial, Mode::Concurrent, Mode::Warm];
+
+    /// SkyPilot 0.14.1's modes, in report order (after `sky`'s).
+    pub const SKYPILOT: [Mode; 2] = [Mode::SkyPilot, Mode::SkyPilotWarm];
+
+    /// Every mode, `sky`'s then SkyPilot's.
+    pub const EVERY: [Mode; 5] = [
+        Mode::Serial,
+        Mode::Concurrent,
+        Mode::Warm,
+        Mode::SkyPilot,
+        Mode::SkyPilotWarm,
+    ];
 
     /// Short name (file names, JSON).
     pub fn name(self) -> &'static str {
@@ -36,6 +59,8 @@ impl Mode {
             Mode::Serial => "serial",
             Mode::Concurrent => "concurrent",
             Mode::Warm => "warm",
+            Mode::SkyPilot => "skypilot",
+            Mode::SkyPilotWarm => "skypilot-warm",
         }
     }
 
@@ -45,6 +70,8 @@ impl Mode {
             Mode::Serial => "serial, no cache",
             Mode::Concurrent => "concurrent, no cache",
             Mode::Warm => "concurrent, warm cache",
+            Mode::SkyPilot => "SkyPilot 0.14.1, no cache",
+            Mode::SkyPilotWarm => "SkyPilot 0.14.1, warm",
         }
     }
 
@@ -53,9 +80,16 @@ impl Mode {
         self == Mode::Serial
     }
 
-    /// Whether caches are bypassed (`--refresh`).
+    /// Whether nothing is cached: `sky`'s caches are bypassed (`--refresh`),
+    /// and the AWS zone names and SkyPilot's identity file are removed
+    /// before each launch when the scenario mocks EC2 (a first launch).
     pub fn refresh(self) -> bool {
-        self != Mode::Warm
+        !matches!(self, Mode::Warm | Mode::SkyPilotWarm)
+    }
+
+    /// Whether SkyPilot 0.14.1 makes the launches (else `sky`).
+    pub fn is_skypilot(self) -> bool {
+        matches!(self, Mode::SkyPilot | Mode::SkyPilotWarm)
     }
 }
 
@@ -197,17 +231,6 @@ impl Launcher for ProcessLauncher {
     }
 }
 
-/// Requests one endpoint received during one launch.
-#[derive(Debug, Clone, Serialize)]
-pub struct EndpointHits {
-    /// Endpoint name (`sts`, `kube/mock-0/nodes`, ...).
-    pub endpoint: String,
-    /// Delays the mock assigned, ms, in arrival order.
-    pub delays_ms: Vec<f64>,
-    /// Statuses answered (`null`: never answered).
-    pub statuses: Vec<Option<u16>>,
-}
-
 /// One timed launch.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sample {
@@ -231,19 +254,8 @@ pub struct Sample {
     pub requests: Vec<EndpointHits>,
 }
 
-fn hits(recordings: &[Recording]) -> Vec<EndpointHits> {
-    recordings
-        .iter()
-        .filter(|r| r.count() > 0)
-        .map(|r| EndpointHits {
-            endpoint: r.endpoint.clone(),
-            delays_ms: r.requests.iter().map(|q| ms(q.delay)).collect(),
-            statuses: r.requests.iter().map(|q| q.status).collect(),
-        })
-        .collect()
-}
-
-/// Times one launch and computes its floor from the mocks' recordings of it.
+/// Times one launch and computes its floor from the mocks' recordings of
+/// it ([`observed`]: the heaviest chain of one-after-another mocked requests).
 pub fn timed_launch(
     launcher: &mut dyn Launcher,
     setup: &ModeSetup<'_>,
@@ -251,20 +263,21 @@ pub fn timed_launch(
     pass: Pass,
 ) -> Result<(Sample, LaunchOutput)> {
     setup.mocks.clear();
+    let start = Instant::now().saturating_duration_since(setup.mocks.origin());
     let (out, wall) = timed(|| launcher.launch(setup));
     let out = out?;
-    let recordings = setup.mocks.recordings();
-    let f = floor(&recordings, setup.mode.serial(), deadlines);
+    let requests = hits(&setup.mocks.recordings(), start);
+    let f = observed(&requests, ms(wall), deadlines);
     let sample = Sample {
         mode: setup.mode,
         index: pass.index,
         warmup: pass.warmup,
         wall_ms: ms(wall),
-        floor_ms: ms(f.total),
-        overhead_ms: ms(wall) - ms(f.total),
+        floor_ms: f.total_ms,
+        overhead_ms: ms(wall) - f.total_ms,
         critical_path: f.critical,
         exit_code: out.exit_code,
-        requests: hits(&recordings),
+        requests,
     };
     Ok((sample, out))
 }

@@ -65,6 +65,9 @@ pub enum HarnessError {
         #[source]
         source: std::io::Error,
     },
+    /// The SkyPilot engine could not be set up or made no launch.
+    #[error("SkyPilot engine: {0}")]
+    SkyPilot(String),
     /// Profiling or rendering failed.
     #[error("{what}: {detail}")]
     Render {

@@ -13,6 +13,7 @@
 //! [`InProcessLauncher::traced`]), never installed globally.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use tracing::Level;
 use tracing_chrome::{ChromeLayerBuilder, EventOrSpan, TraceStyle};
@@ -26,7 +27,7 @@ use crate::flame::{CPU_SAMPLE_HZ, CpuSampler, Folded};
 use crate::floor::Deadlines;
 use crate::in_process::{InProcessLauncher, LAUNCH_THREAD_NAME};
 use crate::spans::{SpanFolder, SpanLabel};
-use crate::timing::{Pass, passes};
+use crate::timing::Pass;
 
 /// The subscriber the Chrome layer sits on.
 type Sub = tracing_subscriber::layer::Layered<SpanFolder, Registry>;
@@ -40,8 +41,11 @@ pub struct Instrumented {
     pub traced: Vec<Sample>,
     /// Extra warm launches that only feed the CPU profile.
     pub cpu_only: Vec<Sample>,
-    /// Wall-clock span stacks (µs) of the traced launches.
+    /// Wall-clock span stacks (µs) of one traced launch per mode (per
+    /// stack, the median over the rounds).
     pub spans: Folded,
+    /// The same, each traced round on its own (one round unless comparing with a baseline).
+    pub spans_rounds: Vec<Folded>,
     /// On-CPU stacks (samples) of all instrumented launches, launch threads only.
     pub cpu: Folded,
     /// All samples pprof took, any thread.
@@ -50,11 +54,26 @@ pub struct Instrumented {
     pub cpu_samples_kept: u64,
 }
 
-/// Runs one traced launch per `setups` entry (writing `trace_path`), then
-/// `cpu_extra` untraced launches of the warm-mode setup (if any) for the CPU profile.
+/// How many untraced warm launches feed the CPU profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuBudget {
+    /// At least this many.
+    pub min_launches: usize,
+    /// Then more until the profile holds this many samples of the launch
+    /// threads (0: no more than `min_launches`)...
+    pub target_samples: u64,
+    /// ...or until this much wall time went into them.
+    pub max_time: Duration,
+    /// Traced launches per mode (several when a baseline comparison needs their spread).
+    pub rounds: usize,
+}
+
+/// Runs one traced launch per `sky` entry of `setups` (writing
+/// `trace_path`), then untraced launches of the warm-mode setup (if any)
+/// for the CPU profile, as `cpu` says. SkyPilot's setups are left alone.
 pub fn instrumented_launches(
     setups: &mut [ModeSetup<'_>],
-    cpu_extra: usize,
+    cpu: CpuBudget,
     before: &mut BeforeLaunch<'_>,
     deadlines: &Deadlines,
     trace_path: &Path,
@@ -105,21 +124,50 @@ pub fn instrumented_launches(
     let mut out = Instrumented::default();
     let run = (|| -> Result<()> {
         let mut traced = InProcessLauncher::traced(dispatch.clone())?;
-        for setup in setups.iter_mut() {
-            before(setup)?;
-            let pass = Pass {
-                index: 0,
-                warmup: false,
-            };
-            let (s, _) = timed_launch(&mut traced, setup, deadlines, pass)?;
-            out.traced.push(s);
-            tick();
+        let mut so_far = Folded::new();
+        for round in 0..cpu.rounds.max(1) {
+            for setup in setups.iter_mut().filter(|s| !s.mode.is_skypilot()) {
+                before(setup)?;
+                let pass = Pass {
+                    index: round,
+                    warmup: false,
+                };
+                let (s, _) = timed_launch(&mut traced, setup, deadlines, pass)?;
+                out.traced.push(s);
+                tick();
+            }
+            // This round's stacks: everything folded so far minus the earlier rounds.
+            let now = folder.folded();
+            let mut this_round = Folded::new();
+            for (stack, us) in &now {
+                let d = us.saturating_sub(so_far.get(stack).copied().unwrap_or(0));
+                if d > 0 {
+                    this_round.insert(stack.clone(), d);
+                }
+            }
+            out.spans_rounds.push(this_round);
+            so_far = now;
         }
         traced.shutdown();
         if let Some(setup) = setups.iter_mut().find(|s| s.mode == Mode::Warm) {
             let mut plain = InProcessLauncher::new()?;
-            for pass in passes(0, cpu_extra) {
+            let started = Instant::now();
+            let launch_thread = |t: &str| t.starts_with(LAUNCH_THREAD_NAME);
+            for index in 0.. {
+                if index >= cpu.min_launches {
+                    // Counting costs a walk over the samples: ask every few launches.
+                    let enough = cpu.target_samples == 0
+                        || started.elapsed() >= cpu.max_time
+                        || (index % 8 == 0 && sampler.count(launch_thread)? >= cpu.target_samples);
+                    if enough {
+                        break;
+                    }
+                }
                 before(setup)?;
+                let pass = Pass {
+                    index,
+                    warmup: false,
+                };
                 let (s, _) = timed_launch(&mut plain, setup, deadlines, pass)?;
                 out.cpu_only.push(s);
                 tick();
@@ -142,6 +190,6 @@ pub fn instrumented_launches(
     out.cpu = cpu.folded;
     out.cpu_samples_total = cpu.total;
     out.cpu_samples_kept = cpu.kept;
-    out.spans = folder.folded();
+    out.spans = crate::baseline::median_of_rounds(&out.spans_rounds);
     Ok(out)
 }

@@ -16,22 +16,30 @@
 //!   [`report`] (the report folder), [`run`] (the whole `harness run`),
 //!   [`standalone`] (`harness mocks`).
 
+pub mod baseline;
 pub mod engine;
 pub mod error;
 pub mod flame;
 pub mod floor;
 pub mod in_process;
 pub mod instrument;
+pub mod plot;
 pub mod report;
+pub mod requests;
 pub mod run;
 pub mod sandbox;
 pub mod scenario;
+pub mod skypilot;
 pub mod spans;
 pub mod standalone;
 pub mod stats;
+pub mod story;
 pub mod summary;
 pub mod sysinfo;
 pub mod table;
+pub mod timeline;
 pub mod timing;
+pub mod traced;
+pub mod workspace;
 
 pub use error::{HarnessError, Result};

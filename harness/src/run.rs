@@ -1,5 +1,12 @@
-//! `harness run`: start the mocks, time the three modes, instrument one launch
-//! per mode, write the report.
+//! `harness run`: start the mocks, time every mode of every engine, make
+//! the instrumented launches, write the report.
+//!
+//! Order: the timed launches of each mode (`sky`'s serial, concurrent and
+//! warm; SkyPilot's no-cache and warm when it runs), then the in-process
+//! instrumented launches (`trace.json`, span and CPU profiles of `sky`),
+//! then one traced launch per mode made like its timed ones (timelines,
+//! SkyPilot's py-spy profile). Everything after the timed launches is
+//! excluded from the statistics.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -7,19 +14,25 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mocks::MockSet;
 
+use crate::baseline::{self, Baseline};
 use crate::engine::{Launcher, Mode, ModeSetup, ProcessLauncher, Sample, measure_mode};
 use crate::error::{HarnessError, Result};
-use crate::flame::{self, Chart, Counts, Moved};
+use crate::flame::Moved;
 use crate::floor::Deadlines;
 use crate::in_process::InProcessLauncher;
-use crate::instrument::{Instrumented, instrumented_launches};
+use crate::instrument::{CpuBudget, Instrumented, instrumented_launches};
 use crate::report::{ReportInput, write_report};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{ModeEnv, Sandbox, forget_first_launch};
 use crate::scenario::Scenario;
+use crate::skypilot::home::{driver_path, record_enabled_clouds, skypilot_env};
+use crate::skypilot::{SkyPilotLauncher, SkyPilotRun};
+use crate::story;
 use crate::summary::{ModeSummary, comparison_text, summarize};
 use crate::sysinfo::SysInfo;
+use crate::timeline::{LaunchTimeline, read_trace};
+use crate::traced::{Launchers, Traced, from_in_process_trace, pick, traced_launches};
 
-/// How launches are made.
+/// How `sky`'s launches are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
     /// The real `sky` binary, one process per launch (what users see).
@@ -33,24 +46,29 @@ pub enum Engine {
 pub struct RunConfig {
     /// The scenario.
     pub scenario: Scenario,
-    /// Measured launches per mode.
+    /// Measured launches per `sky` mode.
     pub runs: usize,
-    /// Warm-up launches per mode.
+    /// Warm-up launches per `sky` mode.
     pub warmup: usize,
-    /// Process or in-process launches.
+    /// Process or in-process launches of `sky`.
     pub engine: Engine,
     /// Folder the report folder is created in.
     pub out_dir: PathBuf,
     /// Report folder name; default `<YYYY-MM-DD>-<host>-<scenario>`.
     pub folder_name: Option<String>,
-    /// A previous report folder to diff against.
+    /// A previous report folder to compare with.
     pub baseline: Option<PathBuf>,
     /// The command line, for the README.
     pub command_line: String,
     /// Draw a progress bar on stderr (only when it is a terminal).
     pub progress: bool,
-    /// Extra untraced warm in-process launches for the CPU profile.
-    pub cpu_extra: usize,
+    /// The untraced warm launches feeding `sky`'s CPU profile.
+    pub cpu: CpuBudget,
+    /// Target samples of SkyPilot's py-spy profile (more profiled warm
+    /// launches while below it, within `cpu.max_time`).
+    pub skypilot_samples: u64,
+    /// SkyPilot's modes, when it runs.
+    pub skypilot: Option<SkyPilotRun>,
 }
 
 /// What a run produced.
@@ -58,22 +76,22 @@ pub struct RunConfig {
 pub struct RunOutcome {
     /// The report folder.
     pub report_dir: PathBuf,
-    /// The optimizer's output of the first measured concurrent launch.
+    /// `sky`'s output of the first measured concurrent launch.
     pub optimizer_output: String,
+    /// SkyPilot's output of its first measured launch, when it ran.
+    pub skypilot_output: Option<String>,
     /// The comparison table as text.
     pub comparison: String,
+    /// What the numbers say, one line per point.
+    pub story: Vec<String>,
     /// Per-mode summaries.
     pub summaries: Vec<ModeSummary>,
     /// Span stacks that moved most against the baseline.
     pub moved: Option<Vec<Moved>>,
+    /// The comparison with the baseline.
+    pub baseline: Option<Baseline>,
     /// Wall time of the whole run.
     pub elapsed: Duration,
-}
-
-/// The workspace root (parent of `fixtures/`), resolved at compile time.
-pub fn workspace_root() -> PathBuf {
-    let f = mocks::fixtures_dir();
-    f.parent().map(Path::to_path_buf).unwrap_or(f)
 }
 
 fn progress_bar(enabled: bool, total: u64) -> ProgressBar {
@@ -113,6 +131,30 @@ fn fresh_dir(parent: &Path, name: &str) -> Result<PathBuf> {
     unreachable!("an unbounded range ends only by returning")
 }
 
+/// Everything the launches produced, before it is rendered.
+struct Measured {
+    samples: Vec<Sample>,
+    optimizer_output: String,
+    skypilot_output: Option<String>,
+    instrumented: Instrumented,
+    traced: Traced,
+}
+
+/// The clouds whose checks reach a mock of `spec` (the others read credential files only).
+fn networked_clouds(spec: &mocks::MocksSpec) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if spec.sts.is_some() || spec.ec2.is_some() {
+        out.push("aws");
+    }
+    if spec.gcp.is_some() {
+        out.push("gcp");
+    }
+    if spec.kube.is_some() {
+        out.push("kubernetes");
+    }
+    out
+}
+
 /// Runs the scenario and writes the report.
 pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
     let started = Instant::now();
@@ -123,21 +165,24 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         .clone()
         .unwrap_or_else(|| format!("{}-{}-{}", sys.date, sys.host, scenario.name));
     // Locate `sky` before starting anything, so a missing build fails fast.
-    let mut launcher: Box<dyn Launcher> = match cfg.engine {
-        Engine::Process => Box::new(ProcessLauncher::locate()?),
-        Engine::InProcess => Box::new(InProcessLauncher::new()?),
+    let mut process = match cfg.engine {
+        Engine::Process => Some(ProcessLauncher::locate()?),
+        Engine::InProcess => None,
     };
-    let engine_text = match cfg.engine {
-        Engine::Process => format!(
-            "process: `{}` per launch",
-            crate::engine::sky_path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        ),
-        Engine::InProcess => "in-process: `optimizer::launch::run`".to_string(),
+    let mut in_process = match cfg.engine {
+        Engine::Process => None,
+        Engine::InProcess => Some(InProcessLauncher::new()?),
+    };
+    let engine_text = match &process {
+        Some(p) => format!("process: `{}` per launch", p.path().display()),
+        None => "in-process: `optimizer::launch::run`".to_string(),
     };
     create_dir(&cfg.out_dir)?;
-    let report_dir = fresh_dir(&cfg.out_dir, &folder)?;
+    // Absolute: SkyPilot's launches run in its sandbox HOME, and their
+    // timeline and profile paths must still land in the report.
+    let out_dir =
+        std::path::absolute(&cfg.out_dir).map_err(|e| HarnessError::io(&cfg.out_dir, e))?;
+    let report_dir = fresh_dir(&out_dir, &folder)?;
 
     // The mocks get their own runtime and threads (named, so the CPU profile can leave them out).
     let mocks_rt = tokio::runtime::Builder::new_multi_thread()
@@ -148,172 +193,220 @@ pub fn run(cfg: &RunConfig) -> Result<RunOutcome> {
         .map_err(|e| HarnessError::io("<tokio runtime>", e))?;
     let sandbox = Sandbox::new(scenario)?;
     let deadlines = Deadlines::for_scenario(scenario);
+    let env_for = |mode: Mode, mocks: &MockSet| -> Result<ModeEnv> {
+        match (&cfg.skypilot, mode.is_skypilot()) {
+            (Some(sp), true) => skypilot_env(
+                &sandbox,
+                scenario,
+                mocks,
+                &sp.venv,
+                &sp.harness_exe,
+                mode.name(),
+            ),
+            _ => sandbox.mode_env(scenario, mocks, mode.name(), mode.serial()),
+        }
+    };
 
+    let modes: Vec<Mode> = Mode::EVERY
+        .into_iter()
+        .filter(|m| !m.is_skypilot() || cfg.skypilot.is_some())
+        .collect();
     let mut setups: Vec<ModeSetup<'_>> = Vec::new();
-    for mode in Mode::ALL {
+    for mode in &modes {
         let mocks = mocks_rt.block_on(MockSet::start(&scenario.file.mocks))?;
-        let env = sandbox.mode_env(scenario, &mocks, mode.name(), mode.serial())?;
+        let env = env_for(*mode, &mocks)?;
         setups.push(ModeSetup {
-            mode,
+            mode: *mode,
             scenario,
             env,
             mocks,
         });
     }
-
-    let warmups = |m: Mode| {
-        if m == Mode::Warm {
-            cfg.warmup.max(1)
-        } else {
-            cfg.warmup
+    let mut skypilot = match &cfg.skypilot {
+        Some(sp) => {
+            let driver = driver_path(&sandbox);
+            if let Some(setup) = setups.iter().find(|s| s.mode.is_skypilot()) {
+                record_enabled_clouds(&sp.venv, &driver, &setup.env, scenario)?;
+            }
+            Some(SkyPilotLauncher::new(
+                sp.venv.clone(),
+                driver,
+                sandbox.root().join("skypilot/results"),
+            )?)
         }
+        None => None,
     };
-    let total: usize = Mode::ALL
+
+    let runs = |m: Mode| match (&cfg.skypilot, m.is_skypilot()) {
+        (Some(sp), true) => sp.runs,
+        _ => cfg.runs,
+    };
+    let warmups = |m: Mode| {
+        let w = match (&cfg.skypilot, m.is_skypilot()) {
+            (Some(sp), true) => sp.warmup,
+            _ => cfg.warmup,
+        };
+        if m.refresh() { w } else { w.max(1) }
+    };
+    let total: usize = modes
         .iter()
-        .map(|m| warmups(*m) + cfg.runs)
+        .map(|m| warmups(*m) + runs(*m) + 2)
         .sum::<usize>()
-        + Mode::ALL.len()
-        + cfg.cpu_extra;
+        + cfg.cpu.min_launches
+        + usize::from(cfg.skypilot.is_some());
     let bar = progress_bar(cfg.progress, total as u64);
     let fresh = scenario.file.runs.fresh_mocks;
+    let first_launch = scenario.file.mocks.ec2.is_some();
     let mut before = |setup: &mut ModeSetup<'_>| -> Result<()> {
-        if fresh && setup.mode != Mode::Warm {
+        if fresh && setup.mode.refresh() {
             let mocks = mocks_rt.block_on(MockSet::start(&scenario.file.mocks))?;
-            setup.env =
-                sandbox.mode_env(scenario, &mocks, setup.mode.name(), setup.mode.serial())?;
+            setup.env = env_for(setup.mode, &mocks)?;
             let old = std::mem::replace(&mut setup.mocks, mocks);
             let _enter = mocks_rt.enter();
             drop(old);
         }
+        // A first launch: no zone-name file, no cached identity file, fetched from the mocks.
+        if first_launch
+            && setup.mode.refresh()
+            && let Some(folder) = &setup.env.catalog_folder
+        {
+            forget_first_launch(folder)?;
+        }
         Ok(())
     };
 
-    let result = (|| -> Result<(Vec<Sample>, String, Instrumented)> {
+    let result = (|| -> Result<Measured> {
         let mut samples = Vec::new();
         let mut optimizer_output = String::new();
+        let mut skypilot_output = None;
         for setup in setups.iter_mut() {
+            let ours: &mut dyn Launcher = match (&mut process, &mut in_process) {
+                (Some(p), _) => p,
+                (None, Some(i)) => i,
+                (None, None) => unreachable!("one of the two engines is always set up"),
+            };
+            let Some(launcher) = pick(setup.mode, ours, skypilot.as_mut()) else {
+                continue;
+            };
             bar.set_message(format!("{} ({})", setup.mode.label(), launcher.name()));
             let (s, first) = measure_mode(
-                launcher.as_mut(),
+                launcher,
                 setup,
                 &deadlines,
                 warmups(setup.mode),
-                cfg.runs,
+                runs(setup.mode),
                 &mut before,
                 &mut |_| bar.inc(1),
             )?;
-            if setup.mode == Mode::Concurrent
-                && let Some(out) = first
-            {
-                optimizer_output = out.stdout;
+            match (setup.mode, first) {
+                (Mode::Concurrent, Some(out)) => optimizer_output = out.stdout,
+                (Mode::SkyPilot, Some(out)) => skypilot_output = Some(out.stdout),
+                _ => {}
             }
             samples.extend(s);
         }
         bar.set_message("instrumented launches (trace, spans, CPU profile)");
+        if let Some(i) = in_process.take() {
+            i.shutdown();
+        }
         let instrumented = instrumented_launches(
             &mut setups,
-            cfg.cpu_extra,
+            cfg.cpu,
             &mut before,
             &deadlines,
             &report_dir.join("trace.json"),
             &mut || bar.inc(1),
         )?;
-        Ok((samples, optimizer_output, instrumented))
+        bar.set_message("traced launches (timelines, SkyPilot's profile)");
+        let traced = traced_launches(
+            &mut setups,
+            Launchers {
+                sky: process.as_mut(),
+                skypilot: skypilot.as_mut(),
+            },
+            &mut before,
+            &deadlines,
+            &report_dir,
+            cfg.skypilot_samples,
+            cfg.cpu.max_time,
+            &mut || bar.inc(1),
+        )?;
+        Ok(Measured {
+            samples,
+            optimizer_output,
+            skypilot_output,
+            instrumented,
+            traced,
+        })
     })();
     bar.finish_and_clear();
-    drop(launcher);
+    drop(process);
+    drop(skypilot);
     {
         // wiremock servers shut down from inside their runtime's context.
         let _enter = mocks_rt.enter();
         drop(setups);
     }
     mocks_rt.shutdown_timeout(Duration::from_secs(1));
-    let (samples, optimizer_output, instrumented) = result?;
+    let measured = result?;
 
-    let summaries = summarize(&samples);
+    let mut timelines: Vec<LaunchTimeline> = measured.traced.timelines.clone();
+    if cfg.engine == Engine::InProcess {
+        let trace = read_trace(&report_dir.join("trace.json"))?;
+        let ours = from_in_process_trace(&trace, &measured.instrumented.traced, &deadlines);
+        timelines.splice(0..0, ours);
+    }
+    timelines.sort_by_key(|t| t.mode);
+    let networked = networked_clouds(&scenario.file.mocks);
+    for t in &mut timelines {
+        t.fold_quiet_clouds(&networked);
+    }
+
+    let summaries = summarize(&measured.samples);
     let comparison = comparison_text(&summaries);
-    let subtitle = format!("{} · {} · {}", scenario.name, sys.date, sys.git);
-    flame::render(
-        &instrumented.spans,
-        &Chart::new(
-            "Wall-clock time by span (one launch per mode)",
-            &subtitle,
-            Counts::WallMicros,
-        ),
-        &report_dir.join("spans-flamegraph.svg"),
-    )?;
-    flame::render(
-        &instrumented.cpu,
-        &Chart::new(
-            "On-CPU samples (cannot see waiting)",
-            &subtitle,
-            Counts::CpuSamples,
-        ),
-        &report_dir.join("cpu-flamegraph.svg"),
-    )?;
-    flame::write_folded(&instrumented.spans, &report_dir.join("spans.folded"))?;
-    flame::write_folded(&instrumented.cpu, &report_dir.join("cpu.folded"))?;
-
-    let moved = match &cfg.baseline {
-        Some(base) => {
-            let base_spans = flame::read_folded(&base.join("spans.folded"))?;
-            let base_cpu = flame::read_folded(&base.join("cpu.folded"))?;
-            let sub = format!("{subtitle} vs {}", base.display());
-            for (negate, suffix) in [(false, "forward"), (true, "reverse")] {
-                let title = format!("Wall-clock span time, baseline → now ({suffix})");
-                flame::render_diff(
-                    &base_spans,
-                    &instrumented.spans,
-                    negate,
-                    &Chart::new(&title, &sub, Counts::WallMicros),
-                    &report_dir.join(format!("diff-spans-{suffix}.svg")),
-                )?;
-                let title = format!("On-CPU samples, baseline → now ({suffix})");
-                flame::render_diff(
-                    &base_cpu,
-                    &instrumented.cpu,
-                    negate,
-                    &Chart::new(&title, &sub, Counts::CpuSamples),
-                    &report_dir.join(format!("diff-cpu-{suffix}.svg")),
-                )?;
-            }
-            Some(flame::top_moved(&base_spans, &instrumented.spans, 10))
-        }
+    let story = story::story(&summaries, &timelines);
+    let baseline = match &cfg.baseline {
+        Some(dir) => Some(baseline::compare(
+            dir,
+            &measured.samples,
+            &measured.instrumented.spans_rounds,
+        )?),
         None => None,
     };
-
-    let sky_args = ProcessLauncher::args(scenario, Mode::Concurrent);
     let scenario_text =
         std::fs::read_to_string(&scenario.path).map_err(|e| HarnessError::io(&scenario.path, e))?;
-    let elapsed = started.elapsed();
     let input = ReportInput {
-        scenario: &scenario.name,
-        description: &scenario.file.description,
+        scenario,
         scenario_text: &scenario_text,
-        notes: &scenario.file.notes,
-        mocks: &scenario.file.mocks,
         command: &cfg.command_line,
         sys: &sys,
         engine: engine_text,
-        sky_args: &sky_args,
+        skypilot: cfg.skypilot.as_ref(),
         runs: cfg.runs,
         warmup: cfg.warmup,
         deadlines: &deadlines,
-        samples: &samples,
+        samples: &measured.samples,
         summaries: &summaries,
-        instrumented: &instrumented,
-        optimizer_output: &optimizer_output,
-        baseline: cfg.baseline.as_deref().zip(moved.as_deref()),
-        elapsed_s: elapsed.as_secs_f64(),
+        story: &story,
+        instrumented: &measured.instrumented,
+        traced: &measured.traced,
+        timelines: &timelines,
+        optimizer_output: &measured.optimizer_output,
+        skypilot_output: measured.skypilot_output.as_deref(),
+        baseline: cfg.baseline.as_deref().zip(baseline.as_ref()),
+        elapsed_s: started.elapsed().as_secs_f64(),
     };
     write_report(&report_dir, &input)?;
     Ok(RunOutcome {
         report_dir,
-        optimizer_output,
+        optimizer_output: measured.optimizer_output,
+        skypilot_output: measured.skypilot_output,
         comparison,
+        story,
         summaries,
-        moved,
-        elapsed,
+        moved: baseline.as_ref().map(|b| b.moved.clone()),
+        baseline,
+        elapsed: started.elapsed(),
     })
 }
 

@@ -64,6 +64,11 @@ pub struct ModeEnv {
     pub state_dir: PathBuf,
     /// `KUBECONFIG`, when Kubernetes has fake credentials.
     pub kubeconfig: Option<PathBuf>,
+    /// SkyPilot's catalog folder of this mode (`.../.sky/catalogs/v8`) when
+    /// the launches read their catalogs there (a scenario's
+    /// `catalog_folder`, or downloads from the catalog mock); `None` for the
+    /// catalogs built into `sky` and for `--catalog-dir`.
+    pub catalog_folder: Option<PathBuf>,
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
@@ -71,6 +76,76 @@ fn write(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(parent).map_err(|e| HarnessError::io(parent, e))?;
     }
     std::fs::write(path, text).map_err(|e| HarnessError::io(path, e))
+}
+
+/// Copies the catalog tree `src` into `dst` (created), leaving out
+/// `README.md` and, unless `keep_zone_names`, the AWS zone-name files
+/// (`aws/az_mappings-*.csv`). No md5 records are written: to SkyPilot (and
+/// `sky`) the files are a user's, never refreshed. Does nothing when `dst`
+/// already holds `common/`.
+pub fn copy_catalogs(src: &Path, dst: &Path, keep_zone_names: bool) -> Result<()> {
+    if dst.join("common").is_dir() {
+        return Ok(());
+    }
+    let mut todo = vec![src.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| HarnessError::io(&dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| HarnessError::io(&dir, e))?;
+            let path = entry.path();
+            let rel = path.strip_prefix(src).unwrap_or(&path);
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            if name == "README.md" || (!keep_zone_names && is_zone_names(&name)) {
+                continue;
+            }
+            let to = dst.join(rel);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| HarnessError::io(parent, e))?;
+            }
+            std::fs::copy(&path, &to).map_err(|e| HarnessError::io(&to, e))?;
+        }
+    }
+    Ok(())
+}
+
+fn is_zone_names(file: &str) -> bool {
+    file.starts_with("az_mappings-") && (file.ends_with(".csv") || file.ends_with(".csv.md5"))
+}
+
+/// Makes a catalog folder look like a first launch's: the AWS zone-name
+/// files (`aws/az_mappings-*.csv` and their md5 records, which both engines
+/// fetch from EC2 when missing) and SkyPilot's cached AWS identity
+/// (`aws/.cache/`, keyed by `aws configure list`) are removed. Returns how
+/// many files went.
+pub fn forget_first_launch(folder: &Path) -> Result<usize> {
+    let mut removed = 0;
+    for dir in [folder.join("aws"), folder.join(".meta/aws")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if is_zone_names(&entry.file_name().to_string_lossy()) {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| HarnessError::io(entry.path(), e))?;
+                removed += 1;
+            }
+        }
+    }
+    let cache = folder.join("aws/.cache");
+    if cache.is_dir() {
+        for entry in std::fs::read_dir(&cache)
+            .map_err(|e| HarnessError::io(&cache, e))?
+            .flatten()
+        {
+            std::fs::remove_file(entry.path()).map_err(|e| HarnessError::io(entry.path(), e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 impl Sandbox {
@@ -129,17 +204,28 @@ impl Sandbox {
         if serial {
             set("SKY_FANOUT", "serial".into());
         }
-        match &mocks.catalog {
+        let skypilot_folder = mode_dir.join(".sky/catalogs/v8");
+        let catalog_folder = match (&mocks.catalog, &scenario.catalog_folder) {
             // Catalogs downloaded from the mock into this mode's own
             // SkyPilot folder (SKY_RUNTIME_DIR), so modes never share them.
-            Some(catalog) => {
+            (Some(catalog), _) => {
                 set("SKY_CATALOG_URL", catalog.hosted_url());
                 set("SKY_CATALOG_MIRROR_URL", String::new());
                 set("SKY_RUNTIME_DIR", mode_dir.display().to_string());
+                Some(skypilot_folder)
             }
-            // The example catalogs built into `sky`: no network.
-            None => set("SKY_BUNDLED_CATALOGS", "1".into()),
-        }
+            // The scenario's files, placed in this mode's SkyPilot folder.
+            (None, Some(src)) => {
+                copy_catalogs(src, &skypilot_folder, scenario.file.mocks.ec2.is_none())?;
+                set("SKY_RUNTIME_DIR", mode_dir.display().to_string());
+                Some(skypilot_folder)
+            }
+            // The example catalogs built into `sky` (or `--catalog-dir`): no network.
+            (None, None) => {
+                set("SKY_BUNDLED_CATALOGS", "1".into());
+                None
+            }
+        };
         if let Some(sts) = &mocks.sts {
             // The endpoint always points at the mock; keys only when AWS is "configured".
             for (k, v) in sts.aws_env() {
@@ -148,6 +234,11 @@ impl Sandbox {
                     set(k, v);
                 }
             }
+        }
+        if let Some(ec2) = &mocks.ec2 {
+            // The account's zone names, fetched when the catalog folder has
+            // no `aws/az_mappings-<hash>.csv` for the identity.
+            set("AWS_ENDPOINT_URL_EC2", ec2.uri());
         }
         if let Some(gcp) = &mocks.gcp {
             // Reservation lookups (made only when the scenario's sky_config
@@ -181,6 +272,7 @@ impl Sandbox {
             home: self.home.clone(),
             state_dir,
             kubeconfig,
+            catalog_folder,
         })
     }
 }

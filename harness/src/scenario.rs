@@ -54,9 +54,19 @@ pub struct ScenarioFile {
     /// Text of `~/.sky/config.yaml` in the temporary HOME.
     #[serde(default)]
     pub sky_config: Option<String>,
-    /// Catalog folder, relative to the scenario folder; default: the catalogs built into `sky`.
+    /// Catalog folder, relative to the scenario folder, passed as
+    /// `--catalog-dir` (read only); default: the catalogs built into `sky`.
     #[serde(default)]
     pub catalog_dir: Option<PathBuf>,
+    /// Catalog files, relative to the scenario folder, copied into each
+    /// mode's SkyPilot catalog folder (`$SKY_RUNTIME_DIR/.sky/catalogs/v8`,
+    /// SkyPilot's `~/.sky/catalogs/v8`) without md5 records, as files a user
+    /// placed there: neither engine downloads them, both read them where
+    /// SkyPilot keeps them, and both fetch the AWS zone names
+    /// (`aws/az_mappings-<hash>.csv`, left out of the copy) from the EC2 mock
+    /// when it is configured. Excludes `catalog_dir` and `[mocks.catalog]`.
+    #[serde(default)]
+    pub catalog_folder: Option<PathBuf>,
     /// Remarks copied into the report (e.g. which endpoints are off the critical path).
     #[serde(default)]
     pub notes: Vec<String>,
@@ -129,6 +139,17 @@ impl RequestSpec {
         Duration::from_secs_f64(self.cloud_timeout_s.unwrap_or(5.0))
     }
 
+    /// The same flags for SkyPilot 0.14.1's `sky launch --dryrun`:
+    /// [`RequestSpec::args`] without `--cloud-timeout`, which is `sky`'s
+    /// (SkyPilot has no deadline per cloud).
+    pub fn skypilot_args(&self) -> Vec<String> {
+        let mut a = self.args();
+        if let Some(i) = a.iter().position(|w| w == "--cloud-timeout") {
+            a.drain(i..(i + 2).min(a.len()));
+        }
+        a
+    }
+
     /// The flags after `sky launch --dryrun`.
     pub fn args(&self) -> Vec<String> {
         let mut a = Vec::new();
@@ -190,6 +211,8 @@ pub struct Scenario {
     pub fake_credentials: Vec<CloudId>,
     /// `catalog_dir`, resolved against the scenario folder.
     pub catalog_dir: Option<PathBuf>,
+    /// `catalog_folder`, resolved against the scenario folder.
+    pub catalog_folder: Option<PathBuf>,
 }
 
 /// The default scenarios folder: `<workspace>/fixtures/scenarios`.
@@ -299,19 +322,30 @@ impl Scenario {
                 format!("must be a number of seconds in (0, 600], got {t}"),
             ));
         }
-        let catalog_dir = file.catalog_dir.as_ref().map(|d| {
+        let resolve = |d: &PathBuf| {
             if d.is_absolute() {
                 d.clone()
             } else {
                 path.parent().unwrap_or(Path::new(".")).join(d)
             }
-        });
-        if let Some(d) = &catalog_dir
-            && !d.is_dir()
-        {
+        };
+        let catalog_dir = file.catalog_dir.as_ref().map(resolve);
+        let catalog_folder = file.catalog_folder.as_ref().map(resolve);
+        for (name, dir) in [
+            ("catalog_dir", &catalog_dir),
+            ("catalog_folder", &catalog_folder),
+        ] {
+            if let Some(d) = dir
+                && !d.is_dir()
+            {
+                return Err(field(name, format!("{} is not a directory", d.display())));
+            }
+        }
+        if catalog_folder.is_some() && (catalog_dir.is_some() || file.mocks.catalog.is_some()) {
             return Err(field(
-                "catalog_dir",
-                format!("{} is not a directory", d.display()),
+                "catalog_folder",
+                "excludes `catalog_dir` and `[mocks.catalog]`: the catalogs come from one place"
+                    .into(),
             ));
         }
         Ok(Scenario {
@@ -321,6 +355,7 @@ impl Scenario {
             clouds,
             fake_credentials,
             catalog_dir,
+            catalog_folder,
         })
     }
 
@@ -381,5 +416,20 @@ mod tests {
             ["--gpus", "H100:8", "--cloud-timeout", "1.5"]
         );
         assert_eq!(s.file.request.overrides().gpus.as_deref(), Some("H100:8"));
+        assert_eq!(s.file.request.skypilot_args(), ["--gpus", "H100:8"]);
+    }
+
+    #[test]
+    fn catalogs_come_from_one_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("harness.toml");
+        let text = "description = \"d\"\nclouds = [\"gcp\"]\ncatalog_dir = \".\"\ncatalog_folder = \".\"\n[mocks]\n";
+        let err = Scenario::parse("t", &path, text).unwrap_err().to_string();
+        assert!(err.contains("field `catalog_folder`"), "{err}");
+        let ok = Scenario::parse("t", &path, &text.replace("catalog_dir = \".\"\n", "")).unwrap();
+        assert_eq!(
+            ok.catalog_folder.as_deref(),
+            Some(dir.path().join(".").as_path())
+        );
     }
 }

@@ -29,10 +29,10 @@ pub struct ModeSummary {
     pub requests_per_launch: BTreeMap<String, f64>,
 }
 
-/// Summaries of every mode present in `samples` (warm-ups excluded), in [`Mode::ALL`] order.
+/// Summaries of every mode present in `samples` (warm-ups excluded), in [`Mode::EVERY`] order.
 pub fn summarize(samples: &[Sample]) -> Vec<ModeSummary> {
     let mut out: Vec<ModeSummary> = Vec::new();
-    for mode in Mode::ALL {
+    for mode in Mode::EVERY {
         let s: Vec<&Sample> = samples
             .iter()
             .filter(|x| x.mode == mode && !x.warmup)

@@ -190,7 +190,7 @@ pub fn file_safe_host(raw: Option<&str>) -> String {
 impl SysInfo {
     /// Collects everything now for the workspace the harness was built from.
     pub fn collect() -> SysInfo {
-        SysInfo::from_machine(&Machine::probe(&crate::run::workspace_root()))
+        SysInfo::from_machine(&Machine::probe(&crate::workspace::workspace_root()))
     }
 
     /// The report's view of a probe.

@@ -9,7 +9,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, PathPred, Route, Served};
+use crate::endpoint::{EndpointState, OkFn, PathPred};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// Options of a [`CatalogServer`]; also its builder.

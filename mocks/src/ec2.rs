@@ -10,7 +10,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, Route, Served, ec2_error_xml, exact};
+use crate::endpoint::{EndpointState, OkFn, exact};
+use crate::flavor::{Flavor, ec2_error_xml};
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, MockError, Recorder, Recording, fixtures};
 
 /// The mocked account's zones: `fixtures/catalogs/aws/az_mappings-fbffe8df.csv`

@@ -21,8 +21,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::MockError;
-use crate::endpoint::{EndpointState, Flavor, PathPred};
+use crate::endpoint::{EndpointState, PathPred};
 use crate::fault::{Fault, HUGE_BODY_BYTES, MAX_STREAM_TIME, TRICKLE_INTERVAL};
+use crate::flavor::Flavor;
 
 type ResetRoute = (&'static str, PathPred, Arc<EndpointState>);
 

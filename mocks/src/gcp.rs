@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wiremock::MockServer;
 
-use crate::endpoint::{
-    EndpointState, Flavor, OkFn, PathPred, Route, Served, exact, ok_fixed, ok_raw,
-};
+use crate::endpoint::{EndpointState, OkFn, PathPred, exact, ok_fixed, ok_raw};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// One specific reservation in the generated list.

@@ -8,7 +8,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, Route, Served, exact};
+use crate::endpoint::{EndpointState, OkFn, exact};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// Options of a [`HuggingFaceMock`]; also its builder.

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wiremock::MockServer;
 
-use crate::endpoint::{EndpointState, Flavor, Route, Served, exact, ok_fixed};
+use crate::endpoint::{EndpointState, exact, ok_fixed};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// Which GPU label scheme a node pool carries, as SkyPilot 0.14's label

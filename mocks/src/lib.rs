@@ -91,6 +91,7 @@ mod endpoint;
 mod error;
 mod fault;
 mod fixtures;
+mod flavor;
 mod gate;
 mod gcp;
 mod huggingface;
@@ -101,6 +102,7 @@ mod nebius;
 mod oci;
 mod record;
 mod s3;
+mod served;
 mod set;
 mod sts;
 

@@ -14,7 +14,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, Route, Served, exact};
+use crate::endpoint::{EndpointState, OkFn, exact};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording};
 
 /// `ProjectService/List`.

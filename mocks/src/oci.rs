@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, PathPred, Route, Served, ok_raw};
+use crate::endpoint::{EndpointState, OkFn, PathPred, ok_raw};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording};
 
 /// Options of an [`OciMock`]; also its builder.

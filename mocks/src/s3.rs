@@ -10,7 +10,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::{MockServer, ResponseTemplate};
 
-use crate::endpoint::{EndpointState, Flavor, OkFn, Route, Served, exact, s3_error_xml};
+use crate::endpoint::{EndpointState, OkFn, exact};
+use crate::flavor::{Flavor, s3_error_xml};
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// Options of an [`S3Mock`]; also its builder.

@@ -7,8 +7,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    CatalogOptions, CatalogServer, EndpointOptions, GcpMock, GcpOptions, KubeMock, KubeOptions,
-    MockError, NodePool, Recorder, Recording, StsMock, StsOptions, kubeconfig,
+    CatalogOptions, CatalogServer, Ec2Mock, Ec2Options, EndpointOptions, GcpMock, GcpOptions,
+    KubeMock, KubeOptions, MockError, NodePool, Recorder, Recording, StsMock, StsOptions,
+    kubeconfig,
 };
 
 /// Which upstreams to start and how each endpoint behaves; a harness scenario's `[mocks]`.
@@ -21,6 +22,9 @@ use crate::{
 ///
 /// [sts]
 /// get_caller_identity = { latency = { kind = "fixed", ms = 40 } }
+///
+/// [ec2]                             # the account's zone names (DescribeRegions, DescribeAvailabilityZones)
+/// describe_availability_zones = { latency = { kind = "fixed", ms = 80 } }
 ///
 /// [kube]
 /// contexts = 3                      # mock-0, mock-1, mock-2, one server each
@@ -42,6 +46,9 @@ pub struct MocksSpec {
     pub seed: u64,
     /// AWS STS.
     pub sts: Option<StsOptions>,
+    /// AWS EC2 (`DescribeRegions`, `DescribeAvailabilityZones`): where a
+    /// launch without the account's zone-name file fetches it.
+    pub ec2: Option<Ec2Options>,
     /// Kubernetes, one server per context.
     pub kube: Option<KubeSpec>,
     /// GCP token + reservations.
@@ -172,6 +179,8 @@ pub struct MockSet {
     origin: Instant,
     /// AWS STS, if the spec has `[sts]`.
     pub sts: Option<StsMock>,
+    /// AWS EC2, if the spec has `[ec2]`.
+    pub ec2: Option<Ec2Mock>,
     /// Kubernetes contexts, in spec order.
     pub kube: Vec<KubeContext>,
     /// GCP, if the spec has `[gcp]`.
@@ -201,6 +210,10 @@ impl MockSet {
             Some(o) => Some(StsMock::start_with(o.clone(), origin, seed, "sts").await?),
             None => None,
         };
+        let ec2 = match &spec.ec2 {
+            Some(o) => Some(Ec2Mock::start_with(o.clone(), origin, seed, "ec2").await?),
+            None => None,
+        };
         let mut kube = Vec::with_capacity(kube_plan.len());
         for (opts, name) in kube_plan {
             let mock = KubeMock::start_with(opts, origin, seed, &format!("kube/{name}")).await?;
@@ -217,6 +230,7 @@ impl MockSet {
         Ok(MockSet {
             origin,
             sts,
+            ec2,
             kube,
             gcp,
             catalog,
@@ -228,11 +242,15 @@ impl MockSet {
         self.origin
     }
 
-    /// Every endpoint's live log: sts, kube (per context: version, nodes, pods), gcp, catalog.
+    /// Every endpoint's live log: sts, ec2 (regions, zones), kube (per
+    /// context: version, nodes, pods), gcp, catalog.
     pub fn recorders(&self) -> Vec<&Recorder> {
         let mut out = Vec::new();
         if let Some(s) = &self.sts {
             out.push(s.get_caller_identity());
+        }
+        if let Some(e) = &self.ec2 {
+            out.extend([e.describe_regions(), e.describe_availability_zones()]);
         }
         for k in &self.kube {
             out.extend([k.mock.version(), k.mock.nodes(), k.mock.pods()]);
@@ -277,9 +295,14 @@ impl MockSet {
     }
 
     /// Environment for the code under test: the AWS STS variables when STS runs
-    /// (see [`aws_sts_env`](crate::aws_sts_env)). Add `KUBECONFIG` yourself after
+    /// (see [`aws_sts_env`](crate::aws_sts_env)) and `AWS_ENDPOINT_URL_EC2`
+    /// when EC2 does. Add `KUBECONFIG` yourself after
     /// [`MockSet::write_kubeconfig`].
     pub fn env(&self) -> Vec<(&'static str, String)> {
-        self.sts.as_ref().map(StsMock::aws_env).unwrap_or_default()
+        let mut env = self.sts.as_ref().map(StsMock::aws_env).unwrap_or_default();
+        if let Some(e) = &self.ec2 {
+            env.push(("AWS_ENDPOINT_URL_EC2", e.uri()));
+        }
+        env
     }
 }

@@ -5,7 +5,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use wiremock::MockServer;
 
-use crate::endpoint::{EndpointState, Flavor, Route, Served, exact, ok_fixed};
+use crate::endpoint::{EndpointState, exact, ok_fixed};
+use crate::flavor::Flavor;
+use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
 /// Options of an [`StsMock`]; also its builder (`StsMock::builder().account("…").start().await`).

@@ -48,6 +48,31 @@ impl CpuSampler {
         Ok(CpuSampler { guard })
     }
 
+    /// Samples taken so far whose thread `keep` accepts (by name, else id),
+    /// without symbolising anything: cheap enough to ask between launches
+    /// while sampling goes on.
+    pub fn count(&self, keep: impl Fn(&str) -> bool) -> Result<u64> {
+        let report = self
+            .guard
+            .report()
+            .build_unresolved()
+            .map_err(|e| render_error("cpu profile", e))?;
+        Ok(report
+            .data
+            .iter()
+            .filter(|(frames, _)| {
+                let len = frames.thread_name_length.min(frames.thread_name.len());
+                let name = String::from_utf8_lossy(&frames.thread_name[..len]);
+                if name.is_empty() {
+                    keep(&frames.thread_id.to_string())
+                } else {
+                    keep(&name)
+                }
+            })
+            .map(|(_, count)| (*count).max(0) as u64)
+            .sum())
+    }
+
     /// Stops sampling and folds the samples. `root` maps a sample's thread
     /// (its name, else its id) to the stack's first frame, or to `None` to
     /// leave the sample out.

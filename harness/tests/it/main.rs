@@ -4,4 +4,5 @@
 mod overhead;
 mod report;
 mod scenarios;
+mod skypilot;
 mod util;

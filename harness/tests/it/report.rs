@@ -16,8 +16,12 @@ const FILES: &[&str] = &[
     "trace.json",
     "spans-flamegraph.svg",
     "spans.folded",
-    "cpu-flamegraph.svg",
     "cpu.folded",
+    "timeline.svg",
+    "timeline-serial.svg",
+    "timeline-concurrent.svg",
+    "timeline-warm.svg",
+    "distribution.svg",
 ];
 
 const DIFFS: &[&str] = &[
@@ -36,6 +40,9 @@ fn harness_run(out: &Path, folder_args: &[&str]) -> String {
             "in-process",
             "--cpu-extra",
             "1",
+            // One warm launch only: the CPU profile is too thin to draw, and the README must say so.
+            "--cpu-samples",
+            "0",
             "--no-progress",
             "--out",
         ])
@@ -105,9 +112,44 @@ fn tiny_run_writes_every_file_and_a_baseline_diff() {
             "missing or empty {f}"
         );
     }
-    for svg in ["spans-flamegraph.svg", "cpu-flamegraph.svg"] {
+    for svg in [
+        "spans-flamegraph.svg",
+        "timeline.svg",
+        "timeline-warm.svg",
+        "distribution.svg",
+    ] {
         assert_svg(&first.join(svg));
     }
+    // One debug launch is far below the samples a profile needs: not drawn, and said so.
+    let readme = std::fs::read_to_string(first.join("README.md")).unwrap_or_default();
+    assert!(
+        !first.join("cpu-flamegraph.svg").exists(),
+        "a thin CPU profile was drawn"
+    );
+    assert!(readme.contains("too thin to draw"), "{readme}");
+    // The README leads with what the numbers say and shows both plots inline.
+    assert!(readme.contains("## What the numbers say"), "{readme}");
+    assert!(readme.contains("- Concurrency: serial "), "{readme}");
+    assert!(readme.contains("![Timeline"), "{readme}");
+    assert!(readme.contains("(distribution.svg)"), "{readme}");
+    // The plots name every mode.
+    let timeline = std::fs::read_to_string(first.join("timeline.svg")).unwrap_or_default();
+    let distribution = std::fs::read_to_string(first.join("distribution.svg")).unwrap_or_default();
+    for label in [
+        "serial, no cache",
+        "concurrent, no cache",
+        "concurrent, warm cache",
+    ] {
+        assert!(timeline.contains(label), "timeline.svg lacks {label}");
+        assert!(
+            distribution.contains(label),
+            "distribution.svg lacks {label}"
+        );
+    }
+    assert!(
+        timeline.contains("cloud_check") || timeline.contains("aws"),
+        "no cloud row"
+    );
 
     // One async track per cloud in every launch.
     let slices = chrome_slices(&first.join("trace.json"));
@@ -136,7 +178,12 @@ fn tiny_run_writes_every_file_and_a_baseline_diff() {
     let raw: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(first.join("raw.json")).unwrap_or_default())
             .expect("raw.json");
-    assert_eq!(raw["schema"], "harness-raw/v1");
+    assert_eq!(raw["schema"], "harness-raw/v2");
+    assert_eq!(
+        raw["timelines"].as_array().map(Vec::len),
+        Some(3),
+        "one timeline per mode"
+    );
     let samples = raw["samples"].as_array().expect("samples");
     assert_eq!(samples.len(), 3 * (2 + 1), "3 modes x (2 runs + 1 warm-up)");
     assert_eq!(
@@ -156,15 +203,35 @@ fn tiny_run_writes_every_file_and_a_baseline_diff() {
         &["--baseline", first.to_str().unwrap_or_default()],
     );
     assert!(stdout.contains("moved most"), "{stdout}");
+    assert!(stdout.contains("against the baseline"), "{stdout}");
     let second = report_dir(&second_out);
     for f in FILES.iter().chain(DIFFS) {
         assert!(second.join(f).is_file(), "missing {f}");
     }
     for f in DIFFS {
         assert_svg(&second.join(f));
+        let svg = std::fs::read_to_string(second.join(f)).unwrap_or_default();
+        assert!(
+            svg.contains("red: more of the time now"),
+            "{f} has no legend"
+        );
     }
     let summary = std::fs::read_to_string(second.join("summary.md")).unwrap_or_default();
-    assert!(summary.contains("Span time that moved most"), "{summary}");
+    assert!(summary.contains("## Against the baseline"), "{summary}");
+    // Every mode of the same code judged against the noise of the two runs.
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(second.join("raw.json")).unwrap_or_default())
+            .expect("raw.json");
+    let modes = raw["baseline"]["modes"].as_array().expect("baseline modes");
+    assert_eq!(modes.len(), 3, "{modes:?}");
+    for m in modes {
+        assert!(m["noise_ms"].as_f64().is_some_and(|n| n >= 0.0), "{m}");
+    }
+    assert_eq!(
+        raw["instrumented"]["traced"].as_array().map(Vec::len),
+        Some(3 * harness::baseline::TRACED_ROUNDS),
+        "several traced rounds per mode measure the spans' noise"
+    );
 
     // The credentials the sandbox hands `sky` (every cloud of `tiny` is
     // configured): the AWS key pair and the Kubernetes bearer tokens. None

@@ -13,6 +13,8 @@ const HARNESS_SCENARIOS: &[&str] = &[
     "gcp-reservations",
     "all-8-clouds",
     "64-contexts-50ms",
+    "sky-launch-5s",
+    "skypilot-small",
 ];
 
 #[test]

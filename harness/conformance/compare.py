@@ -26,7 +26,7 @@ import threading
 import tempfile
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -83,10 +83,39 @@ def sort_equal_cost_rows(lines: List[str]) -> List[str]:
     return out
 
 
-def normalise(text: str, unordered: bool = False) -> str:
+# A table's first line: what ends the notices printed while the candidates
+# are enumerated.
+TABLE_START_RE = re.compile(r'^(Considered resources|Best plan: |Egress plan:)')
+# Hints SkyPilot prints under `No resource satisfying ...`
+# (`optimizer._fill_in_launchable_resources`): `Did you mean` lists the
+# fuzzy candidates gathered from every resource of the set visited so far,
+# and the `- Try ...` advice is printed only while that gathering is still
+# empty, so both depend on the visiting order.
+ORDER_DEPENDENT_HINT_RE = re.compile(
+    r'^(Did you mean: \[|- Try specifying a different |- Try using "\+" suffix'
+    r'|- Max hourly cost limit )')
+
+
+def unordered_notices(lines: List[str]) -> List[str]:
+    """The notices before the first table as a sorted multiset, without the
+    order-dependent hints (scenario rule `notices`, README.md)."""
+    head: List[str] = []
+    i = 0
+    while i < len(lines) and not TABLE_START_RE.match(lines[i]):
+        if not ORDER_DEPENDENT_HINT_RE.match(lines[i]):
+            head.append(lines[i])
+        i += 1
+    return sorted(head) + lines[i:]
+
+
+def normalise(text: str,
+              unordered: bool = False,
+              rules: Sequence[str] = ()) -> str:
     """Rules applied to both sides before comparing (see README.md)."""
     out = []
     lines = text.replace('\r\n', '\n').split('\n')
+    if 'notices' in rules:
+        lines = unordered_notices(lines)
     if unordered:
         lines = sort_equal_cost_rows(lines)
     for line in lines:
@@ -129,6 +158,25 @@ def load_scenario(folder: str) -> Dict[str, Any]:
     sc['folder'] = folder
     sc['name'] = os.path.basename(folder.rstrip('/'))
     return sc
+
+
+def run_dir(sc: Dict[str, Any]) -> str:
+    """Where `sky launch` runs: the scenario folder, or its `cwd`
+    (relative to it: a repository tree of fixtures/corpus/)."""
+    return os.path.normpath(os.path.join(sc['folder'], sc.get('cwd', '.')))
+
+
+def scrub_paths(text: str, sc: Dict[str, Any]) -> str:
+    """The case's working directory as `<cwd>` and its folder as
+    `<scenario>` (oracle.py's scrub_paths does the same)."""
+    cwd = run_dir(sc)
+    if sc.get('cwd') and os.path.realpath(cwd) != os.path.realpath(
+            sc['folder']):
+        for c in {os.path.realpath(cwd), cwd}:
+            text = text.replace(c.rstrip('/'), '<cwd>')
+    for f in {os.path.realpath(sc['folder']), sc['folder']}:
+        text = text.replace(f.rstrip('/'), '<scenario>')
+    return text
 
 
 def apply_scenario_catalogs(sc: Dict[str, Any], cat_dir: str) -> None:
@@ -218,11 +266,15 @@ def run_ours(sky: str, sc: Dict[str, Any], catalog_dir: str,
         else:
             cmd = [sky, 'launch', '--dryrun', '-y'] + list(sc['args'])
         if sc.get('task'):
-            cmd.append(os.path.join(sc['folder'], sc['task']))
+            # A corpus case runs from its `cwd` (a repository tree) and
+            # names the task as a user types it there; the others by path.
+            cmd.append(sc['task'] if sc.get('cwd') else os.path.
+                       join(sc['folder'], sc['task']))
         try:
             p = subprocess.run(cmd,
                                env=env,
-                               cwd=sc['folder'],
+                               cwd=run_dir(sc),
+                               stdin=subprocess.DEVNULL,
                                capture_output=True,
                                timeout=timeout,
                                check=False)
@@ -256,6 +308,25 @@ def run_oracle(folders: List[str], catalog_dir: str,
     if p.stderr:
         sys.stderr.write(p.stderr)
     return dict(zip(folders, results))
+
+
+def alternatives_for(sc: Dict[str, Any]) -> List[str]:
+    """Other texts SkyPilot 0.14.1 printed for this case in other runs
+    (`skypilot.alt<N>.txt`, scenario rule `alternatives`, README.md)."""
+    if 'alternatives' not in nondeterministic_rules(sc):
+        return []
+    out = []
+    for name in sorted(os.listdir(sc['folder'])):
+        if re.fullmatch(r'skypilot\.alt\d+\.txt', name):
+            with open(os.path.join(sc['folder'], name), encoding='utf-8') as f:
+                out.append(f.read())
+    return out
+
+
+def nondeterministic_rules(sc: Dict[str, Any]) -> List[str]:
+    """The comparison rules a scenario declares for SkyPilot's
+    non-deterministic output (`[nondeterministic]` in scenario.toml)."""
+    return list((sc.get('nondeterministic') or {}).get('rules', []))
 
 
 def expected_for(
@@ -366,10 +437,15 @@ def main() -> int:
                 err.replace('\r\n', '\n'))
         else:
             act_text = extract_ours(out, err)
-        for f in {os.path.realpath(sc['folder']), sc['folder']}:
-            act_text = act_text.replace(f.rstrip('/'), '<scenario>')
-        exp_n = normalise(exp_text, unordered)
-        act_n = normalise(act_text, unordered)
+        act_text = scrub_paths(act_text, sc)
+        rules = nondeterministic_rules(sc)
+        exp_n = normalise(exp_text, unordered, rules)
+        act_n = normalise(act_text, unordered, rules)
+        if exp_n != act_n and any(
+                normalise(alt, unordered, rules) == act_n
+                for alt in alternatives_for(sc)):
+            # SkyPilot printed exactly this text in another run.
+            exp_n = act_n
         problems = []
         if exp_n != act_n:
             problems.append('output differs')

@@ -82,6 +82,20 @@ def load_scenario(folder: str) -> Dict[str, Any]:
     return sc
 
 
+def run_dir(sc: Dict[str, Any]) -> str:
+    """Where `sky launch` runs: the scenario folder, or its `cwd` (a
+    repository tree of fixtures/corpus/, as a user has it checked out)."""
+    return os.path.normpath(os.path.join(sc['folder'], sc.get('cwd', '.')))
+
+
+def task_arg(sc: Dict[str, Any]) -> str:
+    """The task YAML as typed: relative to `cwd` for a corpus case (so the
+    CLI's messages quote it as a user sees them), else absolute."""
+    if sc.get('cwd'):
+        return sc['task']
+    return os.path.join(sc['folder'], sc['task'])
+
+
 # ---------------------------------------------------------------------------
 # Child side: runs inside a fresh process, imports sky, produces one result.
 # ---------------------------------------------------------------------------
@@ -609,7 +623,7 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
                                                   'KUBECONFIG', 'NO_COLOR'):
             del os.environ[var]
     os.environ['SKYPILOT_DISABLE_USAGE_COLLECTION'] = '1'
-    os.chdir(sc['folder'])
+    os.chdir(run_dir(sc))
     guard = _NetworkGuard()
     guard.install()
     state: Dict[str, Any] = {'kube_calls': [], 'sky_check_calls': []}
@@ -623,6 +637,7 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     error: Optional[str] = None
     exit_code = 0
     phase = ['client']
+    prompt_kept = [False]
     try:
         t0 = time.perf_counter()
         # pylint: disable=import-outside-toplevel
@@ -673,7 +688,7 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
         sdk.launch = fake_launch
         cli_args = ['--dryrun', '-y'] + list(sc['args'])
         if sc.get('task'):
-            cli_args.append(os.path.join(sc['folder'], sc['task']))
+            cli_args.append(task_arg(sc))
         captured = None
         try:
             command.launch.main(args=cli_args,
@@ -764,13 +779,18 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     except click.exceptions.Abort:
         exit_code = 1
         error = 'Aborted!\n'
+        # `_check_yaml` asked whether to run a YAML-looking path as a
+        # command (`click.confirm(..., abort=True)`, asked even with `-y`);
+        # without a terminal the answer is EOF. What it printed (the
+        # question, no newline) is what a user sees before `Aborted!`.
+        prompt_kept[0] = True
     except BaseException as e:  # pylint: disable=broad-except
         exit_code = 1
         error = _format_exception(e)
         result['traceback'] = traceback.format_exc()
     finally:
         sys.stdout = real_stdout
-    if phase[0] == 'client':
+    if phase[0] == 'client' and not prompt_kept[0]:
         # The CLI failed while building the Task: only the error is shown.
         buf.seek(0)
         buf.truncate()
@@ -781,7 +801,8 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     result['error'] = strip_ansi(error) if error is not None else None
     result['error_raw'] = error
     result['exit_code'] = exit_code
-    result['expected'] = scrub_home(expected_text(result, sc['folder']), home)
+    result['expected'] = scrub_home(
+        expected_text(result, sc['folder'], run_dir(sc)), home)
     result['network_attempts'] = guard.attempts
     result['kube_calls'] = state['kube_calls']
     result['sky_check_calls'] = state['sky_check_calls']
@@ -797,16 +818,19 @@ def run_child(folder: str, catalog_dir: str) -> Dict[str, Any]:
     return result
 
 
-def expected_text(result: Dict[str, Any], folder: str) -> str:
+def expected_text(result: Dict[str, Any],
+                  folder: str,
+                  cwd: Optional[str] = None) -> str:
     """The canonical text: logged block (+ the error line(s), if any).
 
     The scenario folder's absolute path (e.g. in messages quoting the task
-    YAML path) is replaced by `<scenario>`, so the text is machine independent.
+    YAML path) is replaced by `<scenario>`, and a corpus case's working
+    directory by `<cwd>`, so the text is machine independent.
     """
     text = result['output']
     if result.get('error'):
         text += result['error']
-    return scrub_paths(text, folder)
+    return scrub_paths(text, folder, cwd)
 
 
 def scrub_home(text: str, home: str) -> str:
@@ -818,7 +842,10 @@ def scrub_home(text: str, home: str) -> str:
     return text
 
 
-def scrub_paths(text: str, folder: str) -> str:
+def scrub_paths(text: str, folder: str, cwd: Optional[str] = None) -> str:
+    if cwd and os.path.realpath(cwd) != os.path.realpath(folder):
+        for c in {os.path.realpath(cwd), os.path.abspath(cwd)}:
+            text = text.replace(c.rstrip('/'), '<cwd>')
     for f in {os.path.realpath(folder), os.path.abspath(folder)}:
         text = text.replace(f.rstrip('/'), '<scenario>')
     return text
@@ -898,7 +925,13 @@ def _spawn_child(folder: str,
         os.path.abspath(__file__), '--child', folder, '--catalog-dir',
         catalog_dir
     ] + (extra or [])
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    # No terminal and no input: a CLI question (`_check_yaml`'s confirm)
+    # reads EOF and aborts, as it does in a pipe.
+    out = subprocess.run(cmd,
+                         capture_output=True,
+                         text=True,
+                         check=False,
+                         stdin=subprocess.DEVNULL)
     marker = '@@ORACLE-RESULT@@'
     if marker not in out.stdout:
         return {
@@ -935,6 +968,13 @@ def write_expected(folder: str, res: Dict[str, Any]) -> None:
     }
     if res.get('patch_state'):
         meta['patch_state'] = res['patch_state']
+    # A corpus case's provenance: the public file it runs (`[source]` in
+    # scenario.toml: repository, path, commit) and where it runs from.
+    sc = load_scenario(folder)
+    if sc.get('source'):
+        meta['source'] = sc['source']
+        meta['cwd'] = sc.get('cwd')
+        meta['task'] = sc.get('task')
     with open(os.path.join(folder, 'skypilot.json'), 'w',
               encoding='utf-8') as f:
         json.dump(meta, f, indent=2)

@@ -39,6 +39,43 @@ struct Scenario {
     /// A CLI-level case: the words after `sky` (e.g. `gpus list`), run
     /// with `args` instead of `sky launch -c sky-test --dryrun -y`.
     command: Option<String>,
+    /// The folder `sky` runs in, relative to the scenario folder: a corpus
+    /// case runs from a repository tree under `fixtures/corpus/`, as a user
+    /// launches from their checkout (its `workdir` and local mounts are
+    /// relative to it); `task` is then relative to this folder too.
+    cwd: Option<String>,
+    /// Where a corpus case's task file comes from (public repository, path,
+    /// commit); named in the snapshot's header.
+    source: Option<Source>,
+    /// What of SkyPilot's output varies from run to run for this case, and
+    /// the comparison rules `harness/conformance/compare.py` applies for it;
+    /// named in the snapshot's header (our own output must not vary).
+    nondeterministic: Option<Nondeterministic>,
+}
+
+/// SkyPilot's non-determinism for a case (`[nondeterministic]`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Nondeterministic {
+    /// Why SkyPilot's text varies (e.g. a set visited in memory order).
+    why: String,
+    /// compare.py's rules: `notices`, `alternatives`.
+    rules: Vec<String>,
+}
+
+/// The public origin of a corpus case's task file: a repository file at a
+/// commit, or a task a user posted in an issue thread of that repository.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Source {
+    /// `owner/name` on GitHub.
+    repo: String,
+    /// The file's path in that repository (or the name the user ran).
+    path: String,
+    /// The commit the file was read at.
+    commit: Option<String>,
+    /// The issue or pull request thread the task was posted in.
+    issue: Option<String>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -113,6 +150,13 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     let scenario: Scenario = toml::from_str(&text)
         .unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
     let home = tempfile::tempdir().unwrap();
+    let run_dir = dir.join(scenario.cwd.as_deref().unwrap_or("."));
+    // A corpus case's working directory as `<cwd>` (compare.py and oracle.py
+    // do the same): messages may quote an absolute path below it.
+    let scrub_cwd = |text: &str| match (&scenario.cwd, run_dir.canonicalize()) {
+        (Some(_), Ok(real)) => text.replace(&real.display().to_string(), "<cwd>"),
+        _ => text.to_owned(),
+    };
     for (dest, src) in &scenario.home_files {
         let dest = home.path().join(dest);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
@@ -191,7 +235,7 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         cmd.args(&scenario.args);
         if let Some(task) = &scenario.task {
             // Relative path so the "YAML to run:" line is stable.
-            cmd.current_dir(dir).arg(task);
+            cmd.current_dir(&run_dir).arg(task);
         }
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -224,7 +268,9 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         (code, scrub(&output.stdout), scrub(&output.stderr))
     };
     let (code, stdout, stderr) = run_once();
+    let (stdout, stderr) = (scrub_cwd(&stdout), scrub_cwd(&stderr));
     let warm = run_once();
+    let warm = (warm.0, scrub_cwd(&warm.1), scrub_cwd(&warm.2));
     let mut failure = None;
     let comparable = |text: &str| {
         // What varies run to run (the snapshot filters below).
@@ -257,8 +303,30 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
     if stderr.contains("panicked") {
         failure = Some(format!("{}: sky panicked:\n{stderr}", dir.display()));
     }
+    if let Some(n) = &scenario.nondeterministic {
+        for rule in &n.rules {
+            assert!(
+                ["notices", "alternatives"].contains(&rule.as_str()),
+                "{}: unknown [nondeterministic] rule {rule:?}",
+                dir.display()
+            );
+        }
+    }
+    let upstream_varies = match &scenario.nondeterministic {
+        Some(n) => format!("# SkyPilot's output varies: {}\n", n.why),
+        None => String::new(),
+    };
+    let source = match &scenario.source {
+        Some(s) => format!(
+            "# source: {} {} @ {}\n",
+            s.repo,
+            s.path,
+            s.commit.as_deref().or(s.issue.as_deref()).unwrap_or("?")
+        ),
+        None => String::new(),
+    };
     let snapshot = format!(
-        "# {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        "# {}\n{source}{upstream_varies}exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
         scenario.description
     );
     (snapshot, failure)

@@ -127,6 +127,18 @@ pub fn max_host_cpu_mem(gpu: &str, count: u32) -> Option<(f64, f64)> {
 /// Host VM families for N1-attached GPUs.
 pub const HOST_VM_FAMILIES: [&str; 3] = ["n1-standard", "n1-highmem", "n1-highcpu"];
 
+/// Whether rows of `instance_type` can host an attachable GPU in
+/// `sky gpus list`'s GCP pricing (`gcp_catalog.list_accelerators` prices a
+/// GPU with its cheapest host VM): a fixed machine type of a GPU, or an N1
+/// host VM. The listing decodes these runs of GCP's image
+/// (`gpus::ListingRuns`).
+pub fn is_gpu_host(instance_type: &str) -> bool {
+    HOST_VM_FAMILIES
+        .iter()
+        .any(|f| instance_type.starts_with(f))
+        || accelerator_of_machine(instance_type).is_some()
+}
+
 /// Default families for CPU-only requests.
 pub const DEFAULT_FAMILIES: [&str; 6] = [
     "n2-standard-",

@@ -13,7 +13,6 @@
 //! uses nothing else.
 
 use crate::catalog::kubernetes::{KubeContext, KubePricing};
-use crate::pytext::py_str_repr;
 
 /// Where the pools are defined, as SkyPilot names the file (it prints it
 /// expanded).
@@ -100,31 +99,6 @@ pub fn ssh_allowed_contexts(
     }
 }
 
-/// SkyPilot's `_ssh_log_skipped_contexts_once` warning; `pools_file` is
-/// the file's expanded path, as SkyPilot prints it. The set is printed
-/// sorted (SkyPilot prints a Python set).
-pub fn skipped_pools_warning(skipped: &[String], pools_file: &str) -> Option<String> {
-    let mut unique: Vec<&String> = Vec::new();
-    for s in skipped {
-        if !unique.contains(&s) {
-            unique.push(s);
-        }
-    }
-    if unique.is_empty() {
-        return None;
-    }
-    unique.sort();
-    let one = unique.len() == 1;
-    let set: Vec<String> = unique.iter().map(|s| py_str_repr(s)).collect();
-    Some(format!(
-        "SSH Node {} {{{}}} specified in {pools_file} {} not been set up. Skipping {}. Run `sky ssh up` to set up.",
-        if one { "Pool" } else { "Pools" },
-        set.join(", "),
-        if one { "has" } else { "have" },
-        if one { "that pool" } else { "those pools" },
-    ))
-}
-
 /// SkyPilot's message when no pool is up (`SSH._check_compute_credentials`);
 /// `pools_file` is the file's expanded path.
 pub fn no_pools_message(pools_file: &str) -> String {
@@ -196,11 +170,6 @@ impl SshWorld {
             .find(|(c, _)| Some(c.as_str()) == context)
             .map(|(_, p)| p.clone())
             .unwrap_or_default()
-    }
-
-    /// [`skipped_pools_warning`] for this world.
-    pub fn skipped_warning(&self) -> Option<String> {
-        skipped_pools_warning(&self.skipped, &self.pools_file)
     }
 
     /// Pool names (contexts without the prefix), as SkyPilot lists them.
@@ -291,26 +260,13 @@ mod tests {
     }
 
     #[test]
-    fn pools_file_and_warning() {
+    fn pools_file() {
         assert_eq!(
             node_pool_contexts("gpu-box:\n  hosts: [a]\nlab: {}\n7: {}\n"),
             s(&["ssh-gpu-box", "ssh-lab", "ssh-7"])
         );
         assert!(node_pool_contexts("- a\n- b\n").is_empty());
         assert!(node_pool_contexts(": : bad").is_empty());
-        assert_eq!(
-            skipped_pools_warning(&s(&["ssh-x"]), "/h/.sky/ssh_node_pools.yaml").as_deref(),
-            Some(
-                "SSH Node Pool {'ssh-x'} specified in /h/.sky/ssh_node_pools.yaml has not been set up. Skipping that pool. Run `sky ssh up` to set up."
-            )
-        );
-        assert_eq!(
-            skipped_pools_warning(&s(&["ssh-y", "ssh-x", "ssh-y"]), "f").as_deref(),
-            Some(
-                "SSH Node Pools {'ssh-x', 'ssh-y'} specified in f have not been set up. Skipping those pools. Run `sky ssh up` to set up."
-            )
-        );
-        assert_eq!(skipped_pools_warning(&[], "f"), None);
     }
 
     #[test]

@@ -7,17 +7,6 @@ use super::rows::Row;
 use super::{CloudGpuRows, Filter, Num, Offer};
 use crate::catalog::gcp;
 
-/// Whether rows of `instance_type` can host an attachable GPU in the
-/// listing's pricing ([`gcp_host`]): a fixed machine type of a GPU, or an
-/// N1 host VM. The listing reads these runs of GCP's image
-/// ([`super::ListingRuns`]).
-pub(super) fn is_host(instance_type: &str) -> bool {
-    gcp::HOST_VM_FAMILIES
-        .iter()
-        .any(|f| instance_type.starts_with(f))
-        || gcp::accelerator_of_machine(instance_type).is_some()
-}
-
 /// `gcp_catalog.list_accelerators` with `require_price=True`: attachable GPUs
 /// priced with their cheapest host VM in the same zone, TPUs priced alone
 /// and grouped per version (`tpu-v4`, ...), sorted by price.

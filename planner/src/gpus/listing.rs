@@ -1,8 +1,8 @@
-//! `list_accelerators` as SkyPilot's catalogs answer it: one cloud's rows
+//! `list_accelerators` as one SkyPilot catalog answers it: a cloud's rows
 //! made offers per accelerator name (`sky/catalog/common.py::
-//! list_accelerators_impl`, GCP's in `gcp.rs`), the clouds merged
-//! (`sky/catalog/__init__.py::list_accelerators`, `list_accelerator_counts`),
-//! with pandas' sorts, de-duplication and Python's tuple order kept.
+//! list_accelerators_impl`), with pandas' sorts, de-duplication and
+//! Python's tuple order kept. GCP's own is `gcp.rs`; the clouds are merged
+//! in `merge.rs`.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashSet;
 
 use super::rows::{GpuInfo, Row};
-use super::{CloudGpuRows, GpusError, Offer};
-use crate::cloud::CloudId;
+use super::{GpusError, Offer};
 /// What to list: the arguments of SkyPilot's `list_accelerators`.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -34,7 +33,7 @@ pub(super) struct Compiled {
     pub(super) region: Option<regex::Regex>,
 }
 
-fn compile(filter: &Filter) -> Result<Compiled, GpusError> {
+pub(super) fn compile(filter: &Filter) -> Result<Compiled, GpusError> {
     let build = |what: &'static str, p: &Option<String>| {
         p.as_ref()
             .map(|p| {
@@ -64,85 +63,11 @@ fn compile(filter: &Filter) -> Result<Compiled, GpusError> {
 /// Offers per accelerator name, in the order SkyPilot's dict has them.
 pub type Listing = Vec<(String, Vec<Offer>)>;
 
-/// `list_accelerators` over several clouds (`sky/catalog/__init__.py`):
-/// each cloud's groups in name order, merged in cloud order (a name first
-/// seen in a later cloud comes later). `require_price` is SkyPilot's flag:
-/// off for the quantity table, where GCP's GPUs are not priced with a host.
-pub fn list_accelerators(
-    catalogs: &[&CloudGpuRows],
-    filter: &Filter,
-    require_price: bool,
-) -> Result<Listing, GpusError> {
-    let compiled = compile(filter)?;
-    let mut out: Listing = Vec::new();
-    for cat in catalogs {
-        for (name, offers) in list_cloud(cat, filter, &compiled, require_price) {
-            match out.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.extend(offers),
-                None => out.push((name, offers)),
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `list_accelerator_counts`: per accelerator name, the sorted distinct counts.
-pub fn list_accelerator_counts(
-    catalogs: &[&CloudGpuRows],
-    region: Option<&str>,
-) -> Result<Vec<(String, Vec<f64>)>, GpusError> {
-    // SkyPilot calls each cloud's list_accelerators with its defaults here:
-    // case-sensitive, cheapest region, no price needed.
-    let filter = Filter {
-        region: region.map(str::to_string),
-        case_sensitive: true,
-        ..Filter::default()
-    };
-    let listing = list_accelerators(catalogs, &filter, false)?;
-    Ok(listing
-        .into_iter()
-        .map(|(name, offers)| {
-            let mut counts: Vec<f64> = Vec::new();
-            for o in offers {
-                if !counts
-                    .iter()
-                    .any(|c| c.total_cmp(&o.accelerator_count).is_eq())
-                {
-                    counts.push(o.accelerator_count);
-                }
-            }
-            counts.sort_by(f64::total_cmp);
-            (name, counts)
-        })
-        .collect())
-}
-
 pub(super) fn matches(re: &Option<regex::Regex>, value: Option<&str>) -> bool {
     match re {
         None => true,
         // pandas' str.contains on a missing value is NaN, which drops the row.
         Some(re) => value.is_some_and(|v| re.is_match(v)),
-    }
-}
-
-/// One cloud: its catalog module's `list_accelerators`.
-fn list_cloud(
-    cat: &CloudGpuRows,
-    filter: &Filter,
-    compiled: &Compiled,
-    require_price: bool,
-) -> Listing {
-    match cat.cloud {
-        CloudId::Gcp if require_price => super::gcp::list_gcp(cat, filter, compiled),
-        CloudId::Seeweb => {
-            // seeweb_catalog.list_accelerators drops rows without a region first.
-            let rows: Vec<Row<'_>> = cat
-                .rows()
-                .filter(|r| r.region.is_some_and(|v| !v.trim().is_empty()))
-                .collect();
-            list_impl(cat.label, rows, filter, compiled)
-        }
-        _ => list_impl(cat.label, cat.rows().collect(), filter, compiled),
     }
 }
 
@@ -359,6 +284,9 @@ fn none_last(a: Option<&str>, b: Option<&str>) -> Ordering {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::cloud::CloudId;
+    use crate::gpus::CloudGpuRows;
+    use crate::gpus::merge::{list_accelerator_counts, list_accelerators};
     use crate::gpus::rows::tests::listing_of;
 
     pub(crate) const AWS: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n\

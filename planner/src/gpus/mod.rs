@@ -21,8 +21,12 @@
 //!   over the launch's [`CloudCatalog`](crate::catalog::CloudCatalog), parsed
 //!   by the one `vms.csv` reader or loaded from its image: [`ListingRuns`]
 //!   are the row runs the listing decodes);
-//! - `listing.rs`: `list_accelerators_impl` and the merge over clouds
-//!   ([`list_accelerators`], [`list_accelerator_counts`]); `gcp.rs`: GCP's own;
+//! - `listing.rs`: `list_accelerators_impl`, one catalog's answer; `gcp.rs`:
+//!   GCP's own; `merge.rs`: the clouds asked and merged
+//!   ([`list_accelerators`], [`list_accelerator_counts`]);
+//! - `sections.rs`: the realtime sections as data; `messages.rs`: the
+//!   messages the realtime flow raises or prints, built as SkyPilot builds
+//!   them;
 //! - `order.rs`: the CLI's per-GPU order and `--sort-by`;
 //! - `query.rs`: one invocation's arguments ([`Query`]) and their checks;
 //! - `report.rs`: what is printed, as data ([`Report`] of [`Section`]s, the
@@ -37,17 +41,21 @@
 mod did_you_mean;
 mod gcp;
 mod listing;
+mod merge;
 mod order;
 mod query;
 mod report;
 mod rows;
 
 pub mod kubernetes;
+pub mod messages;
+pub mod sections;
 pub mod show;
 pub mod slurm;
 
 pub use did_you_mean::{accelerator_names, suggestions};
-pub use listing::{Filter, Listing, list_accelerator_counts, list_accelerators};
+pub use listing::{Filter, Listing};
+pub use merge::{list_accelerator_counts, list_accelerators};
 pub use order::{SortBy, order, order_for_table};
 pub use query::{Query, UsageError, parse_accelerator};
 pub use report::{

@@ -2,10 +2,10 @@
 //! `_show_gpus_impl`'s `_output` ([`report`]: quantity tables, offers per
 //! GPU, the not-found line) and the `-o json` listing.
 
-use super::listing::{list_accelerator_counts, list_accelerators};
+use super::merge::{list_accelerator_counts, list_accelerators};
 use super::{
     CloudGpuRows, Filter, GpusError, Listing, Num, Offer, Query, SortBy, accelerator_names, order,
-    show, suggestions,
+    sections, suggestions,
 };
 use crate::cloud::CloudId;
 
@@ -63,9 +63,9 @@ pub enum Section {
         other: Option<Vec<(String, Vec<f64>)>>,
     },
     /// A Kubernetes or SSH Node Pool block (`_format_kubernetes_realtime_gpu`).
-    Kube(show::KubeSection),
+    Kube(sections::KubeSection),
     /// The Slurm block (`_format_slurm_realtime_gpu`).
-    Slurm(show::SlurmSection),
+    Slurm(sections::SlurmSection),
     /// A line SkyPilot's logger prints meanwhile.
     Log(String),
     /// One table per GPU.

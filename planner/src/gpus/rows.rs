@@ -153,7 +153,7 @@ impl CloudGpuRows {
                 && row
                     .instance_type
                     .as_deref()
-                    .is_some_and(super::gcp::is_host);
+                    .is_some_and(crate::catalog::gcp::is_gpu_host);
             if info.is_some() || host {
                 rows.push(row);
                 gpu_info.push(info);
@@ -194,7 +194,7 @@ impl CloudGpuRows {
 
 /// The row runs of a cloud's catalog image that `sky gpus list` reads:
 /// those with an accelerator (every row it lists has one), and on GCP also
-/// the host VMs its attachable GPUs are priced with (`gcp::is_host`).
+/// the host VMs its attachable GPUs are priced with (`catalog::gcp::is_gpu_host`).
 /// Loading only these runs gives the listing the rows a whole parse would.
 #[derive(Debug, Clone, Copy)]
 pub struct ListingRuns {
@@ -216,7 +216,8 @@ impl RunFilter for ListingRuns {
     }
 
     fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool {
-        accelerator.is_some() || (self.gcp_hosts && instance_type.is_some_and(super::gcp::is_host))
+        accelerator.is_some()
+            || (self.gcp_hosts && instance_type.is_some_and(crate::catalog::gcp::is_gpu_host))
     }
 }
 

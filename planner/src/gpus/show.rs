@@ -15,13 +15,12 @@ use std::collections::BTreeMap;
 use super::kubernetes::{
     ContextGpuInput, NodesGpuInfo, Pods, RealtimeGpu, node_info, realtime_gpus,
 };
-use super::slurm::{
-    ClusterGpus, PartitionRow, SlurmGpuCluster, cluster_gpus, node_gpus, partition_rows,
-};
+use super::messages as text;
+use super::sections::{KubeSection, PricedQuantities, SlurmSection, Utilization};
+use super::slurm::{ClusterGpus, SlurmGpuCluster, cluster_gpus, node_gpus, partition_rows};
 use super::{CloudGpuRows, GpusError, Query, Report, Section, report};
 use crate::catalog::kubernetes::{KubeNode, KubePricing, Toleration, configured_tolerations};
 use crate::cloud::CloudId;
-use crate::render::gpus as text;
 
 /// One listed context.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,53 +151,6 @@ pub fn plan(
         contexts,
         slurm: f.slurm_query && (query.accelerator.is_none() || !query.all),
     }
-}
-
-/// One row of a context's table or of the totals.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Utilization {
-    /// Free GPUs (`None`: `<no permissions>`).
-    pub available: Option<i64>,
-    /// GPUs counted.
-    pub capacity: i64,
-    /// GPUs on not-ready nodes (shown when positive).
-    pub not_ready: i64,
-}
-
-/// One GPU of a context's table: name, requestable quantities, use.
-pub type ContextRow = (String, Vec<u32>, Utilization);
-
-/// A context's accelerators with, per quantity, its hourly price.
-pub type PricedQuantities = Vec<(String, Vec<(u32, f64)>)>;
-
-/// `_format_kubernetes_realtime_gpu`'s block, as data.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KubeSection {
-    /// SSH Node Pools rather than Kubernetes.
-    pub ssh: bool,
-    /// The totals over contexts (more than one context only).
-    pub total: Option<Vec<(String, Utilization)>>,
-    /// `QTY_FILTER` instead of `REQUESTABLE_QTY_PER_NODE`.
-    pub quantity_header: bool,
-    /// Per context (pool name for SSH): its GPUs, quantities and use.
-    pub contexts: Vec<(String, Vec<ContextRow>)>,
-    /// The per-node table (no GPU name given): per context, its nodes.
-    pub nodes: Option<Vec<(String, NodesGpuInfo)>>,
-}
-
-/// `_format_slurm_realtime_gpu`'s block, as data.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SlurmSection {
-    /// Totals over clusters (more than one cluster listed).
-    pub total: Option<Vec<(String, u32, i64)>>,
-    /// `QTY_FILTER` header.
-    pub quantity_header: bool,
-    /// Per cluster, its GPUs.
-    pub clusters: Vec<(String, Vec<RealtimeGpu>)>,
-    /// Clusters that could not be asked, with SkyPilot's error.
-    pub failed: Vec<(String, String)>,
-    /// `-v`: rows of (cluster, partition, GPU, total, free).
-    pub partitions: Option<Vec<PartitionRow>>,
 }
 
 struct KubeTables {

@@ -4,7 +4,6 @@
 //! `_fill_in_launchable_resources`, `_check_specified_clouds`; the clouds'
 //! own modules for theirs).
 
-use crate::catalog::ssh::skipped_pools_warning;
 use crate::feasibility::CloudLog;
 use crate::optimize::{Notice, Tip, Unsatisfied};
 use crate::pytext::{py_float_str, py_list, py_repr_list, py_str_repr};
@@ -182,6 +181,31 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
+/// SkyPilot's `_ssh_log_skipped_contexts_once` warning; `pools_file` is
+/// the file's expanded path, as SkyPilot prints it. The set is printed
+/// sorted (SkyPilot prints a Python set).
+pub fn skipped_pools_warning(skipped: &[String], pools_file: &str) -> Option<String> {
+    let mut unique: Vec<&String> = Vec::new();
+    for s in skipped {
+        if !unique.contains(&s) {
+            unique.push(s);
+        }
+    }
+    if unique.is_empty() {
+        return None;
+    }
+    unique.sort();
+    let one = unique.len() == 1;
+    let set: Vec<String> = unique.iter().map(|s| py_str_repr(s)).collect();
+    Some(format!(
+        "SSH Node {} {{{}}} specified in {pools_file} {} not been set up. Skipping {}. Run `sky ssh up` to set up.",
+        if one { "Pool" } else { "Pools" },
+        set.join(", "),
+        if one { "has" } else { "have" },
+        if one { "that pool" } else { "those pools" },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +262,22 @@ mod tests {
                 "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "111th"
             ]
         );
+    }
+
+    #[test]
+    fn skipped_pools_warning_words_the_set_as_skypilot() {
+        assert_eq!(
+            skipped_pools_warning(&["ssh-x".to_string()], "/h/.sky/ssh_node_pools.yaml").as_deref(),
+            Some(
+                "SSH Node Pool {'ssh-x'} specified in /h/.sky/ssh_node_pools.yaml has not been set up. Skipping that pool. Run `sky ssh up` to set up."
+            )
+        );
+        assert_eq!(
+            skipped_pools_warning(&["ssh-y", "ssh-x", "ssh-y"].map(String::from), "f").as_deref(),
+            Some(
+                "SSH Node Pools {'ssh-x', 'ssh-y'} specified in f have not been set up. Skipping those pools. Run `sky ssh up` to set up."
+            )
+        );
+        assert_eq!(skipped_pools_warning(&[], "f"), None);
     }
 }

@@ -22,6 +22,7 @@ use std::collections::HashSet;
 
 use crate::cloud::CloudId;
 use crate::feasibility;
+use crate::launch::{Exit, LaunchResult};
 use crate::resources::Resources;
 use crate::task::{Dag, Task};
 use crate::world::World;
@@ -31,13 +32,29 @@ pub use listing::{Filters, Group, GroupBy, Listing, Query, SortKey};
 /// Which markets to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Market {
-    /// What the request asks for (`use_spot` of each resource; `--spot` and
-    /// `--on-demand` set it before the request is validated).
+    /// What the request asks for (`use_spot` of each resource).
     #[default]
     AsRequested,
+    /// Spot only (`--spot`; the front end also sets the request's
+    /// `use_spot`, so the launch's checks see spot).
+    Spot,
+    /// On-demand only (`--on-demand`, likewise).
+    OnDemand,
     /// Both: each instance as an on-demand and as a spot offer
     /// (`--any-market`), where the cloud offers spot.
     Any,
+}
+
+impl Market {
+    /// Its name in `-o json` (`requested`, `spot`, `on-demand`, `any`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Market::AsRequested => "requested",
+            Market::Spot => "spot",
+            Market::OnDemand => "on-demand",
+            Market::Any => "any",
+        }
+    }
 }
 
 /// One offer: an instance type in a region (and zone), in one market, with
@@ -108,6 +125,52 @@ pub struct TaskOffers {
     pub offers: Vec<Offer>,
 }
 
+/// A `sky offers` run: the launch it ran (the same stages, checks and
+/// errors as `sky launch --dryrun`) and every offer of each task.
+#[derive(Debug, Clone)]
+pub struct OffersResult {
+    /// The launch: its world, warnings, clouds left out and, when it
+    /// failed, its error (then there are no offers).
+    pub launch: LaunchResult,
+    /// The markets listed.
+    pub market: Market,
+    /// How they are listed.
+    pub query: Query,
+    /// Per task, every offer, in enumeration order.
+    pub tasks: Vec<TaskOffers>,
+}
+
+impl OffersResult {
+    /// Enumerates the offers of `launch`'s validated tasks (none when the
+    /// launch failed: its error is the answer, as for `sky launch`).
+    pub fn new(launch: LaunchResult, market: Market, query: Query) -> OffersResult {
+        let tasks = match (&launch.dag, launch.error()) {
+            (Some(dag), None) => enumerate(&launch.prepared.world, dag, market),
+            _ => Vec::new(),
+        };
+        OffersResult {
+            launch,
+            market,
+            query,
+            tasks,
+        }
+    }
+
+    /// What is shown of each task's offers.
+    pub fn listings(&self) -> Vec<Listing<'_>> {
+        self.tasks
+            .iter()
+            .map(|t| listing::select(&t.offers, &self.query))
+            .collect()
+    }
+
+    /// How the process ends: as the launch would (a request error, or
+    /// partial when an enabled cloud was left out).
+    pub fn exit(&self) -> Exit {
+        self.launch.exit()
+    }
+}
+
 /// Every offer for each task of `dag` (validated, as the launch validates
 /// it) in `world`.
 pub fn enumerate(world: &World, dag: &Dag, market: Market) -> Vec<TaskOffers> {
@@ -134,7 +197,9 @@ fn task_offers(world: &World, task: &Task, market: Market) -> Vec<Offer> {
             continue;
         }
         let markets: &[bool] = match market {
-            Market::AsRequested => &[requested.use_spot],
+            Market::AsRequested => std::slice::from_ref(&requested.use_spot),
+            Market::Spot => &[true],
+            Market::OnDemand => &[false],
             Market::Any => &[false, true],
         };
         for &spot in markets {

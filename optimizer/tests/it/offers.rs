@@ -1,0 +1,227 @@
+//! `sky offers`, through the real binary, offline on the bundled catalogs:
+//!
+//! - every row of `fixtures/offers/cases.toml` (a command line) is run and
+//!   its exit code, stdout and stderr snapshotted (`it__offers__<name>.snap`);
+//! - the offers are the launch's: each offer listed, pinned with `-t` and
+//!   `--infra`, is accepted by `sky launch --dryrun` at the same price, and
+//!   the cheapest offer is the launch's choice.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Cases {
+    default_clouds: Vec<String>,
+    case: Vec<Case>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    args: Vec<String>,
+    clouds: Option<Vec<String>>,
+}
+
+fn folder() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/offers")
+}
+
+/// `sky <args>` offline with `clouds` declared, from the fixture folder.
+fn sky(home: &Path, clouds: &[String], args: &[String]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sky"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("USER", "tester")
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .env("SKY_BUNDLED_CATALOGS", "1")
+        .env("SKY_ENABLED_CLOUDS", clouds.join(","))
+        .current_dir(folder())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run sky")
+}
+
+fn cases() -> Cases {
+    let text = std::fs::read_to_string(folder().join("cases.toml")).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("fixtures/offers/cases.toml: {e}"))
+}
+
+#[test]
+fn offers_snapshots() {
+    let cases = cases();
+    assert!(cases.case.len() >= 30, "{} cases", cases.case.len());
+    let home = tempfile::tempdir().unwrap();
+    let results: Vec<(String, String)> = std::thread::scope(|s| {
+        let chunks: Vec<&[Case]> = cases.case.chunks(cases.case.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let (home, defaults) = (home.path(), &cases.default_clouds);
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|c| {
+                            let mut args = vec!["offers".to_string()];
+                            args.extend(c.args.iter().cloned());
+                            let out = sky(home, c.clouds.as_ref().unwrap_or(defaults), &args);
+                            let snapshot = format!(
+                                "# sky {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+                                args.join(" "),
+                                out.status.code().unwrap_or(-1),
+                                String::from_utf8_lossy(&out.stdout),
+                                String::from_utf8_lossy(&out.stderr)
+                            )
+                            .replace(&home.display().to_string(), "<home>");
+                            (c.name.clone(), snapshot)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("offers thread"))
+            .collect()
+    });
+    let mut settings = insta::Settings::clone_current();
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for (name, snapshot) in results {
+            insta::assert_snapshot!(name, snapshot);
+        }
+    });
+}
+
+/// `sky offers … -o json`'s first task.
+fn offers_json(home: &Path, clouds: &[String], request: &[&str]) -> serde_json::Value {
+    let mut args: Vec<String> = ["offers", "-o", "json", "--max-offers", "100000"]
+        .map(String::from)
+        .to_vec();
+    args.extend(request.iter().map(|s| s.to_string()));
+    let out = sky(home, clouds, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{request:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "sky-offers/v1");
+    doc["tasks"][0].clone()
+}
+
+/// The launch's chosen row (`-o json`), or its error.
+fn launch_chosen(
+    home: &Path,
+    clouds: &[String],
+    args: &[String],
+) -> Result<serde_json::Value, String> {
+    let mut all: Vec<String> = ["launch", "--dryrun", "-y", "-o", "json"]
+        .map(String::from)
+        .to_vec();
+    all.extend(args.iter().cloned());
+    let out = sky(home, clouds, &all);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{all:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))?;
+    if !doc["error"].is_null() {
+        return Err(format!("{all:?}: {}", doc["error"]));
+    }
+    Ok(doc["plan"]["tasks"][0]["chosen"].clone())
+}
+
+fn clouds() -> Vec<String> {
+    cases().default_clouds
+}
+
+#[test]
+fn every_offer_pinned_is_accepted_by_the_launch_at_its_price() {
+    let home = tempfile::tempdir().unwrap();
+    let clouds = clouds();
+    // Requests whose offers span per-region and per-zone placement, spot,
+    // several nodes and GCP's attached GPUs.
+    let requests: [&[&str]; 4] = [
+        &["--gpus", "A100:8"],
+        &["--gpus", "V100", "--spot"],
+        &["--gpus", "H100", "--num-nodes", "2"],
+        &["--gpus", "L4", "--any-market"],
+    ];
+    let mut checked = 0;
+    for request in requests {
+        let task = offers_json(home.path(), &clouds, request);
+        let offers = task["offers"].as_array().unwrap();
+        assert!(!offers.is_empty(), "{request:?}");
+        // Every offer up to 12 per request, then every 7th: the launches
+        // are whole processes.
+        for (i, o) in offers.iter().enumerate() {
+            if i >= 12 && i % 7 != 0 {
+                continue;
+            }
+            let cloud = o["cloud"].as_str().unwrap();
+            let mut infra = format!("{cloud}/{}", o["region"].as_str().unwrap());
+            if let Some(z) = o["zone"].as_str() {
+                infra = format!("{infra}/{z}");
+            }
+            let mut args: Vec<String> = vec![
+                "-t".into(),
+                o["instance_type"].as_str().unwrap().into(),
+                "--infra".into(),
+                infra,
+                "--num-nodes".into(),
+                o["num_nodes"].to_string(),
+            ];
+            if let Some(acc) = o["accelerator"].as_str() {
+                args.push("--gpus".into());
+                args.push(format!("{acc}:{}", o["accelerator_count"]));
+            }
+            if o["use_spot"].as_bool().unwrap() {
+                args.push("--use-spot".into());
+            }
+            let chosen = launch_chosen(home.path(), &clouds, &args)
+                .unwrap_or_else(|e| panic!("offer {o} is refused by the launch: {e}"));
+            let (price, cost) = (
+                o["price"].as_f64().unwrap(),
+                chosen["cost"].as_f64().unwrap(),
+            );
+            assert!(
+                (price - cost).abs() < 1e-9,
+                "{o}: launch costs {cost}, offer says {price}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} offers checked");
+}
+
+#[test]
+fn the_cheapest_offer_is_the_launch_s_choice() {
+    let home = tempfile::tempdir().unwrap();
+    let clouds = clouds();
+    let requests: [&[&str]; 6] = [
+        &["--gpus", "H100"],
+        &["--gpus", "A100:8", "--use-spot"],
+        &["--gpus", "T4:4"],
+        &["--cpus", "16+"],
+        &["--gpus", "H100:8", "--num-nodes", "3"],
+        &["--gpus", "A100", "--infra", "gcp"],
+    ];
+    for request in requests {
+        let task = offers_json(home.path(), &clouds, request);
+        let first = &task["offers"][0];
+        let args: Vec<String> = request.iter().map(|s| s.to_string()).collect();
+        let chosen = launch_chosen(home.path(), &clouds, &args).unwrap();
+        assert_eq!(task["price_min"], first["price"], "{request:?}");
+        for key in ["cloud", "instance_type", "use_spot"] {
+            assert_eq!(first[key], chosen[key], "{request:?}: {key}");
+        }
+        let (a, b) = (
+            first["price"].as_f64().unwrap(),
+            chosen["cost"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-9, "{request:?}: offers {a}, launch {b}");
+    }
+}

@@ -225,3 +225,117 @@ fn the_cheapest_offer_is_the_launch_s_choice() {
         assert!((a - b).abs() < 1e-9, "{request:?}: offers {a}, launch {b}");
     }
 }
+
+/// The subset of JSON Schema `docs/sky-offers-v1.schema.json` uses: `type`
+/// (one or a list), `const`, `enum`, `minimum`, `required`, `properties`
+/// with `additionalProperties: false`, `items`, `$ref` to `#/$defs/…`.
+fn check_schema(
+    root: &serde_json::Value,
+    schema: &serde_json::Value,
+    v: &serde_json::Value,
+    at: &str,
+) {
+    use serde_json::Value;
+    if let Some(r) = schema["$ref"].as_str() {
+        let name = r.strip_prefix("#/$defs/").expect("local $ref");
+        return check_schema(root, &root["$defs"][name], v, at);
+    }
+    let type_of = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let t = type_of(v);
+    assert!(
+        types.is_empty() || types.contains(&t) || (t == "integer" && types.contains(&"number")),
+        "{at}: {t} is not {types:?}"
+    );
+    if let Some(c) = schema.get("const") {
+        assert_eq!(v, c, "{at}");
+    }
+    if let Some(e) = schema["enum"].as_array() {
+        assert!(e.contains(v), "{at}: {v} not in {e:?}");
+    }
+    if let (Some(min), Some(x)) = (schema["minimum"].as_f64(), v.as_f64()) {
+        assert!(x >= min, "{at}: {x} < {min}");
+    }
+    if let Value::Object(map) = v {
+        for r in schema["required"].as_array().into_iter().flatten() {
+            assert!(map.contains_key(r.as_str().unwrap()), "{at}: no {r}");
+        }
+        let props = &schema["properties"];
+        for (k, x) in map {
+            match props.get(k) {
+                Some(p) => check_schema(root, p, x, &format!("{at}.{k}")),
+                None => assert!(
+                    schema["additionalProperties"] != Value::Bool(false),
+                    "{at}: {k} is not in the schema"
+                ),
+            }
+        }
+    }
+    if let (Value::Array(xs), Some(items)) = (v, schema.get("items")) {
+        for (i, x) in xs.iter().enumerate() {
+            check_schema(root, items, x, &format!("{at}[{i}]"));
+        }
+    }
+}
+
+#[test]
+fn json_documents_follow_the_documented_schema() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/sky-offers-v1.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let requests: [&[&str]; 5] = [
+        &["--gpus", "H100:8", "--any-market", "--max-offers", "5"],
+        &[
+            "--gpus",
+            "40GB+",
+            "--group-by",
+            "gpu",
+            "--min-gpu-memory",
+            "48",
+        ],
+        &["task-chain.yaml", "--max-price", "30"],
+        &["--gpus", "H10"],
+        &[
+            "--cpus",
+            "4",
+            "--infra",
+            "aws",
+            "--sort-by",
+            "memory",
+            "--desc",
+        ],
+    ];
+    let mut offers_seen = 0;
+    for request in requests {
+        let mut args: Vec<String> = ["offers", "-o", "json"].map(String::from).to_vec();
+        args.extend(request.iter().map(|s| s.to_string()));
+        let out = sky(home.path(), &clouds(), &args);
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        check_schema(&schema, &schema, &doc, "$");
+        offers_seen += doc["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["offers"].as_array().unwrap().len())
+            .sum::<usize>();
+    }
+    assert!(offers_seen >= 10, "{offers_seen}");
+    // The checker itself refuses what the schema does not allow.
+    let bad = serde_json::json!({"schema": "sky-offers/v2"});
+    let refused = std::panic::catch_unwind(|| check_schema(&schema, &schema, &bad, "$"));
+    assert!(refused.is_err());
+}

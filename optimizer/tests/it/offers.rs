@@ -339,3 +339,53 @@ fn json_documents_follow_the_documented_schema() {
     let refused = std::panic::catch_unwind(|| check_schema(&schema, &schema, &bad, "$"));
     assert!(refused.is_err());
 }
+
+#[test]
+fn the_man_page_documents_every_flag_of_sky_offers() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sky"))
+            .args(args)
+            .output()
+            .expect("run sky")
+    };
+    let help = String::from_utf8(run(&["offers", "--help"]).stdout).unwrap();
+    let mut flags: Vec<&str> = help
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == '<')
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| w.trim_end_matches(['.', ')', ']', ':']))
+        .collect();
+    flags.sort();
+    flags.dedup();
+    for want in [
+        "--gpus",
+        "--max-offers",
+        "--sort-by",
+        "--desc",
+        "--group-by",
+        "--max-price",
+        "--min-gpu-memory",
+        "--min-total-gpu-memory",
+        "--spot",
+        "--on-demand",
+        "--any-market",
+    ] {
+        assert!(
+            flags.contains(&want),
+            "`sky offers --help` lacks {want}:\n{help}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let man = dir.path().join("man1");
+    assert!(
+        run(&["--generate", "man", man.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let page = std::fs::read_to_string(man.join("sky-offers.1")).expect("sky-offers.1");
+    for flag in flags {
+        assert!(
+            page.contains(&flag.replace('-', "\\-")),
+            "sky-offers.1 lacks {flag}"
+        );
+    }
+}

@@ -36,6 +36,7 @@ pub mod config;
 pub mod feasibility;
 pub mod gpus;
 pub mod launch;
+pub mod offers;
 pub mod optimize;
 pub mod pytext;
 pub mod render;

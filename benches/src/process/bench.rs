@@ -28,6 +28,19 @@ pub fn release_sky() -> anyhow::Result<PathBuf> {
     }
 }
 
+/// `sky offers` with the request (and options) the harness passes a
+/// launch of `scenario`: its arguments after `launch --dryrun -c NAME`.
+fn offers_args(scenario: &harness::scenario::Scenario, mode: Mode) -> Vec<String> {
+    let launch = ProcessLauncher::args(scenario, mode);
+    let request = launch
+        .iter()
+        .position(|a| a == "-c")
+        .map_or(launch.len(), |i| i + 2);
+    std::iter::once("offers".to_string())
+        .chain(launch[request..].iter().cloned())
+        .collect()
+}
+
 /// Untimed runs whose peak RSS is measured per row (the median is kept);
 /// fewer for the rows that wait on a mocked latency.
 const RSS_RUNS: usize = 5;
@@ -103,6 +116,7 @@ impl ProcessBench {
                 ["gpus", "list", "--all"].map(String::from).to_vec(),
             ),
             Invocation::Check => (release_sky()?, vec!["check".to_string()]),
+            Invocation::Offers => (release_sky()?, offers_args(&scenario, config.mode())),
         };
         let mut bench = ProcessBench {
             config,
@@ -308,6 +322,11 @@ impl ProcessBench {
                 "{id}: the launch printed no table; stdout:\n{}",
                 out.stdout
             ),
+            Invocation::Offers => ensure!(
+                out.stdout.starts_with("Shown ") && out.stdout.contains("H100"),
+                "{id}: `sky offers` listed no offers; stdout:\n{}",
+                out.stdout
+            ),
             Invocation::GpusListAll => ensure!(
                 out.stdout.contains("COMMON_GPU") && out.stdout.contains("H100"),
                 "{id}: `sky gpus list --all` listed no catalog GPUs; stdout:\n{}",
@@ -380,5 +399,23 @@ impl ProcessBench {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offers_take_the_launch_s_request_and_options() {
+        let scenario = ProcessConfig::Offers22.scenario().unwrap();
+        let launch = ProcessLauncher::args(&scenario, Mode::Warm);
+        assert_eq!(launch[..4], ["launch", "--dryrun", "-c", "harness"]);
+        // Everything after the cluster name, as the launch row passes it.
+        assert_eq!(offers_args(&scenario, Mode::Warm)[0], "offers");
+        assert_eq!(offers_args(&scenario, Mode::Warm)[1..], launch[4..]);
+        assert!(launch[4..].windows(2).any(|w| w == ["--gpus", "H100"]));
+        let refresh = offers_args(&scenario, Mode::Concurrent);
+        assert_eq!(refresh[..2], ["offers", "--refresh"]);
     }
 }

@@ -29,6 +29,8 @@
 //! | `process/aws-catalog/warm-x1` | nothing | AWS alone from a catalog folder, images current |
 //! | `process/aws-catalog/warm-x10` | nothing | the same with ten times the rows ([`catalog::write_x10`]) |
 //! | `process/aws-catalog/first-launch-x10` | delete `catalog-index/` | the ×10 catalog parsed and stored |
+//! | `process/warm/22-catalog-clouds-h100` | nothing | `sky launch --dryrun --gpus H100`, every catalog cloud, warm: the reference of the next row |
+//! | `process/offers/22-catalog-clouds-h100` | nothing | `sky offers --gpus H100` on the same clouds: every offer in every region, judged as a ratio to the launch above (goal: within 2×) |
 //!
 //! In `25-clouds` every cloud of [`CloudId::ALL`] is in the scenario's
 //! `clouds` (declared through `SKY_ENABLED_CLOUDS`), but the harness sandbox
@@ -97,6 +99,12 @@ pub enum ProcessConfig {
     /// `process/aws-catalog/first-launch-x10`: the ×10 catalog with no
     /// image left before every launch.
     AwsX10First,
+    /// `process/warm/22-catalog-clouds-h100`: `sky launch --dryrun --gpus
+    /// H100`, every catalog cloud, warm (the reference of [`ProcessConfig::Offers22`]).
+    Warm22H100,
+    /// `process/offers/22-catalog-clouds-h100`: `sky offers --gpus H100`,
+    /// the same clouds, warm.
+    Offers22,
 }
 
 /// What a row runs.
@@ -110,11 +118,13 @@ pub enum Invocation {
     GpusListAll,
     /// `sky check`.
     Check,
+    /// `sky offers …` with the scenario's request.
+    Offers,
 }
 
 impl ProcessConfig {
     /// Every row, in report order (the floor first).
-    pub const ALL: [ProcessConfig; 13] = [
+    pub const ALL: [ProcessConfig; 15] = [
         ProcessConfig::Floor,
         ProcessConfig::Warm7,
         ProcessConfig::Warm22,
@@ -128,13 +138,19 @@ impl ProcessConfig {
         ProcessConfig::AwsX1Warm,
         ProcessConfig::AwsX10Warm,
         ProcessConfig::AwsX10First,
+        ProcessConfig::Warm22H100,
+        ProcessConfig::Offers22,
     ];
 
     /// criterion function name (the id's middle part).
     pub fn function(self) -> &'static str {
         match self {
             ProcessConfig::Floor => "floor",
-            ProcessConfig::Warm7 | ProcessConfig::Warm22 | ProcessConfig::Warm25 => "warm",
+            ProcessConfig::Warm7
+            | ProcessConfig::Warm22
+            | ProcessConfig::Warm25
+            | ProcessConfig::Warm22H100 => "warm",
+            ProcessConfig::Offers22 => "offers",
             ProcessConfig::OneCatalogChanged | ProcessConfig::All7Changed => "first-launch",
             ProcessConfig::ColdIdentity => "cold-identity",
             ProcessConfig::Kube64 => "kubernetes",
@@ -162,6 +178,7 @@ impl ProcessConfig {
             ProcessConfig::AwsX1Warm => "warm-x1",
             ProcessConfig::AwsX10Warm => "warm-x10",
             ProcessConfig::AwsX10First => "first-launch-x10",
+            ProcessConfig::Warm22H100 | ProcessConfig::Offers22 => "22-catalog-clouds-h100",
         }
     }
 
@@ -176,6 +193,7 @@ impl ProcessConfig {
             ProcessConfig::Floor => Invocation::Floor,
             ProcessConfig::GpusListAll => Invocation::GpusListAll,
             ProcessConfig::Check7Warm => Invocation::Check,
+            ProcessConfig::Offers22 => Invocation::Offers,
             _ => Invocation::Launch,
         }
     }
@@ -188,6 +206,7 @@ impl ProcessConfig {
         match self {
             ProcessConfig::Floor | ProcessConfig::ColdIdentity | ProcessConfig::Kube64 => None,
             ProcessConfig::AwsX10Warm => Some(ProcessConfig::AwsX1Warm.id()),
+            ProcessConfig::Offers22 => Some(ProcessConfig::Warm22H100.id()),
             _ => Some(FLOOR_ID.to_string()),
         }
     }
@@ -227,7 +246,8 @@ impl ProcessConfig {
             | ProcessConfig::All7Changed
             | ProcessConfig::GpusListAll => seven_clouds_text(&id),
             ProcessConfig::Check7Warm => check_text(&id),
-            ProcessConfig::Warm22 => catalog_clouds_text(&id),
+            ProcessConfig::Warm22 => catalog_clouds_text(&id, "H100:8"),
+            ProcessConfig::Warm22H100 | ProcessConfig::Offers22 => catalog_clouds_text(&id, "H100"),
             ProcessConfig::Warm25 => all_clouds_text(&id),
             ProcessConfig::ColdIdentity => seed7_scenario_text(
                 &format!(
@@ -340,15 +360,15 @@ pub fn catalog_clouds() -> impl Iterator<Item = CloudId> {
 }
 
 /// Every catalog cloud declared; credentials where the sandbox has them;
-/// STS at 0 ms.
-fn catalog_clouds_text(id: &str) -> String {
+/// STS at 0 ms; `--gpus <gpus>`.
+fn catalog_clouds_text(id: &str, gpus: &str) -> String {
     format!(
-        r#"description = "criterion process benchmark, {id}: --gpus H100:8, every catalog cloud declared, STS 0 ms"
+        r#"description = "criterion process benchmark, {id}: --gpus {gpus}, every catalog cloud declared, STS 0 ms"
 clouds = [{clouds}]
 fake_credentials = [{credentialed}]
 
 [request]
-gpus = "H100:8"
+gpus = "{gpus}"
 
 [mocks]
 sts.get_caller_identity = {zero}
@@ -428,10 +448,14 @@ mod tests {
     fn configurations_are_valid_scenarios() {
         for config in ProcessConfig::ALL {
             let s = config.scenario().unwrap_or_else(|e| panic!("{e:#}"));
-            assert_eq!(s.file.request.gpus.as_deref(), Some("H100:8"), "{config:?}");
+            let gpus = match config {
+                ProcessConfig::Warm22H100 | ProcessConfig::Offers22 => "H100",
+                _ => "H100:8",
+            };
+            assert_eq!(s.file.request.gpus.as_deref(), Some(gpus), "{config:?}");
             let expected_clouds = match config {
                 ProcessConfig::Warm25 => CloudId::ALL.len(),
-                ProcessConfig::Warm22 => 22,
+                ProcessConfig::Warm22 | ProcessConfig::Warm22H100 | ProcessConfig::Offers22 => 22,
                 ProcessConfig::Kube64 => 1,
                 ProcessConfig::AwsX1Warm
                 | ProcessConfig::AwsX10Warm
@@ -459,7 +483,17 @@ mod tests {
                 "process/aws-catalog/warm-x1",
                 "process/aws-catalog/warm-x10",
                 "process/aws-catalog/first-launch-x10",
+                "process/warm/22-catalog-clouds-h100",
+                "process/offers/22-catalog-clouds-h100",
             ]
+        );
+        // The offers row and its reference run the same request on the
+        // same clouds.
+        assert_eq!(
+            ProcessConfig::Offers22
+                .scenario_text()
+                .replace("offers/", "warm/"),
+            ProcessConfig::Warm22H100.scenario_text()
         );
         assert_eq!(ProcessConfig::Floor.id(), FLOOR_ID);
     }

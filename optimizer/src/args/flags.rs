@@ -16,6 +16,8 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand, ValueEnum};
 
+pub use super::offers::{GroupArg, OffersArgs, SortArg as OffersSortArg};
+
 #[cfg_attr(doc, doc = "The subcommands.")]
 #[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
@@ -31,6 +33,8 @@ pub enum Command {
     /// Deprecated: use `sky gpus list`.
     #[command(name = "show-gpus")]
     ShowGpus(Box<GpusListArgs>),
+    /// List every offer for a request (launch's flags): filtered, sorted, grouped, priced per GPU.
+    Offers(Box<OffersArgs>),
 }
 
 #[cfg_attr(doc, doc = "`sky catalog`.")]

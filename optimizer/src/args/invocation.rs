@@ -106,6 +106,8 @@ pub enum Invocation {
     CatalogRefresh(Box<CatalogRefresh>),
     /// `sky gpus list`, `sky show-gpus`.
     GpusList(Box<GpusList>),
+    /// `sky offers`.
+    Offers(Box<super::Offers>),
 }
 
 impl Invocation {
@@ -117,6 +119,7 @@ impl Invocation {
             Invocation::Check(c) => &mut c.options,
             Invocation::CatalogRefresh(r) => &mut r.options,
             Invocation::GpusList(g) => &mut g.options,
+            Invocation::Offers(o) => &mut o.options,
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod flags;
 mod gpus;
 mod invocation;
 mod launch;
+mod offers;
 mod options;
 #[cfg(test)]
 mod tests;
@@ -30,6 +31,7 @@ mod tests;
 pub use error::{ArgsError, Raised};
 use flags::Command;
 pub use invocation::{CatalogRefresh, Check, GpusList, Invocation, Launch, Notice};
+pub use offers::Offers;
 pub use options::Environment;
 
 /// What [`convert`] made of the low args.
@@ -56,6 +58,7 @@ pub fn convert(command: Command, env: Environment) -> Converted {
         Command::ShowGpus(args) => {
             gpus::convert(*args, env, &mut notices).map(|g| Invocation::GpusList(g.into()))
         }
+        Command::Offers(args) => offers::convert(*args, env).map(|o| Invocation::Offers(o.into())),
     };
     Converted {
         notices,

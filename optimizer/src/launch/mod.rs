@@ -24,6 +24,7 @@ mod check;
 mod configure;
 mod enabled;
 mod gpus;
+mod offers;
 mod options;
 mod probe;
 mod refresh;
@@ -36,6 +37,7 @@ use planner::task::Overrides;
 pub use check::check;
 pub use enabled::ENABLED_CLOUDS_FILE;
 pub use gpus::{GpusListError, GpusOutcome, gpus_list};
+pub use offers::offers;
 pub use options::{DEFAULT_CLOUD_TIMEOUT, LaunchError, LaunchOptions, Request};
 pub use refresh::refresh_catalogs;
 

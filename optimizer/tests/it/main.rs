@@ -38,3 +38,5 @@ mod cli_errors;
 mod trace_coverage;
 // `sky check` layouts as 0.14.1 prints them.
 mod check_report;
+// `sky offers`: snapshots per option, and every offer is one the launch accepts.
+mod offers;

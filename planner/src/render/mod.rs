@@ -19,6 +19,7 @@ pub mod gpus;
 pub mod json;
 pub mod launch;
 pub mod notices;
+pub mod offers;
 pub mod optimizer;
 pub mod overrides;
 pub mod pipeline;

@@ -6,6 +6,7 @@ mod catalog;
 mod check;
 mod gpus;
 mod launch;
+mod offers;
 
 use optimizer::args::Invocation;
 use planner::launch::Exit;
@@ -22,5 +23,6 @@ pub async fn run(mut invocation: Invocation, printer: Printer) -> anyhow::Result
         Invocation::Check(args) => check::run(*args, &printer).await,
         Invocation::CatalogRefresh(args) => catalog::refresh(*args).await,
         Invocation::GpusList(args) => gpus::list(*args, &printer).await,
+        Invocation::Offers(args) => offers::run(*args, &printer).await,
     }
 }

@@ -1,0 +1,360 @@
+//! `sky offers`' flags → [`Offers`]: the launch request grammar (the same
+//! flags as `sky launch`, converted by the launch's own conversion, so the
+//! request, its checks and its errors are a launch's) plus how the offers
+//! are listed: `--max-offers`, `--sort-by`, `--desc`, `--group-by`, the
+//! filters and the market.
+//!
+//! Values clap can check are checked by clap (an unknown `--sort-by`
+//! value is refused with the choices and, for a near miss, clap's "a
+//! similar value exists"); numbers are parsed here, each error naming
+//! the flag and the form it expects.
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValuesParser;
+use clap::{Args, ValueEnum};
+use planner::offers::{Filters, GroupBy, Market, Query, SortKey};
+
+use super::error::ArgsError;
+use super::flags::{CommonArgs, LaunchArgs, OutputFormat};
+use super::options::Environment;
+use crate::launch::{LaunchOptions, Request};
+
+/// `--sort-by` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Dollars per hour for all nodes.
+    Price,
+    /// Dollars per GPU-hour.
+    GpuPrice,
+    /// vCPUs per node.
+    Vcpus,
+    /// Memory per node.
+    Memory,
+    /// GPU memory per node (all its GPUs).
+    GpuMemory,
+}
+
+/// `--group-by` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupArg {
+    /// The GPU's name.
+    Gpu,
+    /// The cloud.
+    Cloud,
+    /// The cloud and region.
+    Region,
+    /// GPUs per node.
+    Count,
+}
+
+/// `--disk-tier` choices (as `sky launch`'s).
+const DISK_TIERS: [&str; 6] = ["low", "medium", "high", "ultra", "best", "none"];
+/// `--network-tier` choices (as `sky launch`'s).
+const NETWORK_TIERS: [&str; 2] = ["standard", "best"];
+
+/// A non-negative, finite number, written with or without `prefix` and
+/// one of `suffixes` (any case).
+fn amount(value: &str, prefix: &str, suffixes: &[&str], what: &str) -> Result<f64, String> {
+    let lower = value.trim().to_ascii_lowercase();
+    let lower = lower.strip_prefix(prefix).unwrap_or(&lower);
+    let number = suffixes
+        .iter()
+        .find_map(|u| lower.strip_suffix(u))
+        .unwrap_or(lower)
+        .trim();
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected {what}, got '{value}'")),
+    }
+}
+
+/// `--max-price`: `2.5`, `$2.5`, `2.5/h`.
+fn dollars(value: &str) -> Result<f64, String> {
+    amount(
+        value,
+        "$",
+        &["/h"],
+        "a non-negative number of dollars per hour (e.g. 2.5)",
+    )
+}
+
+/// `--min-gpu-memory`, `--min-total-gpu-memory`: `80`, `80GB`, `80G`.
+fn gigabytes(value: &str) -> Result<f64, String> {
+    amount(
+        value,
+        "",
+        &["gb", "g"],
+        "a non-negative number of GB (e.g. 80 or 80GB)",
+    )
+}
+
+#[cfg_attr(doc, doc = "`sky offers` flags.")]
+#[allow(missing_docs)]
+#[derive(Debug, Args)]
+pub struct OffersArgs {
+    /// A task YAML, or a command (as `sky launch` takes them).
+    #[arg(value_name = "ENTRYPOINT")]
+    pub entrypoint: Vec<String>,
+
+    /// Path to a config file or a single key-value pair (repeatable).
+    #[arg(long, value_name = "PATH|KEY=VALUE")]
+    pub config: Vec<String>,
+
+    /// Task name.
+    #[arg(short = 'n', long)]
+    pub name: Option<String>,
+
+    /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
+    #[arg(long)]
+    pub infra: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub cloud: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub region: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub zone: Option<String>,
+    /// Number of nodes (prices are for all of them).
+    #[arg(long, value_name = "N")]
+    pub num_nodes: Option<String>,
+    /// vCPUs per node: N or N+.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Memory per node in GB: N, N+, or with a unit (32GB).
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// OS disk size in GB.
+    #[arg(long, value_name = "GB")]
+    pub disk_size: Option<i64>,
+    /// OS disk tier.
+    #[arg(long, value_parser = PossibleValuesParser::new(DISK_TIERS), ignore_case = true)]
+    pub disk_tier: Option<String>,
+    /// Network tier.
+    #[arg(long, value_parser = PossibleValuesParser::new(NETWORK_TIERS), ignore_case = true)]
+    pub network_tier: Option<String>,
+    /// Spot offers only (also: --use-spot).
+    #[arg(long, visible_alias = "use-spot", conflicts_with_all = ["on_demand", "any_market"])]
+    pub spot: bool,
+    /// On-demand offers only (also: --no-use-spot).
+    #[arg(long, visible_alias = "no-use-spot", conflicts_with = "any_market")]
+    pub on_demand: bool,
+    /// Both markets: each instance as an on-demand and a spot offer.
+    #[arg(long)]
+    pub any_market: bool,
+    /// Image id (`docker:<image>` for a container).
+    #[arg(long)]
+    pub image_id: Option<String>,
+    /// Dotenv file of environment variables for the task.
+    #[arg(long, value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
+    /// Environment variable KEY=VALUE, or KEY to take it from here (repeatable).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub env: Vec<String>,
+    /// Dotenv file of secrets for the task (values are never printed).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    /// Secret KEY=VALUE, or KEY to take it from here (repeatable; never printed).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub secret: Vec<String>,
+    /// Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode.
+    #[arg(long)]
+    pub local_disk: Option<String>,
+    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
+    #[arg(long)]
+    pub gpus: Option<String>,
+    /// Instance type.
+    #[arg(short = 't', long)]
+    pub instance_type: Option<String>,
+    /// Ports to open: a port, a range or a comma-separated list (repeatable).
+    #[arg(long)]
+    pub ports: Vec<String>,
+    /// Workspace (= --config active_workspace=NAME).
+    #[arg(short = 'w', long)]
+    pub workspace: Option<String>,
+
+    /// At most this many rows (offers, or groups with --group-by).
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_offers: u32,
+    /// Order of the offers (--group-by: of the groups, by their cheapest offer).
+    #[arg(long, value_enum, default_value_t = SortArg::Price)]
+    pub sort_by: SortArg,
+    /// Largest first.
+    #[arg(long)]
+    pub desc: bool,
+    /// One row per group: its number of offers, price range and cheapest offer.
+    #[arg(long, value_enum)]
+    pub group_by: Option<GroupArg>,
+    /// At most this price, dollars per hour for all nodes.
+    #[arg(long, value_name = "USD", value_parser = dollars)]
+    pub max_price: Option<f64>,
+    /// At least this much memory per GPU, in GB.
+    #[arg(long, value_name = "GB", value_parser = gigabytes)]
+    pub min_gpu_memory: Option<f64>,
+    /// At least this much GPU memory per node (all its GPUs), in GB.
+    #[arg(long, value_name = "GB", value_parser = gigabytes)]
+    pub min_total_gpu_memory: Option<f64>,
+
+    /// Output format (json: schema `sky-offers/v1`, see the README).
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+
+    /// The shared options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `sky offers`, resolved.
+#[derive(Debug)]
+pub struct Offers {
+    /// The options of [`crate::launch::offers`] (a launch's).
+    pub options: LaunchOptions,
+    /// The request, as `sky launch` converts it (`--spot` / `--on-demand`
+    /// are its `--use-spot` / `--no-use-spot`).
+    pub request: Request,
+    /// `--cloud`, `--region` or `--zone` given: the deprecation line.
+    pub deprecated_location_flags: bool,
+    /// The markets listed.
+    pub market: Market,
+    /// How the offers are listed.
+    pub query: Query,
+    /// `-o json`.
+    pub json: bool,
+}
+
+/// Converts `sky offers`' flags: the request through `sky launch`'s
+/// conversion (its checks, its order, its errors), then the listing.
+pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, ArgsError> {
+    let OffersArgs {
+        entrypoint,
+        config,
+        name,
+        infra,
+        cloud,
+        region,
+        zone,
+        num_nodes,
+        cpus,
+        memory,
+        disk_size,
+        disk_tier,
+        network_tier,
+        spot,
+        on_demand,
+        any_market,
+        image_id,
+        env_file,
+        env: env_flags,
+        secret_file,
+        secret,
+        local_disk,
+        gpus,
+        instance_type,
+        ports,
+        workspace,
+        max_offers,
+        sort_by,
+        desc,
+        group_by,
+        max_price,
+        min_gpu_memory,
+        min_total_gpu_memory,
+        output,
+        common,
+    } = args;
+    let launch = LaunchArgs {
+        entrypoint,
+        config,
+        cluster: None,
+        dryrun: true,
+        detach_run: false,
+        docker: false,
+        backend: None,
+        name,
+        workdir: None,
+        infra,
+        cloud,
+        region,
+        zone,
+        num_nodes,
+        cpus,
+        memory,
+        disk_size,
+        disk_tier,
+        network_tier,
+        use_spot: spot,
+        no_use_spot: on_demand,
+        image_id,
+        env_file,
+        env: env_flags,
+        secret_file,
+        secret,
+        local_disk,
+        gpus,
+        instance_type,
+        ports,
+        priority: None,
+        async_call: false,
+        no_async: false,
+        idle_minutes_to_autostop: None,
+        wait_for: None,
+        down: false,
+        retry_until_up: false,
+        yes: true,
+        no_setup: false,
+        clone_disk_from: None,
+        fast: false,
+        resize: false,
+        git_url: None,
+        git_ref: None,
+        workspace,
+        output: OutputFormat::Text,
+        plan_out: None,
+        common,
+    };
+    let launch = super::launch::convert(launch, env)?;
+    let market = if spot {
+        Market::Spot
+    } else if on_demand {
+        Market::OnDemand
+    } else if any_market {
+        Market::Any
+    } else {
+        Market::AsRequested
+    };
+    Ok(Offers {
+        options: launch.options,
+        request: launch.request,
+        deprecated_location_flags: launch.deprecated_location_flags,
+        market,
+        query: Query {
+            max_offers: max_offers as usize,
+            sort: match sort_by {
+                SortArg::Price => SortKey::Price,
+                SortArg::GpuPrice => SortKey::GpuPrice,
+                SortArg::Vcpus => SortKey::Vcpus,
+                SortArg::Memory => SortKey::Memory,
+                SortArg::GpuMemory => SortKey::GpuMemory,
+            },
+            desc,
+            group_by: group_by.map(|g| match g {
+                GroupArg::Gpu => GroupBy::Gpu,
+                GroupArg::Cloud => GroupBy::Cloud,
+                GroupArg::Region => GroupBy::Region,
+                GroupArg::Count => GroupBy::Count,
+            }),
+            filters: Filters {
+                max_price,
+                min_gpu_memory_gb: min_gpu_memory,
+                min_total_gpu_memory_gb: min_total_gpu_memory,
+            },
+        },
+        json: output == OutputFormat::Json,
+    })
+}
+
+#[cfg(test)]
+mod tests;

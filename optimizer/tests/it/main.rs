@@ -38,3 +38,5 @@ mod cli_errors;
 mod trace_coverage;
 // `sky check` layouts as 0.14.1 prints them.
 mod check_report;
+// SkyPilot behind `sky`: pass-through, the hand-off of a confirmed launch, finding its CLI.
+mod handoff;

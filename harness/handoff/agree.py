@@ -98,13 +98,33 @@ CASES: List[Any] = [
 ]
 
 
+# Existing scenario folders with Kubernetes contexts (their `kube/` node
+# fixtures): the request, clouds and contexts come from `scenario.toml`.
+SCENARIO_CASES = ['up-k8s-t4', 'up-k8s-h100x8', 'up-k8s-default',
+                  'k8s-two-contexts', 'k8s-gpu-and-unreachable']
+SCENARIOS = os.path.join(REPO, 'fixtures', 'scenarios')
+
+
+def scenario_case(name: str) -> Any:
+    import tomllib  # pylint: disable=import-outside-toplevel
+    folder = os.path.join(SCENARIOS, name)
+    with open(os.path.join(folder, 'scenario.toml'), 'rb') as f:
+        sc = tomllib.load(f)
+    kube = {
+        'dir': os.path.join(folder, 'kube'),
+        'contexts': sc.get('kubernetes', {}).get('contexts', []),
+    }
+    return (name, list(sc.get('args', [])), None, sc['clouds'], kube)
+
+
 def have_venv() -> bool:
     return os.path.exists(VENV_PY)
 
 
 # ---------------------------------------------------------------- our side
 
-def sky_env(home: str, clouds: List[str], record: Optional[str]) -> Dict[str, str]:
+def sky_env(home: str, clouds: List[str], record: Optional[str],
+            kube: Optional[Dict[str, Any]] = None) -> Dict[str, str]:
     env = {
         k: v for k, v in os.environ.items()
         if not k.startswith(('SKY_', 'SKYPILOT_', 'FAKE_SKYPILOT_'))
@@ -119,18 +139,22 @@ def sky_env(home: str, clouds: List[str], record: Optional[str]) -> Dict[str, st
     })
     if record:
         env['FAKE_SKYPILOT_RECORD'] = record
+    if kube:
+        env['SKY_KUBE_NODES_DIR'] = kube['dir']
+        env['SKY_KUBE_CONTEXTS'] = ','.join(kube['contexts'])
     return env
 
 
 def run_ours(sky: str, args: List[str], task: Optional[str],
-             clouds: List[str], work: str) -> Dict[str, Any]:
+             clouds: List[str], work: str,
+             kube: Optional[Dict[str, Any]]) -> Dict[str, Any]:
     """The handed-off words and task, and our chosen rows."""
     home = os.path.join(work, 'home')
     os.makedirs(home, exist_ok=True)
     record = os.path.join(work, 'rec')
     tail = [task] if task else []
     p = subprocess.run([sky, 'launch', '--dryrun', '-y', '-o', 'json'] + args +
-                       tail, env=sky_env(home, clouds, None),
+                       tail, env=sky_env(home, clouds, None, kube),
                        capture_output=True, text=True, check=False,
                        stdin=subprocess.DEVNULL)
     doc = json.loads(p.stdout)
@@ -142,7 +166,7 @@ def run_ours(sky: str, args: List[str], task: Optional[str],
         'use_spot': t['chosen']['use_spot'],
     } for t in (doc.get('plan') or {}).get('tasks', [])]
     p = subprocess.run([sky, 'launch', '-y', '-c', 'agree'] + args + tail,
-                       env=sky_env(home, clouds, record),
+                       env=sky_env(home, clouds, record, kube),
                        capture_output=True, text=True, check=False,
                        stdin=subprocess.DEVNULL)
     if p.returncode != 0 or not os.path.exists(os.path.join(record, 'task')):
@@ -165,15 +189,19 @@ def skypilot_args(words: List[str]) -> List[str]:
 
 
 def run_skypilot(words: List[str], pinned: str, clouds: List[str],
-                 work: str) -> Dict[str, Any]:
+                 work: str, kube: Optional[Dict[str, Any]]) -> Dict[str, Any]:
     folder = os.path.join(work, 'scenario')
     os.makedirs(folder, exist_ok=True)
+    if kube:
+        shutil.copytree(kube['dir'], os.path.join(folder, 'kube'))
     with open(os.path.join(folder, 'task.yaml'), 'w', encoding='utf-8') as f:
         f.write(pinned)
     with open(os.path.join(folder, 'scenario.toml'), 'w',
               encoding='utf-8') as f:
         f.write(f'args = {json.dumps(skypilot_args(words))}\n'
                 f'task = "task.yaml"\nclouds = {json.dumps(clouds)}\n')
+        if kube:
+            f.write(f'[kubernetes]\ncontexts = {json.dumps(kube["contexts"])}\n')
     p = subprocess.run([VENV_PY, os.path.abspath(__file__), '--child', folder],
                        capture_output=True, text=True, check=False,
                        stdin=subprocess.DEVNULL)
@@ -239,9 +267,11 @@ def main() -> int:
               '(harness/conformance/setup.sh makes one; or set '
               'SKY_CONFORMANCE_VENV)')
         return 0
-    cases = [c for c in CASES if not ns.names or c[0] in ns.names]
+    cases = [c + (None,) for c in CASES]
+    cases += [scenario_case(n) for n in SCENARIO_CASES]
+    cases = [c for c in cases if not ns.names or c[0] in ns.names]
     agree = 0
-    for name, args, task_text, clouds in cases:
+    for name, args, task_text, clouds, kube in cases:
         clouds = clouds or CLOUDS
         work = tempfile.mkdtemp(prefix=f'sky-agree-{name}-')
         try:
@@ -250,8 +280,9 @@ def main() -> int:
                 task = os.path.join(work, 'task.yaml')
                 with open(task, 'w', encoding='utf-8') as f:
                     f.write(task_text)
-            ours = run_ours(ns.sky, args, task, clouds, work)
-            theirs = run_skypilot(ours['words'], ours['pinned'], clouds, work)
+            ours = run_ours(ns.sky, args, task, clouds, work, kube)
+            theirs = run_skypilot(ours['words'], ours['pinned'], clouds, work,
+                                  kube)
             ok = bool(ours['chosen']) and theirs['chosen'] == ours['chosen']
             agree += ok
             print(f'{"agree" if ok else "DIFFER"}  {name}: sky '

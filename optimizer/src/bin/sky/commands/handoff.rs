@@ -74,11 +74,13 @@ fn not_run(e: &LocateError) -> ExitCode {
 }
 
 /// A confirmed launch of `result` for `cluster`: the pinned task written,
-/// SkyPilot's words made of this process's, the line said. `Ok(None)`
-/// (after saying why) when SkyPilot's CLI cannot be found.
+/// SkyPilot's words made of this process's, the line said (on stderr after
+/// `-o json`, which keeps stdout to the document). `Ok(None)` (after saying
+/// why) when SkyPilot's CLI cannot be found.
 pub fn prepare(
     result: &LaunchResult,
     cluster: &str,
+    json: bool,
     printer: &Printer,
 ) -> anyhow::Result<Option<HandOff>> {
     let input = locate_input();
@@ -99,10 +101,12 @@ pub fn prepare(
         skypilot::write_task(&pinned.yaml).context("cannot write the pinned task for SkyPilot")?;
     let args: Vec<OsString> = std::env::args_os().collect();
     let words = skypilot::words::launch_words(&args, cluster, task.path().as_os_str());
-    printer.stdout(&render::handoff::handing_off(
-        &pinned,
-        &cli.display().to_string(),
-    ));
+    let line = render::handoff::handing_off(&pinned, &cli.display().to_string());
+    if json {
+        error_line(&line);
+    } else {
+        printer.stdout(&line);
+    }
     Ok(Some(HandOff {
         cli,
         words,

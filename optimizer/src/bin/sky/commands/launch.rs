@@ -82,13 +82,15 @@ pub async fn run(
     }
     // Provisioning is SkyPilot's: its `sky launch` on the task with the plan
     // pinned; the exit code becomes SkyPilot's.
-    Ok(match handoff::prepare(result, &cluster, printer)? {
-        Some(prepared) => {
-            *handoff = Some(prepared);
-            exit
-        }
-        None => Exit::Config,
-    })
+    Ok(
+        match handoff::prepare(result, &cluster, args.json, printer)? {
+            Some(prepared) => {
+                *handoff = Some(prepared);
+                exit
+            }
+            None => Exit::Config,
+        },
+    )
 }
 
 /// SkyPilot's generated cluster name: `sky-<4 hex>-<user>`.

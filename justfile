@@ -98,6 +98,12 @@ conformance *CASES:
     cargo build --release -p optimizer --bin sky
     python3 harness/conformance/compare.py --sky target/release/sky {{CASES}}
 
+# The hand-off against SkyPilot 0.14.1 offline: on each request, does SkyPilot pick the row `sky` showed? (needs the conformance venv; skipped without it)
+[group('test')]
+handoff-agreement *CASES:
+    cargo build --release -p optimizer --bin sky
+    python3 harness/handoff/agree.py --sky target/release/sky {{CASES}}
+
 # Check that the committed fixture catalogs are exactly what the generator writes.
 [group('test')]
 fixtures-check:

@@ -18,4 +18,6 @@ pub mod input;
 pub mod launch;
 mod net;
 pub mod redact;
+#[cfg(feature = "cli")]
+pub mod skypilot;
 pub mod state;

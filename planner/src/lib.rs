@@ -35,6 +35,7 @@ pub mod cloud;
 pub mod config;
 pub mod feasibility;
 pub mod gpus;
+pub mod handoff;
 pub mod launch;
 pub mod offers;
 pub mod optimize;

@@ -40,3 +40,5 @@ mod trace_coverage;
 mod check_report;
 // `sky offers`: snapshots per option, and every offer is one the launch accepts.
 mod offers;
+// SkyPilot behind `sky`: pass-through, the hand-off of a confirmed launch, finding its CLI.
+mod handoff;

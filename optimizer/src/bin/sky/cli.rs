@@ -14,7 +14,8 @@ const VERSION: &str = concat!(
 
 /// SkyPilot-compatible launch optimizer: prints the "Considered resources"
 /// table for a request, checking every enabled cloud concurrently. It plans;
-/// it does not provision.
+/// SkyPilot's own CLI provisions: a confirmed launch hands it the plan, and
+/// every other subcommand (status, down, jobs, serve, ...) runs it.
 #[derive(Debug, Parser)]
 #[command(name = "sky", version = VERSION, about, long_about = None)]
 pub struct Opts {

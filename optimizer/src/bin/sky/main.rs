@@ -29,6 +29,11 @@ fn main() -> ExitCode {
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);
     }
+    // What this `sky` does not implement is SkyPilot's: its CLI runs with
+    // the same words, before clap could call them unknown.
+    if optimizer::skypilot::words::passes_through(&args) {
+        return commands::handoff::pass_through(&args);
+    }
     // Tracing starts next, so the trace's phases cover the whole process
     // from here to exit: the trace path is read from the words before clap
     // parses them (clap still validates `--trace` as a flag).
@@ -77,9 +82,16 @@ fn main() -> ExitCode {
     }
     drop(started);
     let converted = tracing::info_span!("options").in_scope(|| args::convert(command, env));
-    let ending = run(&runtime, signals, converted);
+    let mut handoff = None;
+    let ending = run(&runtime, signals, converted, &mut handoff);
     output::ending(&ending);
-    let code = ending.code();
+    // A confirmed launch ends with SkyPilot's `sky launch`, and its exit code.
+    let code = match handoff {
+        Some(handoff) if matches!(ending, Ending::Exit(_)) => {
+            tracing::info_span!("handoff").in_scope(|| commands::handoff::finish(&runtime, handoff))
+        }
+        _ => ending.code(),
+    };
     // The process ends here, and the runtime is left to the kernel rather
     // than torn down: that would wait for nothing useful (hung network tasks
     // are past their deadlines, or we were interrupted) and close each pooled
@@ -141,7 +153,12 @@ fn init_tracing(
 
 /// Says the notices, then runs the subcommand until it ends or a signal
 /// arrives.
-fn run(runtime: &tokio::runtime::Runtime, signals: Signals, converted: Converted) -> Ending {
+fn run(
+    runtime: &tokio::runtime::Runtime,
+    signals: Signals,
+    converted: Converted,
+    handoff: &mut Option<commands::handoff::HandOff>,
+) -> Ending {
     let printer = Printer {
         color: output::stdout_color(),
     };
@@ -152,7 +169,7 @@ fn run(runtime: &tokio::runtime::Runtime, signals: Signals, converted: Converted
     };
     let ending = runtime.block_on(async {
         tokio::select! {
-            r = commands::run(invocation, printer) => r.map_or_else(Ending::Error, Ending::Exit),
+            r = commands::run(invocation, printer, handoff) => r.map_or_else(Ending::Error, Ending::Exit),
             number = signals.first() => Ending::Signal(number),
         }
     });

@@ -1,5 +1,5 @@
-//! `sky launch`: the pipeline, the table, the confirmation and the plan
-//! written on a confirmed launch.
+//! `sky launch`: the pipeline, the table, the confirmation, the plan
+//! written and the task handed to SkyPilot on a confirmed launch.
 
 use anyhow::Context;
 use optimizer::args::Launch;
@@ -12,8 +12,15 @@ use planner::render::launch::{LaunchView, LogPrefix};
 use crate::output::{Printer, error_line};
 use crate::prompt::confirm;
 
-/// Runs `sky launch`.
-pub async fn run(args: Launch, printer: &Printer) -> anyhow::Result<Exit> {
+use super::handoff::{self, HandOff};
+
+/// Runs `sky launch`; a confirmed launch leaves SkyPilot's part in `handoff`
+/// (run once this returns, outside the subcommand's signal handling).
+pub async fn run(
+    args: Launch,
+    printer: &Printer,
+    handoff: &mut Option<HandOff>,
+) -> anyhow::Result<Exit> {
     if let Some(cluster) = args
         .cluster
         .as_deref()
@@ -73,10 +80,17 @@ pub async fn run(args: Launch, printer: &Printer) -> anyhow::Result<Exit> {
         )
         .with_context(|| format!("cannot write the plan to {}", path.display()))?;
     }
-    if let Some(line) = render::launch::confirmed(result, args.plan_out.as_deref()) {
-        printer.stdout(&line);
-    }
-    Ok(exit)
+    // Provisioning is SkyPilot's: its `sky launch` on the task with the plan
+    // pinned; the exit code becomes SkyPilot's.
+    Ok(
+        match handoff::prepare(result, &cluster, args.json, printer)? {
+            Some(prepared) => {
+                *handoff = Some(prepared);
+                exit
+            }
+            None => Exit::Config,
+        },
+    )
 }
 
 /// SkyPilot's generated cluster name: `sky-<4 hex>-<user>`.

@@ -5,6 +5,7 @@
 mod catalog;
 mod check;
 mod gpus;
+pub mod handoff;
 mod launch;
 mod offers;
 
@@ -14,12 +15,16 @@ use planner::launch::Exit;
 use crate::output::Printer;
 use crate::status::PendingStatus;
 
-/// Runs the subcommand.
-pub async fn run(mut invocation: Invocation, printer: Printer) -> anyhow::Result<Exit> {
+/// Runs the subcommand; a confirmed launch leaves SkyPilot's part in `handoff`.
+pub async fn run(
+    mut invocation: Invocation,
+    printer: Printer,
+    handoff: &mut Option<handoff::HandOff>,
+) -> anyhow::Result<Exit> {
     // The pending-clouds line, drawn on a terminal only.
     invocation.options_mut().fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
     match invocation {
-        Invocation::Launch(args) => launch::run(*args, &printer).await,
+        Invocation::Launch(args) => launch::run(*args, &printer, handoff).await,
         Invocation::Check(args) => check::run(*args, &printer).await,
         Invocation::CatalogRefresh(args) => catalog::refresh(*args).await,
         Invocation::GpusList(args) => gpus::list(*args, &printer).await,

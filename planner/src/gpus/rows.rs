@@ -215,8 +215,12 @@ impl RunFilter for ListingRuns {
         false
     }
 
-    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool {
-        accelerator.is_some() || (self.gcp_hosts && instance_type.is_some_and(super::gcp::is_host))
+    fn wants_accelerator(&self, accelerator: Option<&str>) -> bool {
+        accelerator.is_some()
+    }
+
+    fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
+        self.gcp_hosts && instance_type.is_some_and(super::gcp::is_host)
     }
 }
 

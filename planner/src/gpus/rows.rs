@@ -222,6 +222,10 @@ impl RunFilter for ListingRuns {
     fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
         self.gcp_hosts && instance_type.is_some_and(super::gcp::is_host)
     }
+
+    fn reads_instance_types(&self) -> bool {
+        self.gcp_hosts
+    }
 }
 
 #[cfg(test)]

@@ -135,6 +135,12 @@ pub trait RunFilter {
     /// Whether the runs of rows with this instance type (`None`: the cell
     /// is empty) are wanted, whatever their accelerator.
     fn wants_instance_type(&self, instance_type: Option<&str>) -> bool;
+    /// Whether [`RunFilter::wants_instance_type`] may be true for some type
+    /// (when not, a load reads no instance type's string: the ×10 AWS
+    /// catalog has ~10k of them).
+    fn reads_instance_types(&self) -> bool {
+        true
+    }
 }
 
 /// A launch's [`RowSelection`]: the runs of its accelerators and families.
@@ -149,6 +155,10 @@ impl RunFilter for RowMatcher {
 
     fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
         RowMatcher::wants_instance_type(self, instance_type)
+    }
+
+    fn reads_instance_types(&self) -> bool {
+        self.selects_families()
     }
 }
 
@@ -178,10 +188,19 @@ impl Memo {
     }
 }
 
-/// A run of the head: (accelerator id, instance type id, rows, bytes).
-fn run_at(runs: U32s<'_>, i: usize) -> (u32, u32, u32, u32) {
-    let at = |k: usize| runs.get(4 * i + k).unwrap_or(0);
-    (at(0), at(1), at(2), at(3))
+/// The head's runs: (accelerator id, instance type id, rows, bytes) each,
+/// from their `u32` LE quadruples in one pass.
+fn runs_of_head(bytes: &[u8]) -> Result<Vec<(u32, u32, u32, u32)>, ImageError> {
+    let quads = bytes.chunks_exact(16);
+    if !quads.remainder().is_empty() {
+        return Err(ImageError::Decode("runs are cut short".into()));
+    }
+    Ok(quads
+        .map(|q| {
+            let at = |k: usize| u32::from_le_bytes([q[k], q[k + 1], q[k + 2], q[k + 3]]);
+            (at(0), at(4), at(8), at(12))
+        })
+        .collect())
 }
 
 /// Splits rows into runs of one accelerator name and one instance type:
@@ -308,11 +327,8 @@ impl CloudCatalog {
         if head.cloud != cloud.name() {
             return Err(ImageError::Mismatch("cloud"));
         }
-        let runs_table = U32s::new(head.runs)?;
-        if runs_table.len() % 4 != 0 {
-            return Err(ImageError::Decode("runs are cut short".into()));
-        }
-        let run_count = runs_table.len() / 4;
+        let runs_table = runs_of_head(head.runs)?;
+        let run_count = runs_table.len();
         let Some((stream, gpu_cells)) = usize::try_from(head.stream_len)
             .ok()
             .and_then(|len| rest.split_at_checked(len))
@@ -338,10 +354,11 @@ impl CloudCatalog {
             let mut by_name = Memo::new(packed.len());
             let mut by_type = Memo::new(packed.len());
             let mut types = vec![false; packed.len() + 1];
+            let reads_types = runs.reads_instance_types();
             for (i, w) in wanted.iter_mut().enumerate() {
-                let (name, it, _, _) = run_at(runs_table, i);
+                let (name, it, _, _) = runs_table[i];
                 if by_name.get(name, text, |a| runs.wants_accelerator(a))?
-                    || by_type.get(it, text, |t| runs.wants_instance_type(t))?
+                    || (reads_types && by_type.get(it, text, |t| runs.wants_instance_type(t))?)
                 {
                     *w = true;
                     if it != 0 {
@@ -350,7 +367,7 @@ impl CloudCatalog {
                 }
             }
             for (i, w) in wanted.iter_mut().enumerate() {
-                let (_, it, _, _) = run_at(runs_table, i);
+                let (_, it, _, _) = runs_table[i];
                 *w |= it != 0 && types[it as usize];
             }
         }
@@ -362,12 +379,12 @@ impl CloudCatalog {
         // rows (two mask bytes each).
         let total: u64 = (0..run_count)
             .filter(|&i| wanted[i])
-            .map(|i| u64::from(run_at(runs_table, i).2))
+            .map(|i| u64::from(runs_table[i].2))
             .sum();
         rows.reserve((total as usize).min(stream.len() / 2));
         let mut offset = 0usize;
         for (i, wanted) in wanted.into_iter().enumerate() {
-            let (name, it, count, len) = run_at(runs_table, i);
+            let (name, it, count, len) = runs_table[i];
             let end = offset.saturating_add(len as usize);
             let run = stream
                 .get(offset..end)

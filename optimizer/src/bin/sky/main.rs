@@ -24,21 +24,7 @@ use output::Printer;
 use signals::Signals;
 use trace_file::TraceFile;
 
-/// mimalloc, not glibc's malloc: a warm launch makes ~10k small allocations
-/// on two threads, and glibc spent a quarter of the process's instructions
-/// in them (the catalog thread's first allocations set up an arena of its
-/// own); see ARCHITECTURE.md, "start-up".
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
-    // No transparent huge pages for this short process: the kernel here
-    // backs mimalloc's 2 MiB-aligned arena with huge pages ("always"), each
-    // zeroed whole on its first touch — a warm launch's peak RSS went from
-    // 14 to 26 MB. mimalloc's own switch (`allow_thp=0`) is read before
-    // `main`, from the environment only.
-    #[cfg(target_os = "linux")]
-    let _ = rustix::thread::disable_transparent_huge_pages(true);
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);

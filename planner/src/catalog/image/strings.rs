@@ -15,7 +15,7 @@ pub(super) struct U32s<'a>(&'a [u8]);
 impl<'a> U32s<'a> {
     /// `bytes` as `u32`s; a length that is no multiple of 4 is no array of ours.
     pub(super) fn new(bytes: &'a [u8]) -> Result<U32s<'a>, ImageError> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(ImageError::Decode("a u32 array is cut short".into()));
         }
         Ok(U32s(bytes))

@@ -460,8 +460,8 @@ fn load_vms_image(
             (image_key(path), fingerprint(&meta), meta.len())
         }
     };
-    if let Some(image) = index.and_then(|i| i.read(&key, &fingerprint)) {
-        match CloudCatalog::from_image_runs(cloud, &image, &name, runs) {
+    if let Some(image) = index.and_then(|i| i.map(&key, &fingerprint)) {
+        match CloudCatalog::from_image_runs(cloud, &image[..], &name, runs) {
             Ok(loaded) => {
                 tracing::debug!(catalog = %name, rows = loaded.0.rows.len(), "catalog loaded from its image");
                 return VmsLoad::Loaded(Ok(loaded));

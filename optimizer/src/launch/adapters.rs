@@ -11,7 +11,7 @@ use planner::config::SkyConfig;
 use super::options::LaunchOptions;
 use crate::clouds::aws::{AwsCloud, AwsOptions};
 use crate::clouds::gcp::GcpCloud;
-use crate::clouds::kubernetes::{KubernetesCloud, LazyStateNodeCache};
+use crate::clouds::kubernetes::{ExecCredentials, KubernetesCloud, LazyStateNodeCache};
 use crate::clouds::nebius::NebiusCloud;
 use crate::clouds::oci::OciCloud;
 use crate::clouds::slurm::{LazyStateInventoryCache, SlurmCloud};
@@ -31,6 +31,12 @@ pub(super) fn adapters(
         let mut kube = options.kubernetes.clone();
         if kube.node_cache.is_none() {
             kube.node_cache = Some(Arc::new(LazyStateNodeCache::new(&options.state_dir)));
+        }
+        if kube.exec_credentials.is_none() {
+            kube.exec_credentials = Some(Arc::new(ExecCredentials::new(
+                &options.state_dir,
+                &options.env,
+            )));
         }
         kube
     };

@@ -29,8 +29,8 @@ use crate::catalogs::Mode;
 use crate::catalogs::{self, Input};
 use crate::clouds::CheckContext;
 use crate::clouds::kubernetes::{
-    KubernetesCloud, LazyStateNodeCache, context_gpu_data, contexts_from_fixture_dir,
-    pods_from_fixture_dir,
+    ExecCredentials, KubernetesCloud, LazyStateNodeCache, context_gpu_data,
+    contexts_from_fixture_dir, pods_from_fixture_dir,
 };
 use crate::clouds::slurm::SlurmCloud;
 use crate::clouds::ssh::SshCloud;
@@ -158,6 +158,12 @@ fn kubernetes_cloud(options: &LaunchOptions) -> KubernetesCloud {
     let mut kube = options.kubernetes.clone();
     if kube.node_cache.is_none() {
         kube.node_cache = Some(Arc::new(LazyStateNodeCache::new(&options.state_dir)));
+    }
+    if kube.exec_credentials.is_none() {
+        kube.exec_credentials = Some(Arc::new(ExecCredentials::new(
+            &options.state_dir,
+            &options.env,
+        )));
     }
     KubernetesCloud::new(kube)
 }

@@ -17,7 +17,10 @@
 //! * directories are 0700 and files 0600 whatever the umask, and everything
 //!   must be owned by the current user (a foreign-owned state directory is
 //!   refused, a foreign-owned entry is a miss);
-//! * entries never hold secrets: callers store non-secret values only, and
+//! * entries never hold secrets — but one kind: `kube-exec/` keeps a
+//!   Kubernetes exec plugin's short-lived token until it expires
+//!   (`clouds::kubernetes::ExecCredentials`, issue 29) — callers store
+//!   non-secret values only, and
 //!   entry names are [`KeyedHasher`] digests, so neither the file names nor
 //!   their contents reveal the inputs (access keys, tokens) that selected them;
 //! * writes are atomic (temporary file, rename): a concurrent reader sees

@@ -1,5 +1,7 @@
 //! Integration tests: one binary, modules per area.
 mod kubernetes;
+// Exec-plugin credentials kept until they expire, across launches.
+mod kube_exec;
 // The secure on-disk state (private folders, cache key, entries, locks).
 mod state;
 // The AWS adapter against a wiremock STS (identity cache, failures, concurrency).

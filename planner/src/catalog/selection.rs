@@ -147,6 +147,15 @@ impl RowMatcher {
     pub fn is_all(&self) -> bool {
         self.rows.is_none()
     }
+
+    /// Whether some instance type can be selected for its family (else
+    /// [`RowMatcher::wants_instance_type`] is false for every type, and an
+    /// image load need not read them).
+    pub fn selects_families(&self) -> bool {
+        self.rows
+            .as_ref()
+            .is_none_or(|(_, families)| !families.is_empty())
+    }
 }
 
 /// The [`RowSelection`] of every cloud a launch may load.

@@ -42,7 +42,7 @@ pub(super) fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled)
     }
     let zones = zone_index(&all);
     // The merge's key: (InstanceType, Region, AvailabilityZone), exact.
-    let mut hosts: HostIndex<'_, '_> = std::collections::HashMap::new();
+    let mut hosts: HostIndex<'_, '_> = Default::default();
     for h in &all {
         if let Some(t) = h.instance_type {
             hosts.entry((t, h.region, h.zone)).or_default().push(h);
@@ -118,15 +118,14 @@ pub(super) fn list_gcp(cat: &CloudGpuRows, filter: &Filter, compiled: &Compiled)
 /// there; the row is left out instead).
 /// GCP's instance rows per (region, zone), lower-cased as
 /// `_get_host_instance_type` compares them, in file order.
-type ZoneIndex<'r, 'a> =
-    std::collections::HashMap<(Option<String>, Option<String>), Vec<&'r Row<'a>>>;
+type ZoneIndex<'r, 'a> = rustc_hash::FxHashMap<(Option<String>, Option<String>), Vec<&'r Row<'a>>>;
 
 /// GCP's instance rows per exact (InstanceType, Region, AvailabilityZone).
 type HostIndex<'r, 'a> =
-    std::collections::HashMap<(&'a str, Option<&'a str>, Option<&'a str>), Vec<&'r Row<'a>>>;
+    rustc_hash::FxHashMap<(&'a str, Option<&'a str>, Option<&'a str>), Vec<&'r Row<'a>>>;
 
 fn zone_index<'r, 'a>(all: &'r [Row<'a>]) -> ZoneIndex<'r, 'a> {
-    let mut index: ZoneIndex<'r, 'a> = std::collections::HashMap::new();
+    let mut index: ZoneIndex<'r, 'a> = Default::default();
     for r in all.iter().filter(|r| r.instance_type.is_some()) {
         let lower = |s: Option<&str>| s.map(str::to_lowercase);
         index

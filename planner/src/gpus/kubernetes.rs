@@ -107,14 +107,29 @@ fn matches_at_start(pattern: &str, text: &str) -> bool {
 }
 
 /// pandas' `str.contains(pattern, case=False)`; an invalid pattern is
-/// searched for literally.
-fn contains(pattern: &str, text: &str) -> bool {
-    match regex::RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .build()
-    {
-        Ok(re) => re.is_match(text),
-        Err(_) => text.to_lowercase().contains(&pattern.to_lowercase()),
+/// searched for literally. Built once per pattern: compiling the regex
+/// for every GPU of every context cost more than the rest of the listing.
+enum Contains {
+    Regex(regex::Regex),
+    Literal(String),
+}
+
+impl Contains {
+    fn new(pattern: &str) -> Contains {
+        match regex::RegexBuilder::new(pattern)
+            .case_insensitive(true)
+            .build()
+        {
+            Ok(re) => Contains::Regex(re),
+            Err(_) => Contains::Literal(pattern.to_lowercase()),
+        }
+    }
+
+    fn is_in(&self, text: &str) -> bool {
+        match self {
+            Contains::Regex(re) => re.is_match(text),
+            Contains::Literal(lower) => text.to_lowercase().contains(lower.as_str()),
+        }
     }
 }
 
@@ -210,9 +225,11 @@ pub fn realtime_gpus(
     // `list_accelerators_impl` over the quantities: the name searched, the
     // context (SkyPilot's region filter) searched in itself, the exact quantity.
     let mut counts: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let name = name.map(Contains::new);
+    let context_matches = Contains::new(ctx.name).is_in(ctx.name);
     for (acc, c) in qtys {
-        if name.is_some_and(|n| !contains(n, &acc))
-            || !contains(ctx.name, ctx.name)
+        if name.as_ref().is_some_and(|n| !n.is_in(&acc))
+            || !context_matches
             || quantity.is_some_and(|q| q != c)
         {
             continue;

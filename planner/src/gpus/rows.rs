@@ -215,9 +215,16 @@ impl RunFilter for ListingRuns {
         false
     }
 
-    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool {
+    fn wants_accelerator(&self, accelerator: Option<&str>) -> bool {
         accelerator.is_some()
-            || (self.gcp_hosts && instance_type.is_some_and(crate::catalog::gcp::is_gpu_host))
+    }
+
+    fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
+        self.gcp_hosts && instance_type.is_some_and(crate::catalog::gcp::is_gpu_host)
+    }
+
+    fn reads_instance_types(&self) -> bool {
+        self.gcp_hosts
     }
 }
 

@@ -74,7 +74,7 @@ impl KubernetesCloud {
         context: &str,
         last_failure: &std::sync::Mutex<Option<String>>,
     ) -> Result<Vec<KubeNode>, String> {
-        let client = self
+        let (client, exec_key) = self
             .client_for(kubeconfig, context)
             .await
             .map_err(|f| f.message(context))?;
@@ -84,7 +84,10 @@ impl KubernetesCloud {
         for attempt in 1..=attempts {
             match self.list_once(&client).await {
                 Ok(nodes) => return Ok(nodes),
-                Err(failure) if failure.is_fatal() => return Err(failure.message(context)),
+                Err(failure) if failure.is_fatal() => {
+                    self.forget_rejected(&failure, exec_key.as_deref());
+                    return Err(failure.message(context));
+                }
                 Err(failure) => {
                     let message = failure.message(context);
                     tracing::debug!(context, attempt, error = %message, "node listing failed");
@@ -99,19 +102,34 @@ impl KubernetesCloud {
         Err(last.message(context))
     }
 
+    /// A 401 means the cached exec credential (if one was used) is no
+    /// longer accepted: drop it, so the next client runs the plugin
+    /// (client-go's `Authenticator.UpdateTransportConfig` on 401).
+    fn forget_rejected(&self, failure: &Failure, exec_key: Option<&str>) {
+        if let (Failure::Rejected(401, _), Some(key), Some(cache)) =
+            (failure, exec_key, &self.options.exec_credentials)
+        {
+            tracing::debug!("401: dropping the cached exec credential");
+            cache.forget(key);
+        }
+    }
+
+    /// The client of `context`, and the exec-credential cache key its
+    /// credential came under (when an exec plugin's result was used).
     async fn client_for(
         &self,
         kubeconfig: &Kubeconfig,
         context: &str,
-    ) -> Result<kube::Client, Failure> {
+    ) -> Result<(kube::Client, Option<String>), Failure> {
         let options = KubeConfigOptions {
             context: Some(context.to_string()),
             ..Default::default()
         };
-        let mut config =
-            kube::Config::from_custom_kubeconfig(only_context(kubeconfig, context), &options)
-                .await
-                .map_err(|e| Failure::Config(e.to_string()))?;
+        let mut only = only_context(kubeconfig, context);
+        let exec_key = self.cached_exec_credential(&mut only, context).await?;
+        let mut config = kube::Config::from_custom_kubeconfig(only, &options)
+            .await
+            .map_err(|e| Failure::Config(e.to_string()))?;
         // kube fills `proxy_url` from the *process* HTTPS_PROXY when the cluster
         // has no `proxy-url`; without the `http-proxy` feature that fails client
         // construction, and it is hidden global state. Only honour the kubeconfig.
@@ -135,7 +153,9 @@ impl KubernetesCloud {
         // thread and bound it. Without one it is a little CPU work, done here
         // (a blocking thread for each of 64 contexts cost more than it saved).
         if config.auth_info.exec.is_none() && config.auth_info.auth_provider.is_none() {
-            return kube::Client::try_from(config).map_err(|e| Failure::Config(e.to_string()));
+            return kube::Client::try_from(config)
+                .map(|c| (c, exec_key))
+                .map_err(|e| Failure::Config(e.to_string()));
         }
         let build = tokio::task::spawn_blocking(move || kube::Client::try_from(config));
         match tokio::time::timeout(timeout, build).await {
@@ -144,8 +164,62 @@ impl KubernetesCloud {
                 "client construction failed: {join}"
             ))),
             Ok(Ok(Err(e))) => Err(Failure::Config(e.to_string())),
-            Ok(Ok(Ok(client))) => Ok(client),
+            Ok(Ok(Ok(client))) => Ok((client, None)),
         }
+    }
+
+    /// Puts the exec plugin's credential into `only` (the kubeconfig of
+    /// `context` alone) in place of the plugin, from the exec-credential
+    /// cache or by running the plugin once on a blocking thread, within the
+    /// request timeout; returns the cache key used. Without a cache, or for
+    /// a plugin it does not keep, `only` is left for kube to run the plugin.
+    /// A plugin that fails here is left to kube too, whose error says why.
+    async fn cached_exec_credential(
+        &self,
+        only: &mut Kubeconfig,
+        context: &str,
+    ) -> Result<Option<String>, Failure> {
+        let Some(cache) = &self.options.exec_credentials else {
+            return Ok(None);
+        };
+        let Some(auth) = only
+            .auth_infos
+            .first_mut()
+            .and_then(|a| a.auth_info.as_mut())
+        else {
+            return Ok(None);
+        };
+        let Some(exec) = auth.exec.clone() else {
+            return Ok(None);
+        };
+        let server = super::kubeconfig::server_of(only, context);
+        let cache = std::sync::Arc::clone(cache);
+        let timeout = self.options.service.request_timeout;
+        let work = tokio::task::spawn_blocking(move || {
+            let key = cache.key(&exec, &server)?;
+            match cache.credential(&key, &exec) {
+                Ok(credential) => Some((key, credential)),
+                Err(e) => {
+                    tracing::debug!(error = %e, "exec credential not cached");
+                    None
+                }
+            }
+        });
+        let found = match tokio::time::timeout(timeout, work).await {
+            Err(_) => return Err(Failure::Timeout(timeout)),
+            Ok(found) => found.ok().flatten(),
+        };
+        let Some((key, credential)) = found else {
+            return Ok(None);
+        };
+        if let Some(auth) = only
+            .auth_infos
+            .first_mut()
+            .and_then(|a| a.auth_info.as_mut())
+        {
+            credential.apply(auth);
+        }
+        Ok(Some(key))
     }
 
     /// One listing: every page of `/api/v1/nodes`, within the request timeout.
@@ -249,7 +323,7 @@ impl KubernetesCloud {
     pub(crate) async fn list_pods(&self, kubeconfig: &Kubeconfig, context: &str) -> Pods {
         let span = tracing::info_span!("kubernetes.list_pods", context = %context, pods = tracing::field::Empty);
         async {
-            let client = match self.client_for(kubeconfig, context).await {
+            let (client, exec_key) = match self.client_for(kubeconfig, context).await {
                 Ok(c) => c,
                 Err(f) => return Pods::Failed(f.pods_message(context)),
             };
@@ -270,7 +344,10 @@ impl KubernetesCloud {
                         return Pods::Listed(pods);
                     }
                     Err(Failure::Rejected(403, _)) => return Pods::Forbidden,
-                    Err(f) if f.is_fatal() => return Pods::Failed(f.pods_message(context)),
+                    Err(f) if f.is_fatal() => {
+                        self.forget_rejected(&f, exec_key.as_deref());
+                        return Pods::Failed(f.pods_message(context));
+                    }
                     Err(f) => last = f,
                 }
                 if attempt < attempts {

@@ -25,15 +25,20 @@
 //! * `backoff`: the waits between listing attempts;
 //! * `fixture`: offline mode, nodes and pods read from `NodeList` /
 //!   `PodList` files;
-//! * `node_cache`: the on-disk cache of successful listings.
+//! * `node_cache`: the on-disk cache of successful listings;
+//! * `exec_credentials`: exec-plugin credentials kept until they expire.
 
 mod backoff;
+mod exec_credentials;
 mod fixture;
 mod kubeconfig;
 mod listing;
 mod node_cache;
 
 pub use backoff::BackoffPolicy;
+pub use exec_credentials::{
+    EXEC_CREDENTIALS_KIND, EXEC_CREDENTIALS_SCHEMA, EXPIRY_MARGIN, ExecCredentials,
+};
 pub use fixture::{contexts_from_fixture_dir, pods_from_fixture_dir};
 pub(crate) use node_cache::LazyStateNodeCache;
 pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
@@ -70,6 +75,9 @@ pub struct KubernetesOptions {
     pub backoff: BackoffPolicy,
     /// The node cache; `None` = always list (until `optimizer::state` provides one).
     pub node_cache: Option<Arc<dyn NodeCache>>,
+    /// Exec-plugin credentials kept across launches until they expire;
+    /// `None` = run the plugin for every client, as kube does.
+    pub exec_credentials: Option<Arc<ExecCredentials>>,
     /// Offline mode: read `<dir>/<context>.json` NodeLists instead of calling
     /// the API server (see [`contexts_from_fixture_dir`]). Contexts still come
     /// from the kubeconfig.
@@ -90,6 +98,7 @@ impl Default for KubernetesOptions {
             },
             backoff: BackoffPolicy::default(),
             node_cache: None,
+            exec_credentials: None,
             fixture_dir: None,
         }
     }
@@ -105,6 +114,7 @@ impl fmt::Debug for KubernetesOptions {
                 "node_cache",
                 &self.node_cache.as_ref().map(|_| "<dyn NodeCache>"),
             )
+            .field("exec_credentials", &self.exec_credentials.is_some())
             .field("fixture_dir", &self.fixture_dir)
             .finish()
     }

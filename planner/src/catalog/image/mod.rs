@@ -10,8 +10,10 @@
 //! stale (see `config::load_catalog_indexed`); this module only converts, and
 //! treats any image it cannot fully validate as an error, never as data.
 //!
-//! Layout: the head (postcard; its strings packed back to back, checked
-//! as UTF-8 in one pass), then the row stream (`stream.rs`: its runs one
+//! Layout: the head (postcard; its strings packed back to back, each
+//! checked as UTF-8 when first read; its arrays fixed-width little-endian
+//! bytes read in place, so that loading costs what a reader uses, not what
+//! the catalog holds), then the row stream (`stream.rs`: its runs one
 //! after another, each row against the row above), then the `GpuInfo`
 //! cells (UTF-8, back to back). The cells are outside the head's strings
 //! because only `sky gpus list` reads them: a launch checks only those of
@@ -23,11 +25,10 @@ mod strings;
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use stream::{Locations, decode_run, encode_run};
-use strings::{Packed, Strings, Tables};
+use strings::{Packed, Strings, Tables, U32s};
 
 use super::row::KNOWN_COLUMNS;
 use super::selection::{RowMatcher, RowSelection};
@@ -36,8 +37,9 @@ use crate::cloud::CloudId;
 
 /// Bumped whenever the layout or the meaning of a parsed row changes, so
 /// images written by another version are rejected instead of misread.
-/// 7: the `GpuInfo` column and the header's [`Columns`].
-const FORMAT: u32 = 7;
+/// 7: the `GpuInfo` column and the header's [`Columns`]. 8: the head's
+/// arrays as fixed-width bytes read in place, strings checked when read.
+const FORMAT: u32 = 8;
 const MAGIC: [u8; 8] = *b"SKYCATIX";
 
 /// Why an image was rejected (the caller falls back to the CSV).
@@ -65,26 +67,29 @@ struct Head<'a> {
     /// [`Columns`]' integer bits.
     integers: u8,
     /// Every distinct string of the rows but `GpuInfo`, once, back to back
-    /// (checked as UTF-8 in one pass, not one string at a time).
-    #[serde(borrow)]
-    strings: &'a str,
-    /// Where each of `strings` ends (it starts where the one before ends).
-    string_ends: Vec<u32>,
+    /// (each checked as UTF-8 when a reader first uses it).
+    strings: &'a [u8],
+    /// Where each of `strings` ends (it starts where the one before ends):
+    /// `u32` LE ([`U32s`]).
+    string_ends: &'a [u8],
     /// Where each distinct `GpuInfo` cell ends in the bytes after the row
-    /// stream (they start where the one before ends).
-    gpu_info: Vec<u32>,
+    /// stream (they start where the one before ends): `u32` LE.
+    gpu_info: &'a [u8],
     /// Rows skipped when the CSV was parsed: (line, message).
     #[serde(borrow)]
     warnings: Vec<(u64, &'a str)>,
     /// The row stream's runs in file order: maximal sequences of rows with
-    /// one accelerator name and one instance type, as (accelerator string
-    /// id, instance type string id, rows, bytes). Each run's stream starts
-    /// afresh, so a selection decodes only its runs.
-    runs: Vec<(u32, u32, u32, u32)>,
+    /// one accelerator name and one instance type, as `u32` LE quadruples
+    /// (accelerator string id, instance type string id, rows, bytes). Each
+    /// run's stream starts afresh, so a selection decodes only its runs.
+    runs: &'a [u8],
+    /// Where the row stream ends (the sum of the runs' bytes, stored so
+    /// that a selection need not add them up).
+    stream_len: u64,
     /// Every distinct (region, zone) string-id pair, in order of first
-    /// appearance: what region and zone validation reads, whatever rows a
-    /// selection decodes.
-    locations: Vec<(u32, u32)>,
+    /// appearance, as `u32` LE pairs: what region and zone validation
+    /// reads, whatever rows a selection decodes.
+    locations: &'a [u8],
 }
 
 /// A header name in an image: one of SkyPilot's by index (no string to
@@ -118,13 +123,24 @@ impl<'a> Column<'a> {
 
 /// Which row runs of an image a load decodes. A run is a maximal sequence
 /// of rows with one accelerator name and one instance type (see
-/// [`CloudCatalog::from_image_runs`]).
+/// [`CloudCatalog::from_image_runs`]); it is wanted when its accelerator
+/// name or its instance type is. Each answer is asked once per distinct
+/// string, not once per run.
 pub trait RunFilter {
     /// Whether every run is wanted (nothing is tested).
     fn is_all(&self) -> bool;
-    /// Whether the run of rows with this accelerator name and instance type
-    /// (`None`: the cell is empty) is wanted.
-    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool;
+    /// Whether the runs of rows with this accelerator name (`None`: the
+    /// cell is empty) are wanted, whatever their instance type.
+    fn wants_accelerator(&self, accelerator: Option<&str>) -> bool;
+    /// Whether the runs of rows with this instance type (`None`: the cell
+    /// is empty) are wanted, whatever their accelerator.
+    fn wants_instance_type(&self, instance_type: Option<&str>) -> bool;
+    /// Whether [`RunFilter::wants_instance_type`] may be true for some type
+    /// (when not, a load reads no instance type's string: the ×10 AWS
+    /// catalog has ~10k of them).
+    fn reads_instance_types(&self) -> bool {
+        true
+    }
 }
 
 /// A launch's [`RowSelection`]: the runs of its accelerators and families.
@@ -133,9 +149,58 @@ impl RunFilter for RowMatcher {
         RowMatcher::is_all(self)
     }
 
-    fn wants(&self, accelerator: Option<&str>, instance_type: Option<&str>) -> bool {
-        self.wants_accelerator(accelerator) || self.wants_instance_type(instance_type)
+    fn wants_accelerator(&self, accelerator: Option<&str>) -> bool {
+        RowMatcher::wants_accelerator(self, accelerator)
     }
+
+    fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
+        RowMatcher::wants_instance_type(self, instance_type)
+    }
+
+    fn reads_instance_types(&self) -> bool {
+        self.selects_families()
+    }
+}
+
+/// One string-keyed answer of a [`RunFilter`], asked at most once per id.
+struct Memo(Vec<u8>);
+
+impl Memo {
+    fn new(strings: usize) -> Memo {
+        Memo(vec![0; strings + 1])
+    }
+
+    /// The answer for string `id` (0: the empty cell), from `ask` the first time.
+    fn get<'s>(
+        &mut self,
+        id: u32,
+        text: impl Fn(u32) -> Result<Option<&'s str>, ImageError>,
+        ask: impl Fn(Option<&str>) -> bool,
+    ) -> Result<bool, ImageError> {
+        let slot = self
+            .0
+            .get_mut(id as usize)
+            .ok_or(ImageError::Mismatch("string index"))?;
+        if *slot == 0 {
+            *slot = if ask(text(id)?) { 2 } else { 1 };
+        }
+        Ok(*slot == 2)
+    }
+}
+
+/// The head's runs: (accelerator id, instance type id, rows, bytes) each,
+/// from their `u32` LE quadruples in one pass.
+fn runs_of_head(bytes: &[u8]) -> Result<Vec<(u32, u32, u32, u32)>, ImageError> {
+    let quads = bytes.chunks_exact(16);
+    if !quads.remainder().is_empty() {
+        return Err(ImageError::Decode("runs are cut short".into()));
+    }
+    Ok(quads
+        .map(|q| {
+            let at = |k: usize| u32::from_le_bytes([q[k], q[k + 1], q[k + 2], q[k + 3]]);
+            (at(0), at(4), at(8), at(12))
+        })
+        .collect())
 }
 
 /// Splits rows into runs of one accelerator name and one instance type:
@@ -182,6 +247,10 @@ impl CloudCatalog {
         }
         let (strings, string_ends) = tables.strings.pack();
         let (cells, gpu_info) = tables.gpu_info.pack();
+        let string_ends = U32s::encode(string_ends);
+        let gpu_info = U32s::encode(gpu_info);
+        let runs = U32s::encode(runs.into_iter().flat_map(|(a, b, c, d)| [a, b, c, d]));
+        let locations = U32s::encode(locations.pairs.into_iter().flat_map(|(r, z)| [r, z]));
         let head = Head {
             magic: MAGIC,
             format: FORMAT,
@@ -190,19 +259,25 @@ impl CloudCatalog {
             has_zones: self.has_zones,
             columns: self.columns().names().map(Column::of).collect(),
             integers: self.columns().integer_bits(),
-            strings: &strings,
-            string_ends,
-            gpu_info,
+            strings: strings.as_bytes(),
+            string_ends: &string_ends,
+            gpu_info: &gpu_info,
             warnings: warnings
                 .iter()
                 .map(|w| (w.line, w.message.as_str()))
                 .collect(),
-            runs,
-            locations: locations.pairs,
+            runs: &runs,
+            stream_len: stream.len() as u64,
+            locations: &locations,
         };
         // The head is a small part of the image: sized for it and the rest.
         let out = Vec::with_capacity(
-            4096 + strings.len() + 4 * head.string_ends.len() + stream.len() + cells.len(),
+            4096 + strings.len()
+                + string_ends.len()
+                + runs.len()
+                + locations.len()
+                + stream.len()
+                + cells.len(),
         );
         let mut out = postcard::to_extend(&head, out).expect("encoding to a Vec cannot fail");
         out.extend_from_slice(&stream);
@@ -252,8 +327,9 @@ impl CloudCatalog {
         if head.cloud != cloud.name() {
             return Err(ImageError::Mismatch("cloud"));
         }
-        let stream_len: u64 = head.runs.iter().map(|&(_, _, _, len)| u64::from(len)).sum();
-        let Some((stream, gpu_cells)) = usize::try_from(stream_len)
+        let runs_table = runs_of_head(head.runs)?;
+        let run_count = runs_table.len();
+        let Some((stream, gpu_cells)) = usize::try_from(head.stream_len)
             .ok()
             .and_then(|len| rest.split_at_checked(len))
         else {
@@ -261,7 +337,7 @@ impl CloudCatalog {
                 "run lengths do not cover the rows".into(),
             ));
         };
-        let packed = Packed::new(head.strings, &head.string_ends)?;
+        let packed = Packed::new(head.strings, U32s::new(head.string_ends)?)?;
         let text = |id: u32| -> Result<Option<&str>, ImageError> {
             match id {
                 0 => Ok(None),
@@ -269,42 +345,59 @@ impl CloudCatalog {
             }
         };
         // Which runs to decode: those wanted, then every run of an instance
-        // type one of those holds.
+        // type one of those holds. Each accelerator name and instance type
+        // is asked about once (the ×10 AWS catalog has ~10k runs and ~300
+        // accelerator names); `types` marks the instance types held.
         let all = runs.is_all();
-        let mut wanted = vec![all; head.runs.len()];
+        let mut wanted = vec![all; run_count];
         if !all {
-            let mut types: FxHashSet<u32> = Default::default();
-            for (i, &(name, it, _, _)) in head.runs.iter().enumerate() {
-                if runs.wants(text(name)?, text(it)?) {
-                    wanted[i] = true;
+            let mut by_name = Memo::new(packed.len());
+            let mut by_type = Memo::new(packed.len());
+            let mut types = vec![false; packed.len() + 1];
+            let reads_types = runs.reads_instance_types();
+            for (i, w) in wanted.iter_mut().enumerate() {
+                let (name, it, _, _) = runs_table[i];
+                if by_name.get(name, text, |a| runs.wants_accelerator(a))?
+                    || (reads_types && by_type.get(it, text, |t| runs.wants_instance_type(t))?)
+                {
+                    *w = true;
                     if it != 0 {
-                        types.insert(it);
+                        types[it as usize] = true;
                     }
                 }
             }
-            for (i, &(_, it, _, _)) in head.runs.iter().enumerate() {
-                wanted[i] |= it != 0 && types.contains(&it);
+            for (i, w) in wanted.iter_mut().enumerate() {
+                let (_, it, _, _) = runs_table[i];
+                *w |= it != 0 && types[it as usize];
             }
         }
-        let mut strings = Strings::new(packed, &head.gpu_info, gpu_cells)?;
+        let gpu = Packed::new(gpu_cells, U32s::new(head.gpu_info)?)
+            .map_err(|_| ImageError::Decode("GpuInfo cells do not add up".into()))?;
+        let mut strings = Strings::new(packed, gpu);
         let mut rows: Vec<VmRow> = Vec::new();
         // The count is trusted only as far as the bytes could hold that many
         // rows (two mask bytes each).
-        let total: u64 = head
-            .runs
-            .iter()
-            .zip(&wanted)
-            .filter(|(_, w)| **w)
-            .map(|(&(_, _, n, _), _)| u64::from(n))
+        let total: u64 = (0..run_count)
+            .filter(|&i| wanted[i])
+            .map(|i| u64::from(runs_table[i].2))
             .sum();
         rows.reserve((total as usize).min(stream.len() / 2));
         let mut offset = 0usize;
-        for (&(name, it, count, len), wanted) in head.runs.iter().zip(wanted) {
-            let run = &stream[offset..offset + len as usize];
-            offset += len as usize;
+        for (i, wanted) in wanted.into_iter().enumerate() {
+            let (name, it, count, len) = runs_table[i];
+            let end = offset.saturating_add(len as usize);
+            let run = stream
+                .get(offset..end)
+                .ok_or_else(|| ImageError::Decode("a run ends past the rows".into()))?;
+            offset = end;
             if wanted {
                 decode_run(run, count as usize, (it, name), &mut strings, &mut rows)?;
             }
+        }
+        if offset != stream.len() {
+            return Err(ImageError::Decode(
+                "run lengths do not cover the rows".into(),
+            ));
         }
         let schema = if head.v6 { Schema::V6 } else { Schema::V8 };
         let warnings = head
@@ -325,8 +418,13 @@ impl CloudCatalog {
         let mut catalog =
             CloudCatalog::from_rows(cloud, rows, head.has_zones, schema).with_columns(columns);
         if !all {
-            let mut locations = Vec::with_capacity(head.locations.len());
-            for &(region, zone) in &head.locations {
+            let pairs = U32s::new(head.locations)?;
+            let mut locations = Vec::with_capacity(pairs.len() / 2);
+            for i in 0..pairs.len() / 2 {
+                let (region, zone) = (
+                    pairs.get(2 * i).unwrap_or(0),
+                    pairs.get(2 * i + 1).unwrap_or(0),
+                );
                 let region = strings
                     .get(region)?
                     .ok_or(ImageError::Mismatch("empty region"))?;

@@ -7,41 +7,81 @@ use rustc_hash::FxHashMap;
 use super::ImageError;
 use crate::catalog::Text;
 
-/// Strings stored back to back, and where each ends.
+/// A little-endian `u32` array stored as bytes in an image: read in place,
+/// element by element (nothing decoded up front, whatever its length).
+#[derive(Clone, Copy)]
+pub(super) struct U32s<'a>(&'a [u8]);
+
+impl<'a> U32s<'a> {
+    /// `bytes` as `u32`s; a length that is no multiple of 4 is no array of ours.
+    pub(super) fn new(bytes: &'a [u8]) -> Result<U32s<'a>, ImageError> {
+        if !bytes.len().is_multiple_of(4) {
+            return Err(ImageError::Decode("a u32 array is cut short".into()));
+        }
+        Ok(U32s(bytes))
+    }
+
+    /// The bytes of `values`, as [`U32s::new`] reads them.
+    pub(super) fn encode(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
+        values.into_iter().flat_map(u32::to_le_bytes).collect()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// Element `i`, if there is one.
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> Option<u32> {
+        let chunk = self.0.get(i.checked_mul(4)?..i.checked_mul(4)? + 4)?;
+        chunk.try_into().ok().map(u32::from_le_bytes)
+    }
+
+    pub(super) fn last(&self) -> Option<u32> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+}
+
+/// Bytes stored back to back, and where each piece ends: piece `i` is
+/// checked (its bounds, and as UTF-8) when it is read, so loading an image
+/// costs nothing per string it holds, only per string a reader uses.
 #[derive(Clone, Copy)]
 pub(super) struct Packed<'a> {
-    text: &'a str,
-    ends: &'a [u32],
+    text: &'a [u8],
+    ends: U32s<'a>,
 }
 
 impl<'a> Packed<'a> {
-    /// Strings `text` and `ends` as written by [`StringTable::pack`]: the
-    /// ends never decrease, and the last is the end of `text`.
-    pub(super) fn new(text: &'a str, ends: &'a [u32]) -> Result<Packed<'a>, ImageError> {
-        if ends.windows(2).any(|w| w[0] > w[1])
-            || ends.last().map_or(0, |&end| end as usize) != text.len()
-        {
+    /// Pieces `text` ending at `ends` as written by [`StringTable::pack`]:
+    /// the last end is the end of `text` (checked here; each piece's own
+    /// bounds are checked when it is read).
+    pub(super) fn new(text: &'a [u8], ends: U32s<'a>) -> Result<Packed<'a>, ImageError> {
+        if ends.last().map_or(0, |end| end as usize) != text.len() {
             return Err(ImageError::Decode("strings do not add up".into()));
         }
         Ok(Packed { text, ends })
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// String `i` (from 0).
     #[inline]
     pub(super) fn get(&self, i: usize) -> Result<&'a str, ImageError> {
-        let end = *self
+        let end = self
             .ends
             .get(i)
             .ok_or(ImageError::Mismatch("string index"))? as usize;
-        let start = i.checked_sub(1).map_or(0, |j| self.ends[j] as usize);
-        // A cut inside a character is no string of ours.
-        self.text
+        let start = match i.checked_sub(1) {
+            Some(j) => self.ends.get(j).unwrap_or(u32::MAX) as usize,
+            None => 0,
+        };
+        let bytes = self
+            .text
             .get(start..end)
-            .ok_or(ImageError::Mismatch("string boundary"))
+            .ok_or(ImageError::Mismatch("string boundary"))?;
+        std::str::from_utf8(bytes).map_err(|_| ImageError::Decode("a string is not UTF-8".into()))
     }
 }
 
@@ -89,33 +129,20 @@ pub(super) struct Tables<'a> {
 pub(super) struct Strings<'h> {
     raw: Packed<'h>,
     made: Vec<Option<Text>>,
-    /// The `GpuInfo` cells, back to back, and where each ends.
-    gpu_cells: &'h [u8],
-    gpu_ends: &'h [u32],
+    /// The `GpuInfo` cells.
+    gpu: Packed<'h>,
     gpu_made: Vec<Option<Text>>,
 }
 
 impl<'h> Strings<'h> {
-    /// The strings `raw`, and the `GpuInfo` cells `gpu_cells` ending at
-    /// `gpu_ends`.
-    pub(super) fn new(
-        raw: Packed<'h>,
-        gpu_ends: &'h [u32],
-        gpu_cells: &'h [u8],
-    ) -> Result<Strings<'h>, ImageError> {
-        let ends = gpu_ends;
-        if ends.windows(2).any(|w| w[0] > w[1])
-            || ends.last().map_or(0, |&end| end as usize) != gpu_cells.len()
-        {
-            return Err(ImageError::Decode("GpuInfo cells do not add up".into()));
-        }
-        Ok(Strings {
+    /// The strings `raw`, and the `GpuInfo` cells `gpu`.
+    pub(super) fn new(raw: Packed<'h>, gpu: Packed<'h>) -> Strings<'h> {
+        Strings {
             raw,
             made: vec![None; raw.len()],
-            gpu_cells,
-            gpu_ends: ends,
-            gpu_made: vec![None; ends.len()],
-        })
+            gpu,
+            gpu_made: vec![None; gpu.len()],
+        }
     }
 
     /// String `id` (`0` = empty cell).
@@ -147,13 +174,9 @@ impl<'h> Strings<'h> {
         if let Some(Some(made)) = self.gpu_made.get(i) {
             return Ok(Some(made.clone()));
         }
-        let end = *self
-            .gpu_ends
-            .get(i)
-            .ok_or(ImageError::Mismatch("GpuInfo index"))? as usize;
-        let start = i.checked_sub(1).map_or(0, |j| self.gpu_ends[j] as usize);
-        let text = std::str::from_utf8(&self.gpu_cells[start..end])
-            .map_err(|_| ImageError::Decode("a GpuInfo cell is not UTF-8".into()))?;
+        let text = self.gpu.get(i).map_err(|_| {
+            ImageError::Decode("a GpuInfo cell is out of bounds or not UTF-8".into())
+        })?;
         let made = Text::from(text);
         self.gpu_made[i] = Some(made.clone());
         Ok(Some(made))

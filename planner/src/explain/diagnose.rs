@@ -1,6 +1,6 @@
 //! Why a cloud has no launchable for a resource, when it did not say so
 //! itself: the request's constraints dropped one at a time — the
-//! region/zone pin, `max_hourly_cost`, spot, then cpus/memory/local disk —
+//! region/zone pin, `max_hourly_cost`, spot, then cpus/memory/disks —
 //! and the first whose absence gives the cloud a launchable is the reason.
 //! The same feasibility and costing functions the optimizer calls, on a
 //! relaxed copy of the resource; what the cloud logs meanwhile is dropped.
@@ -112,11 +112,12 @@ fn relaxed(
             on_demand: Some(row),
         });
     }
-    if r.cpus.is_some() || r.memory.is_some() || r.local_disk.is_some() {
+    if r.cpus.is_some() || r.memory.is_some() || r.local_disk.is_some() || r.disk_tier.is_some() {
         let mut free = r.clone();
         free.cpus = None;
         free.memory = None;
         free.local_disk = None;
+        free.disk_tier = None;
         if cheapest_row(world, task, cloud, &free, idx).is_some() {
             return Some(no_match(r));
         }
@@ -143,6 +144,7 @@ fn no_match(r: &Resources) -> Reason {
         cpus: r.cpus.clone(),
         memory: r.memory.clone(),
         local_disk: r.local_disk.clone(),
+        disk_tier: r.disk_tier.map(|t| t.as_str()),
         accelerator: r.accelerator.as_ref().map(|a| a.short()),
     }
 }

@@ -172,6 +172,8 @@ pub enum Reason {
         memory: Option<String>,
         /// `local_disk`, as requested.
         local_disk: Option<String>,
+        /// `disk_tier`, as requested.
+        disk_tier: Option<&'static str>,
         /// The accelerator, as requested.
         accelerator: Option<String>,
     },

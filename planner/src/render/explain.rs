@@ -8,7 +8,7 @@
 use super::optimizer::cells;
 use super::pipeline::absence;
 use crate::assemble::Absence;
-use crate::cloud::CloudId;
+use crate::cloud::{CloudId, Credential, Detection};
 use crate::explain::{
     CloudVerdict, Explanation, Locations, Offer, Reason, TaskExplanation, Verdict,
 };
@@ -186,7 +186,7 @@ fn signed(x: f64) -> String {
 /// One line: why `cloud` has no launchable.
 pub fn reason_text(cloud: CloudId, reason: &Reason) -> String {
     let text = match reason {
-        Reason::LeftOut { why } => left_out(why),
+        Reason::LeftOut { why } => left_out(cloud, why),
         Reason::PinnedElsewhere { pinned } => {
             let names: Vec<String> = pinned
                 .iter()
@@ -244,13 +244,16 @@ pub fn reason_text(cloud: CloudId, reason: &Reason) -> String {
             cpus,
             memory,
             local_disk,
+            disk_tier,
             accelerator,
         } => {
+            let disk_tier = disk_tier.map(str::to_string);
             let parts: Vec<String> = [
                 ("accelerators", accelerator),
                 ("cpus", cpus),
                 ("memory", memory),
                 ("local_disk", local_disk),
+                ("disk_tier", &disk_tier),
             ]
             .iter()
             .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}")))
@@ -275,10 +278,13 @@ pub fn reason_text(cloud: CloudId, reason: &Reason) -> String {
 }
 
 /// An absent cloud's reason, as the launch's warnings word it.
-fn left_out(why: &Absence) -> String {
+fn left_out(cloud: CloudId, why: &Absence) -> String {
     let what = absence(why);
     match why {
-        Absence::NoCredentials(_) => format!("no credentials: {what}"),
+        Absence::NoCredentials(_) => match looked_for(cloud) {
+            Some(places) => format!("no credentials: {what} (looked for {places})"),
+            None => format!("no credentials: {what}"),
+        },
         Absence::NotInAllowedClouds | Absence::DisabledInWorkspace(_) => {
             format!("disabled: {what}")
         }
@@ -287,6 +293,36 @@ fn left_out(why: &Absence) -> String {
         }
         Absence::NotDeclared | Absence::NotEnabled => format!("not considered: {what}"),
     }
+}
+
+/// Where a catalog cloud looks for its credentials (its cloud-table
+/// entry), or `None` for the clouds whose adapter words its own hint.
+fn looked_for(cloud: CloudId) -> Option<String> {
+    let Detection::Files { credentials, .. } = cloud.spec().detection else {
+        return None;
+    };
+    let places: Vec<String> = credentials
+        .iter()
+        .map(|c| match c {
+            Credential::HomeFile(path)
+            | Credential::HomeFileChecked { path, .. }
+            | Credential::HomeFileStartingWith { path, .. }
+            | Credential::HomeFileKeys { path, .. } => format!("~/{path}"),
+            Credential::FileFromEnv(var) => format!("the file ${var} names"),
+            Credential::Env(var) => format!("${var}"),
+            Credential::EnvAll(vars) | Credential::AllEnv(vars) => vars
+                .iter()
+                .map(|v| format!("${v}"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            Credential::FileInEnvDir {
+                dir_var,
+                default_dir,
+                file,
+            } => format!("${dir_var}/{file} (else ~/{default_dir}/{file})"),
+        })
+        .collect();
+    (!places.is_empty()).then(|| places.join(", "))
 }
 
 /// A cloud's own refusal: unsupported features with SkyPilot's reasons on

@@ -133,3 +133,81 @@ fn explain_every_launch_scenario() {
         }
     });
 }
+
+/// The example of the README: the last `sky check` enabled Lambda, Cudo,
+/// Paperspace and RunPod; RunPod's credentials are gone since; the task
+/// names Lambda, Cudo and RunPod. Paperspace is excluded by the pin,
+/// RunPod lacks credentials, Cudo loses on price.
+#[test]
+fn explains_a_pin_missing_credentials_and_a_price() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    for (path, body) in [
+        (".lambda_cloud/lambda_keys", "api_key = placeholder\n"),
+        (".config/cudo/cudo.yml", "key: placeholder\n"),
+        (".paperspace/config.json", "{\"apiKey\": \"placeholder\"}\n"),
+        (
+            ".sky/enabled-clouds.json",
+            "[\"lambda\",\"cudo\",\"paperspace\",\"runpod\"]",
+        ),
+    ] {
+        std::fs::create_dir_all(h.join(path).parent().unwrap()).unwrap();
+        std::fs::write(h.join(path), body).unwrap();
+    }
+    let task = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/explain/pin-credentials-price.yaml");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sky"))
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", h)
+            .env("USER", "tester")
+            .env("NO_COLOR", "1")
+            .env("SKY_BUNDLED_CATALOGS", "1")
+            .current_dir(task.parent().unwrap())
+            .args(["launch", "-c", "sky-test", "--dryrun", "-y", "--explain"])
+            .args(extra)
+            .arg("pin-credentials-price.yaml")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run(&[]);
+    for want in [
+        "Task 'train' (1 node): chosen Lambda gpu_8x_a100",
+        "+2.65 per hour",
+        "Paperspace  -",
+        "excluded by the request's pin: infra lambda, cudo, runpod",
+        "no credentials: RunPod credentials not found. Run: runpod config (looked for ~/.runpod/config.toml)",
+    ] {
+        assert!(text.contains(want), "{want:?} not in:\n{text}");
+    }
+    insta::assert_snapshot!("explain_pin_credentials_price", text);
+    let doc: serde_json::Value = serde_json::from_str(&run(&["-o", "json"])).unwrap();
+    let clouds = &doc["explain"]["tasks"][0]["clouds"];
+    let kinds: Vec<(&str, &str)> = clouds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["cloud"].as_str().unwrap(),
+                c["reason"].as_str().or(c["verdict"].as_str()).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("lambda", "chosen"),
+            ("cudo", "offer"),
+            ("paperspace", "pinned_elsewhere"),
+            ("runpod", "no_credentials"),
+        ]
+    );
+    assert_eq!(
+        doc["explain"]["tasks"][0]["locations"]["decided_by"],
+        "enumeration_order"
+    );
+}

@@ -66,8 +66,8 @@ pub struct TaskExplanation {
     pub chosen: Option<Considered>,
     /// Every cloud considered, one each: the chosen one first, then those
     /// with an offer by price (ties in enumeration order), then those
-    /// without, in enumeration order, then the clouds left out, in
-    /// [`CloudId::ALL`] order.
+    /// without, in enumeration order, then the clouds left out (and any
+    /// outside the starting set the task names), in [`CloudId::ALL`] order.
     pub clouds: Vec<CloudVerdict>,
     /// The chosen candidate's cheapest locations.
     pub locations: Option<Locations>,
@@ -349,7 +349,10 @@ fn explain_task(
         absent
             .iter()
             .filter(|a| {
-                !matches!(a.why, Absence::NotDeclared | Absence::NotEnabled)
+                // Outside the starting set: listed together, unless the
+                // task names it.
+                let named = resources.iter().any(|r| r.cloud == Some(a.cloud));
+                (named || !matches!(a.why, Absence::NotDeclared | Absence::NotEnabled))
                     && !world.enabled.contains(&a.cloud)
             })
             .map(|a| CloudVerdict {

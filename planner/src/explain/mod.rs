@@ -257,8 +257,8 @@ pub fn explain(result: &LaunchResult) -> Explanation {
 enum Asked {
     /// Located, costed launchables (cheapest candidate only, as SkyPilot).
     Rows(Vec<Considered>),
-    /// None, and why.
-    Empty(Reason),
+    /// None, and why (boxed: a reason may carry a whole row).
+    Empty(Box<Reason>),
 }
 
 fn explain_task(
@@ -291,7 +291,7 @@ fn explain_task(
                 Asked::Rows(found) => rows.extend(found),
                 Asked::Empty(reason) => {
                     if first_reason.is_none() {
-                        first_reason = Some(reason);
+                        first_reason = Some(*reason);
                     }
                 }
             }
@@ -360,7 +360,7 @@ fn explain_task(
                 verdict: Verdict::Nothing(Reason::LeftOut { why: a.why.clone() }),
             }),
     );
-    let locations = plan.map(|p| locations(p));
+    let locations = plan.map(locations);
     TaskExplanation {
         name: task.name.clone(),
         num_nodes: task.num_nodes,
@@ -392,18 +392,22 @@ fn ask(world: &World, task: &Task, cloud: CloudId, r: &Resources, idx: usize) ->
     let feasible = match feasibility::feasible_resources(world, cloud, r, task.num_nodes) {
         Ok(f) => f,
         Err(e) => {
-            return Asked::Empty(Reason::Error {
+            return Asked::Empty(Box::new(Reason::Error {
                 message: e.message.clone(),
-            });
+            }));
         }
     };
     let Some(cheapest) = feasible.resources.first() else {
-        return Asked::Empty(diagnose::why_none(world, task, cloud, r, idx, feasible));
+        return Asked::Empty(Box::new(diagnose::why_none(
+            world, task, cloud, r, idx, feasible,
+        )));
     };
     match costed(world, task, cloud, cheapest, idx) {
         Ok(rows) if !rows.is_empty() => Asked::Rows(rows),
-        Ok(_) => Asked::Empty(diagnose::why_unlocated(world, task, cloud, r, idx)),
-        Err(message) => Asked::Empty(Reason::Error { message }),
+        Ok(_) => Asked::Empty(Box::new(diagnose::why_unlocated(
+            world, task, cloud, r, idx,
+        ))),
+        Err(message) => Asked::Empty(Box::new(Reason::Error { message })),
     }
 }
 

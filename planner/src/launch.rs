@@ -180,6 +180,9 @@ pub struct LaunchResult {
     pub client_notices: Vec<ClientNotice>,
     /// The provisioning-only flags, as given (for the `-o json` plan).
     pub provision: ProvisionFlags,
+    /// Why the plan is what it is (`--explain`: [`LaunchResult::explain`]
+    /// fills it; `None` otherwise).
+    pub explanation: Option<crate::explain::Explanation>,
 }
 
 impl LaunchResult {
@@ -331,6 +334,7 @@ pub fn plan_parsed(
         optimized: Optimized::failed(error),
         client_notices,
         provision: provision.clone(),
+        explanation: None,
     };
     let _span = tracing::info_span!("plan").entered();
     if let Some(e) = prepared.workspace_error.clone() {
@@ -369,5 +373,6 @@ pub fn plan_parsed(
         optimized,
         client_notices,
         provision,
+        explanation: None,
     }
 }

@@ -19,7 +19,8 @@
 //!   what its probe found (and `sky check`'s pure halves);
 //! * [`launch`]: one launch as data, and its plan stage;
 //! * [`validate`], [`feasibility`], [`optimize`]: `Resources.validate()`,
-//!   per-cloud candidates, and the optimizer;
+//!   per-cloud candidates, and the optimizer; [`explain`]: why the plan
+//!   won and what every other cloud offered or why not (`--explain`);
 //! * [`render`]: every table and message `sky` prints, on the top floor: nothing
 //!   else here imports it;
 //! * [`text`] and [`pytext`]: the leaf text helpers below everything (ANSI
@@ -33,6 +34,7 @@ pub mod catalog;
 pub mod check;
 pub mod cloud;
 pub mod config;
+pub mod explain;
 pub mod feasibility;
 pub mod gpus;
 pub mod handoff;

@@ -372,6 +372,43 @@ fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> 
     }
 }
 
+/// What one located launchable costs a task of `num_nodes` nodes for the
+/// default hour: SkyPilot's hourly price × (default runtime 3600 s / 3600)
+/// × billable nodes; nodes a consumable reservation covers are already
+/// paid for (`Optimizer._estimate_nodes_cost_or_time`).
+pub(crate) fn launchable_cost(
+    world: &World,
+    num_nodes: u32,
+    r: &Resources,
+) -> Result<f64, RequestError> {
+    let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
+    const RUNTIME_HOURS: f64 = 1.0;
+    let billable = (i64::from(num_nodes) - world.reserved_nodes(r)).max(0);
+    Ok(hourly * RUNTIME_HOURS * billable as f64)
+}
+
+/// The located launchables of a cloud's cheapest candidate, as the
+/// optimizer makes them (`make_launchables_for_valid_region_zones`),
+/// without what the cloud logs meanwhile: what `--explain` reads
+/// (`crate::explain`).
+pub(crate) fn launchables_of(
+    world: &World,
+    cloud: CloudId,
+    cheapest: &Resources,
+) -> Vec<Resources> {
+    make_launchables(world, cloud, cheapest, &mut Vec::new())
+}
+
+/// A located launchable with its cost, as the optimizer records it.
+pub(crate) fn considered_row(
+    world: &World,
+    r: &Resources,
+    cost: f64,
+    request_index: usize,
+) -> Considered {
+    considered(world, r, cost, request_index)
+}
+
 /// Costs of every launchable of a task, in enumeration order.
 fn estimate(
     world: &World,
@@ -384,12 +421,7 @@ fn estimate(
     let mut rows = Vec::new();
     for (idx, list) in en.launchable.iter().enumerate() {
         for r in list {
-            let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
-            // SkyPilot: hourly × (default runtime 3600 s / 3600) × billable
-            // nodes; nodes a consumable reservation covers are already paid for.
-            const RUNTIME_HOURS: f64 = 1.0;
-            let billable = (i64::from(task.num_nodes) - world.reserved_nodes(r)).max(0);
-            let cost = hourly * RUNTIME_HOURS * billable as f64;
+            let cost = launchable_cost(world, task.num_nodes, r)?;
             rows.push(considered(world, r, cost, idx));
         }
     }
@@ -686,7 +718,7 @@ fn optimize_inner(
 
 /// The cost a table row shows, read back as a number (`float(f'{cost:.2f}')`):
 /// what SkyPilot sorts the rows by.
-fn shown_cost(cost: f64) -> f64 {
+pub(crate) fn shown_cost(cost: f64) -> f64 {
     format_fixed(cost, 2).parse().unwrap_or(cost)
 }
 

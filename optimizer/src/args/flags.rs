@@ -278,6 +278,12 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "FILE")]
     pub plan_out: Option<PathBuf>,
 
+    /// After the table, say why: each cloud's cheapest launchable and its
+    /// gap to the chosen row, or why it has none; the chosen candidate's
+    /// cheapest locations (with -o json: an `explain` section).
+    #[arg(long)]
+    pub explain: bool,
+
     /// The shared options.
     #[command(flatten)]
     pub common: CommonArgs,

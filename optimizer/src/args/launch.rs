@@ -65,6 +65,7 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         workspace,
         output,
         plan_out,
+        explain,
         common,
     } = args;
     let project_dir = env.current_dir.take();
@@ -72,6 +73,7 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
     options.config_args = config;
     options.workspace = workspace;
     options.project_dir = project_dir;
+    options.explain = explain;
 
     let num_nodes = match num_nodes {
         None => None,

@@ -298,6 +298,7 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         ports,
         priority: None,
         async_call: false,
+        explain: false,
         no_async: false,
         idle_minutes_to_autostop: None,
         wait_for: None,

@@ -14,7 +14,8 @@
 //!   out and why, the warnings as data, worded by
 //!   [`planner::render::pipeline`] → [`Prepared`];
 //! - **plan** (pure, [`planner::launch::plan_parsed`]): the task parsed
-//!   once, validated, optimised → [`LaunchResult`].
+//!   once, validated, optimised → [`LaunchResult`]; with `--explain`
+//!   ([`LaunchOptions::explain`]) also why ([`LaunchResult::explain`]).
 //!
 //! What it returns is data; [`planner::render::launch`] prints it and
 //! [`LaunchResult::exit`] picks the exit code.
@@ -62,12 +63,12 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     )
     .await?;
     let prepared = assemble(settings, probed.found, carried)?;
-    Ok(planner::launch::plan_parsed(
-        prepared,
-        source,
-        probed.parsed,
-        &request.overrides,
-    ))
+    let mut result =
+        planner::launch::plan_parsed(prepared, source, probed.parsed, &request.overrides);
+    if options.explain {
+        result.explain();
+    }
+    Ok(result)
 }
 
 /// The request, read ahead of the catalogs (which then decode only the

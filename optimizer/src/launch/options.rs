@@ -102,6 +102,10 @@ pub struct LaunchOptions {
     /// `SKY_VOLUMES_FILE`: the user's volumes as `sky volumes ls -o json`
     /// prints them, for task `volumes:`.
     pub volumes_file: Option<PathBuf>,
+    /// `sky launch --explain`: the plan stage also explains the plan
+    /// ([`LaunchResult::explain`](planner::launch::LaunchResult::explain));
+    /// off, a launch computes nothing more.
+    pub explain: bool,
 }
 
 impl LaunchOptions {
@@ -158,6 +162,7 @@ impl LaunchOptions {
             config_args: Vec::new(),
             workspace: None,
             project_dir: None,
+            explain: false,
         })
     }
 

@@ -8,6 +8,8 @@ mod state;
 mod aws_identity;
 // Table scenarios from fixtures/scenarios, snapshotted with insta.
 mod scenarios;
+// `sky launch --explain` on every launch scenario, its section snapshotted.
+mod explain;
 // `sky gpus list` against Kubernetes API mocks: pods, 403, failures, node cache.
 mod gpus_realtime;
 // Whole launches against the mocks: fan-out, caches, partial tables, secrets.

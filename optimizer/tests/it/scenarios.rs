@@ -128,7 +128,7 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
 }
 
-fn cases() -> Vec<(String, PathBuf)> {
+pub(crate) fn cases() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     let dir = fixtures().join("scenarios");
     for entry in std::fs::read_dir(&dir).expect("fixtures/scenarios exists") {
@@ -146,6 +146,19 @@ fn cases() -> Vec<(String, PathBuf)> {
 
 /// Runs one case; returns its snapshot text and, on an unexpected exit code, a failure message.
 fn run_case(dir: &Path) -> (String, Option<String>) {
+    run_case_with(dir, &[]).0
+}
+
+/// Whether a case runs `sky launch` (not another subcommand).
+pub(crate) fn is_launch(dir: &Path) -> bool {
+    let text = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
+    let scenario: Scenario = toml::from_str(&text).unwrap();
+    scenario.command.is_none()
+}
+
+/// [`run_case`] with `extra` flags after the case's own; also the raw
+/// stdout of the first run.
+pub(crate) fn run_case_with(dir: &Path, extra: &[&str]) -> ((String, Option<String>), String) {
     let text = std::fs::read_to_string(dir.join("scenario.toml")).unwrap();
     let scenario: Scenario = toml::from_str(&text)
         .unwrap_or_else(|e| panic!("{}: invalid scenario.toml: {e}", dir.display()));
@@ -232,7 +245,7 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
                 }
             }
         }
-        cmd.args(&scenario.args);
+        cmd.args(&scenario.args).args(extra);
         if let Some(task) = &scenario.task {
             // Relative path so the "YAML to run:" line is stable.
             cmd.current_dir(&run_dir).arg(task);
@@ -329,7 +342,7 @@ fn run_case(dir: &Path) -> (String, Option<String>) {
         "# {}\n{source}{upstream_varies}exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
         scenario.description
     );
-    (snapshot, failure)
+    ((snapshot, failure), stdout)
 }
 
 #[test]

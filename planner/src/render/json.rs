@@ -45,7 +45,7 @@ pub fn plan(result: &LaunchResult, cluster: &str) -> serde_json::Value {
             ),
         ),
     };
-    serde_json::json!({
+    let mut doc = serde_json::json!({
         "schema": PLAN_SCHEMA,
         "cluster": cluster,
         "enabled_clouds": prepared.world.enabled.iter().map(|c| c.name()).collect::<Vec<_>>(),
@@ -64,5 +64,10 @@ pub fn plan(result: &LaunchResult, cluster: &str) -> serde_json::Value {
         "log": optimizer::log(optimized).iter().map(|l| strip_ansi(l)).collect::<Vec<_>>(),
         "plan": plan,
         "error": error,
-    })
+    });
+    // `--explain` only: without it the document is unchanged.
+    if let Some(explanation) = &result.explanation {
+        doc["explain"] = super::explain::json(explanation);
+    }
+    doc
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{json, optimizer, overrides, timings};
+use super::{explain, json, optimizer, overrides, timings};
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
 use crate::resources::{ErrorKind, RequestError, infra_display};
@@ -177,6 +177,11 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
     }
     if let Some(e) = result.error() {
         out.push(Line::err(error(e)));
+    }
+    if !view.json
+        && let Some(explanation) = &result.explanation
+    {
+        out.extend(explain::text(explanation).into_iter().map(Line::out));
     }
     if view.timings {
         out.extend(timings::launch(prepared).into_iter().map(Line::out));

@@ -8,13 +8,15 @@
 //! log before the tables, [`optimizer`] the optimizer's log with its plan
 //! tables and instance hints, [`json`] the `-o json` plan document,
 //! [`timings`] `--timings`, [`check`] the `sky check` report, [`gpus`]
-//! `sky gpus list`, [`catalog`] `sky catalog refresh`, [`handoff`] the line before SkyPilot takes a confirmed launch, [`overrides`] the
+//! `sky gpus list`, [`catalog`] `sky catalog refresh`, [`handoff`] the line before SkyPilot takes a confirmed launch, [`explain`]
+//! `--explain`, [`overrides`] the
 //! CLI overrides a multi-task YAML ignores (SkyPilot's dict text). Text carries
 //! SkyPilot's ANSI colours; [`text::strip_ansi`](crate::text::strip_ansi)
 //! removes them where colour is off.
 
 pub mod catalog;
 pub mod check;
+pub mod explain;
 pub mod gpus;
 pub mod handoff;
 pub mod json;

@@ -490,14 +490,20 @@ fn unusable_flags_are_errors_naming_the_flag() {
         refused(
             &["launch", "--num-nodes", "0"],
             "--num-nodes",
-            "invalid --num-nodes: num_nodes should be a positive int. Got: 0",
-            Raised::Ours,
+            "num_nodes should be a positive int. Got: 0",
+            Raised::Value,
+        ),
+        refused(
+            &["launch", "--num-nodes=-3"],
+            "--num-nodes",
+            "num_nodes should be a positive int. Got: -3",
+            Raised::Value,
         ),
         refused(
             &["launch", "--num-nodes", "two"],
             "--num-nodes",
-            "invalid --num-nodes: num_nodes should be a positive int. Got: two",
-            Raised::Ours,
+            "Invalid value for '--num-nodes': 'two' is not a valid integer.",
+            Raised::CommandUsage,
         ),
         refused(
             &["launch", "--disk-size=-5"],

@@ -102,6 +102,11 @@ pub struct LaunchOptions {
     /// `SKY_VOLUMES_FILE`: the user's volumes as `sky volumes ls -o json`
     /// prints them, for task `volumes:`.
     pub volumes_file: Option<PathBuf>,
+    /// Read the entrypoint as a command even when it looks like a task
+    /// YAML path: the user answered yes to SkyPilot's `_check_yaml`
+    /// question ("…looks like a yaml path but…", `sky` asks it before the
+    /// launch), which treats the name as a command to run.
+    pub entrypoint_as_command: bool,
 }
 
 impl LaunchOptions {
@@ -158,6 +163,7 @@ impl LaunchOptions {
             config_args: Vec::new(),
             workspace: None,
             project_dir: None,
+            entrypoint_as_command: false,
         })
     }
 

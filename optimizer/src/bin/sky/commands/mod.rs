@@ -11,12 +11,10 @@ use optimizer::args::Invocation;
 use planner::launch::Exit;
 
 use crate::output::Printer;
-use crate::status::PendingStatus;
 
-/// Runs the subcommand.
-pub async fn run(mut invocation: Invocation, printer: Printer) -> anyhow::Result<Exit> {
-    // The pending-clouds line, drawn on a terminal only.
-    invocation.options_mut().fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
+/// Runs the subcommand (the caller has set the options' fan-out observer:
+/// the pending-clouds line on a terminal).
+pub async fn run(invocation: Invocation, printer: Printer) -> anyhow::Result<Exit> {
     match invocation {
         Invocation::Launch(args) => launch::run(*args, &printer).await,
         Invocation::Check(args) => check::run(*args, &printer).await,

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserializer as _;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::input::{MAX_TASK_FILE_BYTES, read_regular};
+use crate::input::{InputError, MAX_TASK_FILE_BYTES, read_regular};
 
 /// Why an entrypoint that looks like a YAML path is not a readable task
 /// YAML, worded as `_check_yaml_only` words it (empty when the file loads
@@ -28,7 +28,7 @@ pub fn yaml_doubt(words: &[String]) -> Option<String> {
     // say why it could not.
     let bytes = match read_regular(Path::new(&entrypoint), MAX_TASK_FILE_BYTES) {
         Ok(bytes) => bytes,
-        Err(_) => return Some(unreadable(&entrypoint).to_string()),
+        Err(e) => return Some(unreadable(&entrypoint, &e)),
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return Some("is not a valid UTF-8 text file and cannot be parsed as YAML.".into());
@@ -44,15 +44,25 @@ pub fn yaml_doubt(words: &[String]) -> Option<String> {
     }
 }
 
-/// `_check_yaml_only`'s reason for an `open()` that failed.
-fn unreadable(entrypoint: &str) -> &'static str {
+/// `_check_yaml_only`'s reason for an `open()` that failed. Where
+/// SkyPilot would not fail but block or read without end (a FIFO, a
+/// device) or read a file past the task-file cap, the reason is ours.
+fn unreadable(entrypoint: &str, error: &InputError) -> String {
     let expanded = expand_user(entrypoint);
-    match std::fs::metadata(&expanded) {
-        Err(_) => "does not exist. Please check if the path is correct.",
-        Ok(m) if !m.is_file() => "is not a file. Please check if the path is correct.",
-        // A regular file that could not be read (permissions, too large):
-        // Python's `open()` of an unreadable file.
-        Ok(_) => "yaml.safe_load() failed. Please check if the path is correct.",
+    match (std::fs::metadata(&expanded), error) {
+        (Err(_), _) => "does not exist. Please check if the path is correct.".into(),
+        (Ok(m), _) if m.is_dir() => "is not a file. Please check if the path is correct.".into(),
+        (Ok(_), InputError::NotRegular { kind, .. }) => {
+            format!("is {kind}, not a regular file. Please check if the path is correct.")
+        }
+        (Ok(_), InputError::TooLarge { limit, .. }) => {
+            format!("is larger than {limit} bytes, too large for a task YAML.")
+        }
+        // A regular file that could not be read (permissions): Python's
+        // `open()` fails the same way.
+        (Ok(_), InputError::Io { .. }) => {
+            "yaml.safe_load() failed. Please check if the path is correct.".into()
+        }
     }
 }
 
@@ -221,6 +231,20 @@ mod tests {
         assert_eq!(
             yaml_doubt(&[folder.display().to_string()]).as_deref(),
             Some("is not a file. Please check if the path is correct.")
+        );
+        let fifo = dir.path().join("f.yaml");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // SkyPilot would block opening it; refused at once, never read.
+        assert_eq!(
+            yaml_doubt(&[fifo.display().to_string()]).as_deref(),
+            Some("is a FIFO, not a regular file. Please check if the path is correct.")
         );
         assert_eq!(yaml_doubt(&["echo".into(), "a.yaml".into()]), None);
         assert_eq!(yaml_doubt(&[]), None);

@@ -177,7 +177,9 @@ mod tests {
 
     #[test]
     fn each_reason_is_skypilots() {
-        let cases: &[(&str, Option<&[u8]>, Option<&str>)] = &[
+        /// A file name, its content (`None`: no file), the reason expected.
+        type Case<'a> = (&'a str, Option<&'a [u8]>, Option<&'a str>);
+        let cases: &[Case] = &[
             ("t.yaml", Some(b"resources:\n  cpus: 2\n"), None),
             ("t.yaml", Some(b""), None),
             ("t.yaml", Some(b"a: 1\na: 2\n"), None),

@@ -21,7 +21,7 @@ pub enum Answer {
     /// `n`/`no`, or an empty line with a no default.
     No,
     /// End of input (no terminal, nothing piped): click's `Abort`.
-    NoAnswer,
+    Unanswered,
 }
 
 impl Answer {
@@ -62,7 +62,7 @@ pub async fn confirm(printer: &Printer, question: Question<'_>) -> Answer {
             println!();
         }
         let Some(line) = line else {
-            return Answer::NoAnswer;
+            return Answer::Unanswered;
         };
         match line.trim().to_ascii_lowercase().as_str() {
             "y" | "yes" => return Answer::Yes,

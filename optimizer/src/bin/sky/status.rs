@@ -74,8 +74,10 @@ impl PendingStatus {
             if let Ok(plain) = ProgressStyle::with_template("{msg}") {
                 bar.set_style(plain);
             }
-            // Left on screen, its line ended.
+            // Left on screen, its line ended (indicatif leaves the cursor
+            // on it; the shell's prompt would follow on the same line).
             bar.finish_with_message("Interrupted");
+            eprintln!();
         }
         self.shared.ended.notify_all();
     }

@@ -63,7 +63,7 @@ pub async fn run(mut args: Launch, printer: &Printer) -> anyhow::Result<Exit> {
         match confirm(printer, question).await {
             Answer::Yes => args.options.entrypoint_as_command = true,
             // click's `Abort`.
-            Answer::No | Answer::NoAnswer => {
+            Answer::No | Answer::Unanswered => {
                 error_line(render::launch::ABORTED);
                 return Ok(Exit::Request);
             }

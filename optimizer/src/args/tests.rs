@@ -910,6 +910,12 @@ fn check_arguments_become_the_declared_clouds_and_providers() {
             "{words:?}"
         );
         assert_eq!(o.declared_unknown.as_deref(), expected.unknown, "{words:?}");
+        // What SKY_ENABLED_CLOUDS declares is kept apart, whatever is named.
+        assert_eq!(
+            check.declared_by_env.as_deref(),
+            Some(&[CloudId::Gcp][..]),
+            "{words:?}"
+        );
         assert_eq!(converted.notices, expected.notices, "{words:?}");
         assert_eq!(
             (check.json, check.verbose),

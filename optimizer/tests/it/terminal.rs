@@ -328,3 +328,45 @@ fn the_status_line_honours_no_color_shows_the_clock_and_says_interrupted() {
         "colours on the status line with NO_COLOR:\n{screen:?}"
     );
 }
+
+/// `sky <args>` offline (bundled catalogs, the given declared clouds).
+fn offline(home: &std::path::Path, declared: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sky"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1")
+        .env("SKY_BUNDLED_CATALOGS", "1")
+        .env("SKY_ENABLED_CLOUDS", declared)
+        .args(args);
+    cmd
+}
+
+#[test]
+fn a_person_gets_hints_that_pipes_and_logs_do_not() {
+    let home = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str, &str); 2] = [
+        (&["check", "awz"], "aws", "sky: hint: did you mean aws?"),
+        (
+            &["launch", "--dryrun", "-y", "--infra", "gcp", "--gpus", "T4"],
+            "aws",
+            "sky: hint: SKY_ENABLED_CLOUDS decides the enabled clouds here and does not name gcp",
+        ),
+    ];
+    for (args, declared, hint) in cases {
+        let mut session = Session::start(offline(home.path(), declared, args), true);
+        session.wait_for(hint, 1);
+        let (code, _) = session.finish();
+        assert_eq!(code, Some(1), "sky {}", args.join(" "));
+        let piped = offline(home.path(), declared, args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&piped.stderr);
+        assert_eq!(piped.status.code(), Some(1), "{stderr}");
+        assert!(!stderr.contains("hint"), "a hint reached a pipe:\n{stderr}");
+        // SkyPilot's own line is there in both.
+        assert!(
+            stderr.starts_with("ValueError: ") || stderr.contains("or run: sky check gcp"),
+            "{stderr}"
+        );
+    }
+}

@@ -35,6 +35,8 @@ pub(super) fn convert(
     notices: &mut Vec<Notice>,
 ) -> Result<Check, ArgsError> {
     let mut options = options(&args.common, env)?;
+    // `SKY_ENABLED_CLOUDS`, before the names on the command line take its place.
+    let declared_by_env = options.declared_clouds.take();
     let targets = targets(&args.clouds)?;
     options.declared_clouds = (!args.clouds.is_empty()).then_some(targets.clouds);
     options.declared_storage_only = targets.storage_only;
@@ -50,6 +52,7 @@ pub(super) fn convert(
     );
     Ok(Check {
         options,
+        declared_by_env,
         json: args.output == OutputFormat::Json,
         verbose: args.verbose,
         timings: args.common.timings,

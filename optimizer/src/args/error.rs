@@ -21,8 +21,10 @@ pub enum Raised {
     /// click's `UsageError` / `BadParameter` raised in a command's body:
     /// `Error: <message>`.
     Usage,
-    /// click's `UsageError` under the command's usage lines (`sky gpus
-    /// list`: `Usage: …`, `Try '… --help' for help.`, then `Error: …`).
+    /// click's `UsageError` or `BadParameter` under the command's usage
+    /// lines (`Usage: …`, `Try '…' for help.`, then `Error: …`): `sky gpus
+    /// list`'s own checks, and a value of the wrong type (`--num-nodes
+    /// two`, raised by click while it parses).
     CommandUsage,
     /// A `ValueError` raised by the CLI itself: `ValueError: <message>`.
     Value,
@@ -48,9 +50,13 @@ pub enum ArgsError {
     /// `sky catalog refresh CLOUD`: not a cloud name.
     #[error("{0}")]
     RefreshCloud(UnknownCloud),
-    /// `--num-nodes`: not a positive integer.
-    #[error("invalid --num-nodes: num_nodes should be a positive int. Got: {0}")]
-    NumNodes(String),
+    /// `--num-nodes`: not an integer (click's `type=int`).
+    #[error("Invalid value for '--num-nodes': {} is not a valid integer.", planner::pytext::py_str_repr(.0))]
+    NumNodesNotInt(String),
+    /// `--num-nodes`: an integer, not positive (the `Task.num_nodes`
+    /// setter's `ValueError`).
+    #[error("num_nodes should be a positive int. Got: {0}")]
+    NumNodes(i64),
     /// `--disk-size`: not a positive integer (`Resources._set_disk_size`
     /// raises it while the CLI builds the task).
     #[error("\"disk_size\" must be a positive integer (in GB). Got: {0}.")]
@@ -152,7 +158,7 @@ impl ArgsError {
             | ArgsError::CheckInfraEmptyPart(_)
             | ArgsError::CheckInfraTooLong(_)
             | ArgsError::CheckAnyCloud(_) => "CLOUD",
-            ArgsError::NumNodes(_) => "--num-nodes",
+            ArgsError::NumNodes(_) | ArgsError::NumNodesNotInt(_) => "--num-nodes",
             ArgsError::DiskSize(_) => "--disk-size",
             ArgsError::GitUrlWithWorkdir => "--git-url",
             ArgsError::Workdir(_) => "--workdir",
@@ -178,7 +184,7 @@ impl ArgsError {
                 "a positive number of seconds"
             }
             ArgsError::RefreshCloud(_) | ArgsError::GpusCloud(_) => "a cloud name",
-            ArgsError::NumNodes(_) => "a positive integer",
+            ArgsError::NumNodes(_) | ArgsError::NumNodesNotInt(_) => "a positive integer",
             ArgsError::DiskSize(_) => "a positive integer (GB)",
             ArgsError::GitUrlWithWorkdir => "either --git-url or --workdir, not both",
             ArgsError::Workdir(_) => "an existing directory",
@@ -206,8 +212,7 @@ impl ArgsError {
             ArgsError::Environment(_)
             | ArgsError::CloudTimeout(_)
             | ArgsError::RefreshTimeout(_)
-            | ArgsError::RefreshCloud(_)
-            | ArgsError::NumNodes(_) => Raised::Ours,
+            | ArgsError::RefreshCloud(_) => Raised::Ours,
             ArgsError::GitUrlWithWorkdir
             | ArgsError::Workdir(_)
             | ArgsError::ResizeWithoutCluster
@@ -215,7 +220,8 @@ impl ArgsError {
             | ArgsError::DotenvUnreadable { .. }
             | ArgsError::DotenvLine { .. }
             | ArgsError::UnsetVariable { .. } => Raised::Usage,
-            ArgsError::DiskSize(_)
+            ArgsError::NumNodes(_)
+            | ArgsError::DiskSize(_)
             | ArgsError::Backend(_)
             | ArgsError::CheckInfraEmptyPart(_)
             | ArgsError::CheckInfraTooLong(_)
@@ -223,7 +229,9 @@ impl ArgsError {
             ArgsError::GpusInfraWithLocation
             | ArgsError::GpusInfra(_)
             | ArgsError::GpusCloud(_) => Raised::Bare,
-            ArgsError::GpusQuery(_) | ArgsError::GpusAccelerator(_) => Raised::CommandUsage,
+            ArgsError::NumNodesNotInt(_)
+            | ArgsError::GpusQuery(_)
+            | ArgsError::GpusAccelerator(_) => Raised::CommandUsage,
         }
     }
 }

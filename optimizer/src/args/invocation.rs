@@ -55,6 +55,10 @@ pub struct Launch {
     pub full_logging: bool,
     /// `--plan-out`: where a confirmed plan is written.
     pub plan_out: Option<PathBuf>,
+    /// The entrypoint looks like a task YAML path but is not a readable
+    /// one: why, as SkyPilot's `_check_yaml` words it (its question is
+    /// asked before the launch, even with `-y`).
+    pub yaml_doubt: Option<String>,
 }
 
 /// `sky check`, resolved: the clouds and providers it names are in the
@@ -63,6 +67,10 @@ pub struct Launch {
 pub struct Check {
     /// The options of [`crate::launch::check`].
     pub options: LaunchOptions,
+    /// The clouds `SKY_ENABLED_CLOUDS` declares (`None`: unset): launches
+    /// use them with or without credentials, whatever the check finds, so
+    /// the report says so and its exit status follows them.
+    pub declared_by_env: Option<Vec<CloudId>>,
     /// `-o json`.
     pub json: bool,
     /// `-v/--verbose`.

@@ -8,6 +8,7 @@ use std::path::Path;
 use planner::task::{Overrides, ProvisionFlags};
 
 use super::dotenv;
+use super::entrypoint;
 use super::error::ArgsError;
 use super::flags::{LaunchArgs, OutputFormat};
 use super::invocation::Launch;
@@ -77,9 +78,11 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
 
     let num_nodes = match num_nodes {
         None => None,
-        Some(n) => match n.trim().parse::<u32>() {
-            Ok(v) if v > 0 => Some(v),
-            _ => return Err(ArgsError::NumNodes(n)),
+        // click's `int` first (a usage error), then the task's check.
+        Some(n) => match n.trim().parse::<i64>() {
+            Ok(v) if v > 0 => Some(u32::try_from(v).map_err(|_| ArgsError::NumNodes(v))?),
+            Ok(v) => return Err(ArgsError::NumNodes(v)),
+            Err(_) => return Err(ArgsError::NumNodesNotInt(n)),
         },
     };
     let disk_size = match disk_size {
@@ -185,6 +188,9 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         },
     };
     let full_logging = !minimize_logging(&options.env);
+    // After every flag check, as `_make_task_or_dag_from_entrypoint_with_overrides`
+    // calls `_check_yaml`.
+    let yaml_doubt = entrypoint::yaml_doubt(&entrypoint);
     Ok(Launch {
         options,
         request: Request {
@@ -200,6 +206,7 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         timings: common.timings,
         full_logging,
         plan_out,
+        yaml_doubt,
     })
 }
 

@@ -18,6 +18,7 @@
 mod catalog;
 mod check;
 mod dotenv;
+mod entrypoint;
 mod error;
 pub mod flags;
 mod gpus;

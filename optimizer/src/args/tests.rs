@@ -490,14 +490,20 @@ fn unusable_flags_are_errors_naming_the_flag() {
         refused(
             &["launch", "--num-nodes", "0"],
             "--num-nodes",
-            "invalid --num-nodes: num_nodes should be a positive int. Got: 0",
-            Raised::Ours,
+            "num_nodes should be a positive int. Got: 0",
+            Raised::Value,
+        ),
+        refused(
+            &["launch", "--num-nodes=-3"],
+            "--num-nodes",
+            "num_nodes should be a positive int. Got: -3",
+            Raised::Value,
         ),
         refused(
             &["launch", "--num-nodes", "two"],
             "--num-nodes",
-            "invalid --num-nodes: num_nodes should be a positive int. Got: two",
-            Raised::Ours,
+            "Invalid value for '--num-nodes': 'two' is not a valid integer.",
+            Raised::CommandUsage,
         ),
         refused(
             &["launch", "--disk-size=-5"],
@@ -904,6 +910,12 @@ fn check_arguments_become_the_declared_clouds_and_providers() {
             "{words:?}"
         );
         assert_eq!(o.declared_unknown.as_deref(), expected.unknown, "{words:?}");
+        // What SKY_ENABLED_CLOUDS declares is kept apart, whatever is named.
+        assert_eq!(
+            check.declared_by_env.as_deref(),
+            Some(&[CloudId::Gcp][..]),
+            "{words:?}"
+        );
         assert_eq!(converted.notices, expected.notices, "{words:?}");
         assert_eq!(
             (check.json, check.verbose),

@@ -43,7 +43,7 @@ pub(super) fn configure(
     request: &Request,
 ) -> Result<Configured, LaunchError> {
     let _span = tracing::info_span!("configure").entered();
-    let source = read_entrypoint(&request.entrypoint);
+    let source = read_entrypoint(&request.entrypoint, options.entrypoint_as_command);
     let merged = merged_config(options, launch_sources(options))?;
     let volumes = load_volumes(options)?;
     let enabled = match &options.declared_clouds {
@@ -124,9 +124,10 @@ fn is_yaml(words: &[String]) -> bool {
 
 /// What the entrypoint asks to run; a task YAML is read here — a regular
 /// file of at most [`MAX_TASK_FILE_BYTES`] (a FIFO, a device or a huge file
-/// is refused, never read).
-fn read_entrypoint(words: &[String]) -> TaskSource {
-    if is_yaml(words) {
+/// is refused, never read). `as_command`: read as a command whatever its
+/// name ([`LaunchOptions::entrypoint_as_command`]).
+fn read_entrypoint(words: &[String], as_command: bool) -> TaskSource {
+    if !as_command && is_yaml(words) {
         let path = &words[0];
         let _span = tracing::info_span!("read_task_yaml").entered();
         return match read_regular_text(Path::new(path), MAX_TASK_FILE_BYTES) {

@@ -106,6 +106,11 @@ pub struct LaunchOptions {
     /// ([`LaunchResult::explain`](planner::launch::LaunchResult::explain));
     /// off, a launch computes nothing more.
     pub explain: bool,
+    /// Read the entrypoint as a command even when it looks like a task
+    /// YAML path: the user answered yes to SkyPilot's `_check_yaml`
+    /// question ("…looks like a yaml path but…", `sky` asks it before the
+    /// launch), which treats the name as a command to run.
+    pub entrypoint_as_command: bool,
 }
 
 impl LaunchOptions {
@@ -163,6 +168,7 @@ impl LaunchOptions {
             workspace: None,
             project_dir: None,
             explain: false,
+            entrypoint_as_command: false,
         })
     }
 

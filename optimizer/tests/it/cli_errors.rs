@@ -55,9 +55,23 @@ fn each_kind_of_flag_error_prints_as_skypilot_prints_it_with_its_exit_code() {
         },
         Case {
             args: &["launch", "--num-nodes", "0"],
+            code: 1,
+            stdout: "",
+            stderr: "ValueError: num_nodes should be a positive int. Got: 0\n".into(),
+        },
+        // click's parser refuses a value of the wrong type under the usage lines.
+        Case {
+            args: &["launch", "--num-nodes", "two"],
             code: 2,
             stdout: "",
-            stderr: "sky: error: invalid --num-nodes: num_nodes should be a positive int. Got: 0\n".into(),
+            stderr: "Usage: sky launch [OPTIONS] [ENTRYPOINT]...\nTry 'sky launch -h' for help.\n\nError: Invalid value for '--num-nodes': 'two' is not a valid integer.\n".into(),
+        },
+        // An unknown option: click's `NoSuchOption`, with the closest option.
+        Case {
+            args: &["launch", "--nodes", "2"],
+            code: 2,
+            stdout: "",
+            stderr: "Usage: sky launch [OPTIONS] [ENTRYPOINT]...\nTry 'sky launch -h' for help.\n\nError: No such option: --nodes Did you mean --num-nodes?\n".into(),
         },
         Case {
             args: &["check", "aws//x"],

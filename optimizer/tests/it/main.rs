@@ -38,6 +38,8 @@ mod terminal;
 mod cli_docs;
 // Flag errors through the binary: SkyPilot's error kinds, exit codes, what is said first.
 mod cli_errors;
+// The exit-code rule as a table (fixtures/exit-codes.toml) through the binary.
+mod cli_exit_codes;
 // A launch's trace covers the process: every phase has its span.
 mod trace_coverage;
 // `sky check` layouts as 0.14.1 prints them.

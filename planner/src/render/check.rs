@@ -450,6 +450,28 @@ pub fn report(report: &CheckReport, view: &CheckView) -> Vec<String> {
     out
 }
 
+/// Ours, for a person at a terminal, after 0.14.1's `ValueError` for a
+/// name that is no cloud (which lists all of them): the close names, as
+/// `--infra` suggests them. `None`: none is close.
+pub fn unknown_cloud_hint(name: &str) -> Option<String> {
+    let names = Provider::all_names_sorted();
+    let close = crate::pytext::close_matches(name, names.iter().map(String::as_str), 3, 0.6);
+    (!close.is_empty()).then(|| format!("sky: hint: did you mean {}?", close.join(", ")))
+}
+
+/// Ours, after the report when `SKY_ENABLED_CLOUDS` declares clouds:
+/// launches use exactly those, with or without credentials, whatever the
+/// check found (0.14.1 has no such variable).
+pub fn declared_note(clouds: &[CloudId]) -> String {
+    let names: Vec<&str> = clouds.iter().map(|c| c.repr()).collect();
+    format!(
+        "{}SKY_ENABLED_CLOUDS declares the clouds launches use, with or without credentials: {}. This check cannot change that set: edit SKY_ENABLED_CLOUDS to change it.{}",
+        ansi::DIM,
+        names.join(", "),
+        ansi::RESET
+    )
+}
+
 /// `sky check -o json`: SkyPilot 0.14.1's document, byte for byte
 /// (`sky/client/cli/command.py::check`: `click.echo(json.dumps(result,
 /// indent=2))` of what `sky/check.py::check` returns, the streamed text

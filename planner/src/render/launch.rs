@@ -2,12 +2,11 @@
 //! (`sky/client/cli/command.py::launch` and `_launch_with_confirm`): what
 //! goes to stdout and what to stderr, in order.
 
-use std::path::Path;
-
 use super::{explain, json, optimizer, overrides, timings};
+use crate::cloud::CloudId;
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
-use crate::resources::{ErrorKind, RequestError, infra_display};
+use crate::resources::{ErrorKind, RequestError};
 use crate::task::{ClientNotice, ServiceKind};
 use crate::text::{ansi, strip_ansi};
 
@@ -238,25 +237,42 @@ pub fn prompt(cluster: &str) -> String {
 /// What a declined prompt prints.
 pub const ABORTED: &str = "Aborted!";
 
-/// The line after a confirmed launch: this tool plans, it does not provision.
-pub fn confirmed(result: &LaunchResult, plan_out: Option<&Path>) -> Option<String> {
-    let plan = result.optimized.result.as_ref().ok()?;
-    let chosen = &plan.tasks.first()?.chosen;
-    let instance = &chosen.instance_type;
-    let infra = infra_display(
-        Some(chosen.cloud),
-        chosen.region.as_deref(),
-        chosen.zone.as_deref(),
-    );
-    Some(match plan_out {
-        Some(path) => format!(
-            "Provisioning is outside this tool: the chosen plan ({instance} on {infra}) was written to {}.",
-            path.display()
-        ),
-        None => format!(
-            "Provisioning is outside this tool: {instance} on {infra} was chosen. Use --plan-out FILE to save the plan."
-        ),
-    })
+/// SkyPilot's question about an entrypoint that looks like a task YAML
+/// path but is not a readable one (`sky/client/cli/command.py::_check_yaml`,
+/// asked even with `-y`); `reason` is `_check_yaml_only`'s. No newline: the
+/// answer follows on the line.
+pub fn yaml_doubt_question(entrypoint: &str, reason: &str) -> String {
+    format!(
+        "{}{} looks like a yaml path but {reason}{}\nIt will be treated as a command to be run remotely. Continue? [y/N]: ",
+        ansi::YELLOW,
+        py_str_repr(entrypoint),
+        ansi::RESET
+    )
+}
+
+/// Ours, for a person at a terminal: the clouds the task names that
+/// `SKY_ENABLED_CLOUDS` (`declared`) leaves out. SkyPilot's hint beside
+/// them ("run: sky check gcp") cannot help there (the variable, not a
+/// check, decides what is enabled), so this says what does. `None`: no
+/// such cloud.
+pub fn undeclared_hint(result: &LaunchResult, declared: &[CloudId]) -> Option<Line> {
+    let dag = result.dag.as_ref()?;
+    let mut clouds: Vec<&str> = Vec::new();
+    for task in &dag.tasks {
+        for cloud in task.resources.all().iter().filter_map(|r| r.cloud) {
+            if !declared.contains(&cloud) && !clouds.contains(&cloud.name()) {
+                clouds.push(cloud.name());
+            }
+        }
+    }
+    if clouds.is_empty() {
+        return None;
+    }
+    let them = if clouds.len() > 1 { "them" } else { "it" };
+    Some(Line::err(format!(
+        "sky: hint: SKY_ENABLED_CLOUDS decides the enabled clouds here and does not name {}: `sky check` cannot enable {them}; add {them} to SKY_ENABLED_CLOUDS instead.",
+        clouds.join(", "),
+    )))
 }
 
 /// The optimizer's output as `sky launch --dryrun` prints it, ANSI stripped:

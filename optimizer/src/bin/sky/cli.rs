@@ -2,9 +2,19 @@
 //! subcommands, whose flags are the library's low args
 //! ([`optimizer::args::flags`]). No logic lives here; the flags become a
 //! request in [`optimizer::args::convert`].
+//!
+//! Two of click's parsing rules are kept, as SkyPilot's CLI parses with
+//! click: a flag given twice is not an error, the last one wins
+//! (`args_override_self`; repeatable flags such as `--env` still collect
+//! every value), and an unknown option is click's `NoSuchOption` with its
+//! "Did you mean" (below) rather than clap's "use -- --nodes" tip.
 
-use clap::Parser;
+use std::ffi::OsString;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, FromArgMatches, Parser};
 use optimizer::args::flags::Command;
+use planner::launch::Exit;
 
 /// `sky --version`: this tool's version and the SkyPilot release it follows.
 const VERSION: &str = concat!(
@@ -23,9 +33,181 @@ pub struct Opts {
     pub command: Command,
 }
 
-/// Parses the words (clap prints usage errors, `--help` and `--version`
-/// itself, and exits).
-pub fn parse(args: Vec<std::ffi::OsString>) -> Command {
+/// Parses the words (clap prints `--help` and `--version` itself; usage
+/// errors are printed here or by clap, and the process exits with 2).
+pub fn parse(args: Vec<OsString>) -> Command {
     let _span = tracing::info_span!("parse_args").entered();
-    Opts::parse_from(args).command
+    let command = click_like(Opts::command());
+    let parsed = command
+        .try_get_matches_from(&args)
+        .and_then(|mut m| Opts::from_arg_matches_mut(&mut m));
+    match parsed {
+        Ok(opts) => opts.command,
+        Err(e) => match no_such_option(&e, &args) {
+            Some(text) => {
+                eprintln!("{text}");
+                std::process::exit(i32::from(Exit::Config.code()));
+            }
+            None => e.exit(),
+        },
+    }
+}
+
+/// The command and every subcommand with click's rule for a flag given
+/// twice: the last one wins.
+fn click_like(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    names
+        .iter()
+        .fold(command.args_override_self(true), |command, name| {
+            command.mut_subcommand(name, click_like)
+        })
+}
+
+/// click's `NoSuchOption` for an option clap does not know, under the
+/// (sub)command's usage lines as click prints a usage error:
+///
+/// ```text
+/// Usage: sky launch [OPTIONS] [ENTRYPOINT]...
+/// Try 'sky launch -h' for help.
+///
+/// Error: No such option: --nodes Did you mean --num-nodes?
+/// ```
+///
+/// The candidate is the closest long option by click's measure
+/// (`OptionParser._match_long_opt`: `difflib.get_close_matches`, cutoff
+/// 0.6), in click's words for one ("Did you mean X?"). Only the closest:
+/// click lists up to three (`--nodes`: "(Possible options: --num-nodes,
+/// --yes, -no-d)"), which hides the one meant among near-misses.
+/// `None`: not that error (clap prints it).
+fn no_such_option(error: &clap::Error, args: &[OsString]) -> Option<String> {
+    if error.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    if !word.starts_with('-') {
+        return None;
+    }
+    let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
+    let (mut command, path) = subcommand_of(args);
+    let mut message = format!("No such option: {option}");
+    if option.starts_with("--") {
+        let longs = long_options(&command);
+        let close =
+            planner::pytext::close_matches(option, longs.iter().map(String::as_str), 1, 0.6);
+        if let Some(one) = close.first() {
+            message.push_str(&format!(" Did you mean {one}?"));
+        }
+    }
+    let usage = command.render_usage().to_string();
+    Some(format!(
+        "{}\nTry '{path} -h' for help.\n\nError: {message}",
+        usage.trim_end()
+    ))
+}
+
+/// The (sub)command the words name, and its path (`sky launch`).
+fn subcommand_of(args: &[OsString]) -> (clap::Command, String) {
+    let mut command = Opts::command();
+    let mut path = String::from("sky");
+    for word in args.iter().skip(1).filter_map(|w| w.to_str()) {
+        if command.get_subcommands().next().is_none() {
+            break;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        match command.find_subcommand(word) {
+            Some(sub) => {
+                path.push(' ');
+                path.push_str(sub.get_name());
+                command = sub.clone();
+            }
+            None => break,
+        }
+    }
+    command = command.bin_name(&path);
+    (command, path)
+}
+
+/// Every long option of `command` (aliases included), and `--help`.
+fn long_options(command: &clap::Command) -> Vec<String> {
+    let mut longs: Vec<String> = command
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .flat_map(|a| a.get_long_and_visible_aliases().unwrap_or_default())
+        .map(|l| format!("--{l}"))
+        .collect();
+    longs.push("--help".into());
+    longs.sort();
+    longs.dedup();
+    longs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(words: &[&str]) -> Option<String> {
+        let args: Vec<OsString> = words.iter().map(OsString::from).collect();
+        let e = click_like(Opts::command())
+            .try_get_matches_from(&args)
+            .expect_err("a usage error");
+        no_such_option(&e, &args)
+    }
+
+    #[test]
+    fn an_unknown_option_is_clicks_no_such_option_with_did_you_mean() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["sky", "launch", "--nodes", "2"],
+                "Usage: sky launch [OPTIONS] [ENTRYPOINT]...\nTry 'sky launch -h' for help.\n\nError: No such option: --nodes Did you mean --num-nodes?",
+            ),
+            (
+                &["sky", "launch", "--gpu=H100"],
+                "Usage: sky launch [OPTIONS] [ENTRYPOINT]...\nTry 'sky launch -h' for help.\n\nError: No such option: --gpu Did you mean --gpus?",
+            ),
+            (
+                &["sky", "check", "--verbse"],
+                "Usage: sky check [OPTIONS] [CLOUD]...\nTry 'sky check -h' for help.\n\nError: No such option: --verbse Did you mean --verbose?",
+            ),
+            (
+                &["sky", "gpus", "list", "--zzzzzz"],
+                "Usage: sky gpus list [OPTIONS] [ACCELERATOR]\nTry 'sky gpus list -h' for help.\n\nError: No such option: --zzzzzz",
+            ),
+        ];
+        for (words, expected) in cases {
+            assert_eq!(error_of(words).as_deref(), Some(*expected), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn a_flag_given_twice_takes_the_last_value_and_lists_keep_every_value() {
+        let parse = |words: &[&str]| {
+            let mut m = click_like(Opts::command())
+                .try_get_matches_from(words)
+                .expect("parses");
+            Opts::from_arg_matches_mut(&mut m).expect("matches")
+        };
+        let Command::Launch(args) = parse(&[
+            "sky", "launch", "--dryrun", "--dryrun", "--gpus", "A", "--gpus", "B",
+        ])
+        .command
+        else {
+            panic!("not launch");
+        };
+        assert!(args.dryrun);
+        assert_eq!(args.gpus.as_deref(), Some("B"));
+        let Command::Launch(args) =
+            parse(&["sky", "launch", "--env", "A=1", "--env", "B=2"]).command
+        else {
+            panic!("not launch");
+        };
+        assert_eq!(args.env, ["A=1", "B=2"]);
+    }
 }

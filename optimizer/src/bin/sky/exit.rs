@@ -1,17 +1,20 @@
 //! How a `sky` run ends, and the one rule that turns that into its exit
-//! code:
+//! code (the README's "Exit codes" table; `fixtures/exit-codes.toml` tests
+//! it through the binary):
 //!
-//! | code | when |
-//! |---|---|
-//! | 0 | done: the plan, the report or the listing printed |
-//! | 1 | the request cannot be satisfied or is invalid: SkyPilot's error (its `ValueError`s included) |
-//! | 2 | usage or configuration error (click's usage errors; this tool's own flags, files and folders) |
-//! | 3 | plan printed but some enabled clouds were left out (partial table) — or, for `sky catalog refresh`, some files could not be refreshed |
-//! | 4 | no cloud enabled |
-//! | 128 + n | stopped by signal n: 130 interrupted (SIGINT), 143 terminated (SIGTERM) |
+//! | code | when | printed as |
+//! |---|---|---|
+//! | 0 | done: the plan, the report or the listing printed | |
+//! | 1 | the request: SkyPilot refuses the task or a value (its `ValueError`s and exceptions), nothing satisfies it, or a question was answered no or not at all | `ValueError: …`, `sky.exceptions.…: …`, SkyPilot's bare messages, `Aborted!` |
+//! | 2 | the invocation: the command line is malformed (unknown option, a value of the wrong type or choice, a missing file or folder a flag names, flags that exclude each other), or this tool's own options and configuration are unusable | `Error: …` (click's usage errors), clap's `error: …`, `sky: error: …` |
+//! | 3 | plan printed but some enabled clouds were left out (partial table) — or, for `sky catalog refresh`, some files could not be refreshed | |
+//! | 4 | no cloud enabled | |
+//! | 128 + n | stopped by signal n: 130 interrupted (SIGINT, also at a question), 143 terminated (SIGTERM) | nothing |
 //!
-//! A flag that cannot be used gets the code of the error SkyPilot's CLI
-//! raises for it ([`Raised`]).
+//! So the code follows what the error is, whichever check finds it: a flag
+//! error gets the code of the error SkyPilot's CLI raises for it
+//! ([`Raised`]); clap's own usage errors exit with 2 where they are printed
+//! ([`crate::cli`]).
 
 use optimizer::args::{ArgsError, Raised};
 use planner::launch::Exit;

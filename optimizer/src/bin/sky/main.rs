@@ -22,6 +22,7 @@ use planner::launch::Exit;
 use exit::Ending;
 use output::Printer;
 use signals::Signals;
+use status::PendingStatus;
 use trace_file::TraceFile;
 
 fn main() -> ExitCode {
@@ -163,10 +164,13 @@ fn run(
         color: output::stdout_color(),
     };
     output::notices(&printer, &converted.notices);
-    let invocation = match converted.invocation {
+    let mut invocation = match converted.invocation {
         Ok(invocation) => invocation,
         Err(e) => return Ending::Args(e),
     };
+    // The pending-clouds line, drawn on a terminal only.
+    let status = PendingStatus::on_stderr(invocation.options_mut().cloud_timeout);
+    invocation.options_mut().fanout.observer = status.clone().map(|s| s as _);
     let ending = runtime.block_on(async {
         tokio::select! {
             r = commands::run(invocation, printer, handoff) => r.map_or_else(Ending::Error, Ending::Exit),
@@ -174,6 +178,9 @@ fn run(
         }
     });
     if let Ending::Signal(_) = ending {
+        if let Some(status) = &status {
+            status.interrupted();
+        }
         // Writes still running on blocking threads leave nothing behind:
         // what was renamed into place is complete, the rest is removed.
         optimizer::state::abandon_pending_writes();

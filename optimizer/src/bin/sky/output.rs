@@ -100,7 +100,13 @@ pub fn error_line(message: &str) {
 fn args_error(e: &ArgsError) -> String {
     match e.raised() {
         Raised::Usage => format!("Error: {e}"),
-        Raised::CommandUsage => render::gpus::usage_error(&e.to_string()),
+        Raised::CommandUsage => match e {
+            // click's parser, under `sky launch`'s usage lines.
+            ArgsError::NumNodesNotInt(_) => format!(
+                "Usage: sky launch [OPTIONS] [ENTRYPOINT]...\nTry 'sky launch -h' for help.\n\nError: {e}"
+            ),
+            _ => render::gpus::usage_error(&e.to_string()),
+        },
         Raised::Value => format!("ValueError: {e}"),
         Raised::Bare => e.to_string(),
         Raised::Ours => format!("sky: error: {}", chain(e)),

@@ -3,11 +3,13 @@
 //! SkyPilot's status spinner does (`sky.check.check_capabilities`). It
 //! appears only when the checks take longer than [`SHOW_AFTER`] and is erased
 //! before anything else is printed, so a fast launch looks exactly like a
-//! piped one.
+//! piped one. It shows the time since the checks started against the
+//! per-cloud deadline (`2.4s / 5s`), is plain with `NO_COLOR`, and is
+//! replaced by "Interrupted" when a signal ends the run.
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use optimizer::clouds::FanOutObserver;
@@ -26,8 +28,12 @@ pub struct PendingStatus {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
+    /// The per-cloud deadline shown beside the elapsed time.
+    deadline: Duration,
+    /// ANSI colours (`NO_COLOR` unset or empty).
+    color: bool,
     state: Mutex<State>,
     /// Wakes the thread that waits [`SHOW_AFTER`] when the fan-out ends first.
     ended: Condvar,
@@ -41,15 +47,39 @@ struct State {
 }
 
 impl PendingStatus {
-    /// A status line on stderr, or `None` when stderr is not a terminal (a
-    /// pipe, a CI log) or `TERM=dumb`: nothing is ever drawn there.
-    pub fn on_stderr() -> Option<Arc<PendingStatus>> {
+    /// A status line on stderr for checks with this per-cloud `deadline`,
+    /// or `None` when stderr is not a terminal (a pipe, a CI log) or
+    /// `TERM=dumb`: nothing is ever drawn there.
+    pub fn on_stderr(deadline: Duration) -> Option<Arc<PendingStatus>> {
         let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         (std::io::stderr().is_terminal() && !dumb).then(|| {
             Arc::new(PendingStatus {
-                shared: Arc::default(),
+                shared: Arc::new(Shared {
+                    deadline,
+                    color,
+                    state: Mutex::default(),
+                    ended: Condvar::new(),
+                }),
             })
         })
+    }
+
+    /// A signal ends the run: a status line on screen becomes
+    /// "Interrupted"; none drawn yet, none will be.
+    pub fn interrupted(&self) {
+        let mut state = self.shared.lock();
+        state.done = true;
+        if let Some(bar) = state.bar.take() {
+            if let Ok(plain) = ProgressStyle::with_template("{msg}") {
+                bar.set_style(plain);
+            }
+            // Left on screen, its line ended (indicatif leaves the cursor
+            // on it; the shell's prompt would follow on the same line).
+            bar.finish_with_message("Interrupted");
+            eprintln!();
+        }
+        self.shared.ended.notify_all();
     }
 }
 
@@ -69,19 +99,42 @@ impl Shared {
     }
 }
 
-fn message(pending: &[CloudId]) -> String {
+fn message(pending: &[CloudId], color: bool) -> String {
     let names: Vec<&str> = pending.iter().map(|c| c.repr()).collect();
+    let (bold, reset) = if color {
+        ("\x1b[1;36m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
     format!(
-        "\x1b[1;36mChecking infra choices...\x1b[0m ({} pending: {})",
+        "{bold}Checking infra choices...{reset} ({} pending: {})",
         names.len(),
         names.join(", ")
     )
 }
 
-fn spinner() -> ProgressBar {
+/// The spinner, the message, and the time since `started` against the
+/// deadline (`1.2s / 5s`).
+fn spinner(started: Instant, deadline: Duration, color: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{spinner:.green} {msg}")
+    let template = if color {
+        "{spinner:.green} {msg} {clock:.dim}"
+    } else {
+        "{spinner} {msg} {clock}"
+    };
+    let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_spinner())
+        .with_key(
+            "clock",
+            move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(
+                    w,
+                    "{:.1}s / {}s",
+                    started.elapsed().as_secs_f64(),
+                    deadline.as_secs_f64()
+                );
+            },
+        )
         .tick_strings(TICKS);
     bar.set_style(style);
     bar
@@ -89,6 +142,7 @@ fn spinner() -> ProgressBar {
 
 impl FanOutObserver for PendingStatus {
     fn started(&self, clouds: &[CloudId]) {
+        let started = Instant::now();
         self.shared.lock().pending = clouds.to_vec();
         let shared = Arc::clone(&self.shared);
         // A plain thread, not a tokio task: the runtime's one thread is busy
@@ -104,8 +158,8 @@ impl FanOutObserver for PendingStatus {
                 if state.done || state.pending.is_empty() {
                     return;
                 }
-                let bar = spinner();
-                bar.set_message(message(&state.pending));
+                let bar = spinner(started, shared.deadline, shared.color);
+                bar.set_message(message(&state.pending, shared.color));
                 bar.enable_steady_tick(Duration::from_millis(100));
                 state.bar = Some(bar);
             });
@@ -116,7 +170,7 @@ impl FanOutObserver for PendingStatus {
     fn finished(&self, cloud: CloudId) {
         let mut state = self.shared.lock();
         state.pending.retain(|c| *c != cloud);
-        let text = message(&state.pending);
+        let text = message(&state.pending, self.shared.color);
         if let Some(bar) = &state.bar {
             bar.set_message(text);
         }

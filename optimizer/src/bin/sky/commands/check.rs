@@ -1,6 +1,8 @@
 //! `sky check`: every cloud and storage check, the report as 0.14.1 lays
 //! it out (or its `-o json` document), and the exit status.
 
+use std::io::IsTerminal;
+
 use optimizer::args::Check;
 use optimizer::launch;
 use planner::launch::Exit;
@@ -27,10 +29,21 @@ pub async fn run(args: Check, printer: &Printer) -> anyhow::Result<Exit> {
         }
         // `check_capabilities` raises it after the header.
         error_line(&format!("ValueError: {message}"));
+        // A person gets the close names too; scripts and logs 0.14.1's text only.
+        if let Some(hint) = args
+            .options
+            .declared_unknown
+            .as_deref()
+            .filter(|_| std::io::stderr().is_terminal())
+            .and_then(render::check::unknown_cloud_hint)
+        {
+            error_line(&hint);
+        }
         return Ok(Exit::Request);
     }
     if args.json {
-        // 0.14.1's document, and its exit code: 0, whatever is enabled
+        // 0.14.1's document (no note: stdout is the document), and its
+        // exit code: 0, whatever is enabled
         // (`{"default": {}}` when nothing is).
         printer.stdout(&render::check::json(&report));
         return Ok(Exit::Ok);
@@ -42,11 +55,18 @@ pub async fn run(args: Check, printer: &Printer) -> anyhow::Result<Exit> {
     if args.timings {
         lines.extend(render::timings::check(&report.fanout));
     }
+    let declared = args.declared_by_env.as_deref().filter(|c| !c.is_empty());
+    if let Some(clouds) = declared {
+        lines.push(render::check::declared_note(clouds));
+    }
     for line in &lines {
         printer.stdout(line);
     }
-    // `4` when the summary lists nothing ("No infra to check/enabled.").
-    Ok(if report.enabled_anywhere() {
+    // `4` when the summary lists nothing ("No infra to check/enabled.") and
+    // `SKY_ENABLED_CLOUDS` declares nothing either: launches would have no
+    // cloud. (Empty, it declares no cloud, as for a launch, and the report
+    // decides.)
+    Ok(if report.enabled_anywhere() || declared.is_some() {
         Exit::Ok
     } else {
         Exit::NoCloud

@@ -1,5 +1,13 @@
-//! `sky launch`: the pipeline, the table, the confirmation, the plan
-//! written and the task handed to SkyPilot on a confirmed launch.
+//! `sky launch`: the questions asked before it, the pipeline, the table,
+//! the confirmation, the plan written and the task handed to SkyPilot on a
+//! confirmed launch.
+//!
+//! With `-o json`, stdout carries the JSON document and nothing else: no
+//! question is asked (`-o json` implies `-y`), and the lines said around the
+//! document (the cluster-name warning, the deprecation line, the
+//! confirmation line) go to stderr.
+
+use std::io::IsTerminal;
 
 use anyhow::Context;
 use optimizer::args::Launch;
@@ -7,39 +15,67 @@ use optimizer::launch::{self, LaunchError};
 use optimizer::state::{FileMode, write_atomic};
 use planner::launch::Exit;
 use planner::render;
-use planner::render::launch::{LaunchView, LogPrefix};
+use planner::render::launch::{LaunchView, Line, LogPrefix, Stream};
 
 use crate::output::{Printer, error_line};
-use crate::prompt::confirm;
+use crate::prompt::{Answer, Question, confirm};
 
 use super::handoff::{self, HandOff};
 
 /// Runs `sky launch`; a confirmed launch leaves SkyPilot's part in `handoff`
 /// (run once this returns, outside the subcommand's signal handling).
 pub async fn run(
-    args: Launch,
+    mut args: Launch,
     printer: &Printer,
     handoff: &mut Option<HandOff>,
 ) -> anyhow::Result<Exit> {
+    // A machine reads `-o json`'s stdout: it cannot answer a question.
+    let ask = !args.yes && !args.json;
     if let Some(cluster) = args
         .cluster
         .as_deref()
         .filter(|_| args.cluster_looks_like_path)
     {
         let warning = render::launch::cluster_name_looks_like_path(cluster);
-        if args.yes {
-            printer.stdout(&warning);
+        if !ask {
+            say(printer, args.json, warning);
         } else if !confirm(
             printer,
-            &format!("{warning}\nProceed anyway? [y/N]: "),
-            false,
-        ) {
+            Question {
+                text: &format!("{warning}\nProceed anyway? [y/N]: "),
+                default: false,
+                newline_when_piped: true,
+            },
+        )
+        .await
+        .yes()
+        {
             printer.stdout(render::launch::ABORTED);
             return Ok(Exit::Request);
         }
     }
     if args.deprecated_location_flags {
-        printer.print(&[render::launch::deprecated_location_flags()]);
+        let line = render::launch::deprecated_location_flags();
+        say(printer, args.json, line.text);
+    }
+    if let Some(reason) = args.yaml_doubt.as_deref().filter(|_| !args.json) {
+        // Asked even with `-y`, as SkyPilot asks it; with `-o json` the
+        // unreadable task YAML is the document's error instead.
+        let entrypoint = args.request.entrypoint.join(" ");
+        let question = render::launch::yaml_doubt_question(&entrypoint, reason);
+        let question = Question {
+            text: &question,
+            default: false,
+            newline_when_piped: false,
+        };
+        match confirm(printer, question).await {
+            Answer::Yes => args.options.entrypoint_as_command = true,
+            // click's `Abort`.
+            Answer::No | Answer::Unanswered => {
+                error_line(render::launch::ABORTED);
+                return Ok(Exit::Request);
+            }
+        }
     }
     let result = match launch::run(&args.options, &args.request).await {
         Ok(result) => result,
@@ -63,11 +99,29 @@ pub async fn run(
     };
     let lines = tracing::info_span!("render").in_scope(|| render::launch::launch(result, &view));
     tracing::info_span!("output").in_scope(|| printer.print(&lines));
+    if let Some(declared) = &args.options.declared_clouds
+        && std::io::stderr().is_terminal()
+        && let Some(hint) = render::launch::undeclared_hint(result, declared)
+    {
+        // A person reads this; scripts and logs get SkyPilot's text only.
+        printer.print(&[hint]);
+    }
     let exit = result.exit();
     if exit == Exit::Request || args.dryrun {
         return Ok(exit);
     }
-    if !args.yes && !confirm(printer, &render::launch::prompt(&cluster), true) {
+    if ask
+        && !confirm(
+            printer,
+            Question {
+                text: &render::launch::prompt(&cluster),
+                default: true,
+                newline_when_piped: true,
+            },
+        )
+        .await
+        .yes()
+    {
         printer.stdout(render::launch::ABORTED);
         return Ok(Exit::Request);
     }
@@ -91,6 +145,13 @@ pub async fn run(
             None => Exit::Config,
         },
     )
+}
+
+/// Says a line of `sky launch`'s own on stdout, or on stderr when stdout
+/// carries the `-o json` document.
+fn say(printer: &Printer, json: bool, text: String) {
+    let stream = if json { Stream::Stderr } else { Stream::Stdout };
+    printer.print(&[Line { stream, text }]);
 }
 
 /// SkyPilot's generated cluster name: `sky-<4 hex>-<user>`.

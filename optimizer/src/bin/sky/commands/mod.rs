@@ -13,16 +13,15 @@ use optimizer::args::Invocation;
 use planner::launch::Exit;
 
 use crate::output::Printer;
-use crate::status::PendingStatus;
 
-/// Runs the subcommand; a confirmed launch leaves SkyPilot's part in `handoff`.
+/// Runs the subcommand (the caller has set the options' fan-out observer:
+/// the pending-clouds line on a terminal); a confirmed launch leaves
+/// SkyPilot's part in `handoff`.
 pub async fn run(
-    mut invocation: Invocation,
+    invocation: Invocation,
     printer: Printer,
     handoff: &mut Option<handoff::HandOff>,
 ) -> anyhow::Result<Exit> {
-    // The pending-clouds line, drawn on a terminal only.
-    invocation.options_mut().fanout.observer = PendingStatus::on_stderr().map(|s| s as _);
     match invocation {
         Invocation::Launch(args) => launch::run(*args, &printer, handoff).await,
         Invocation::Check(args) => check::run(*args, &printer).await,

@@ -24,6 +24,7 @@ mod check;
 mod configure;
 mod enabled;
 mod gpus;
+mod local_paths;
 mod options;
 mod probe;
 mod refresh;
@@ -65,6 +66,7 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
         source,
         probed.parsed,
         &request.overrides,
+        &local_paths::HostPaths::new(options),
     ))
 }
 

@@ -564,7 +564,7 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
             cloud,
             CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm | CloudId::Shadeform
         )
-        && !(r.zone.is_some() && cloud.spec().no_zones.is_some())
+        && (r.zone.is_none() || cloud.spec().no_zones.is_none())
     {
         return Ok(());
     }

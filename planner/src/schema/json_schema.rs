@@ -25,6 +25,7 @@
 //!   shown as `type 'dict'`, the JSON path suffix.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -200,20 +201,26 @@ fn string_keys(m: Option<&Value>) -> Vec<String> {
     }
 }
 
-/// Python's `re.search`; a pattern Rust's engine cannot compile matches
-/// nothing (none of SkyPilot's does that).
-fn search(pattern: &str, text: &str) -> bool {
-    Regex::new(pattern).is_ok_and(|re| re.is_match(text))
-}
-
 /// Walks one schema over one instance, collecting errors in jsonschema's order.
 struct Walk {
     path: Vec<Step>,
     schema_path: Vec<String>,
     rel_start: usize,
+    /// The patterns compiled so far (an `envs` pattern is met once per key).
+    regexes: HashMap<String, Option<Regex>>,
 }
 
 impl Walk {
+    /// Python's `re.search`; a pattern Rust's engine cannot compile matches
+    /// nothing (none of SkyPilot's does that).
+    fn search(&mut self, pattern: &str, text: &str) -> bool {
+        self.regexes
+            .entry(pattern.to_string())
+            .or_insert_with(|| Regex::new(pattern).ok())
+            .as_ref()
+            .is_some_and(|re| re.is_match(text))
+    }
+
     fn error(
         &self,
         keyword: &'static str,
@@ -351,7 +358,7 @@ impl Walk {
                     let pat = key_text(pat);
                     for (k, val) in m {
                         let k = key_text(k);
-                        if search(&pat, &k) {
+                        if self.search(&pat, &k) {
                             self.descend(
                                 val,
                                 sub,
@@ -368,12 +375,12 @@ impl Walk {
                 let props = string_keys(s.get("properties"));
                 let patterns = string_keys(s.get("patternProperties")).join("|");
                 let keys: Vec<String> = m.keys().map(key_text).collect();
-                let extras: Vec<&String> = keys
-                    .iter()
-                    .filter(|k| {
-                        !props.contains(k) && (patterns.is_empty() || !search(&patterns, k))
-                    })
-                    .collect();
+                let mut extras: Vec<&String> = Vec::new();
+                for k in &keys {
+                    if !props.contains(k) && (patterns.is_empty() || !self.search(&patterns, k)) {
+                        extras.push(k);
+                    }
+                }
                 match kv {
                     Value::Mapping(_) => {
                         for (k, val) in m {
@@ -526,7 +533,7 @@ impl Walk {
             }
             "pattern" => {
                 if let (Value::String(text), Some(p)) = (v, kv.as_str())
-                    && !search(p, text)
+                    && !self.search(p, text)
                 {
                     push(
                         self,
@@ -670,6 +677,7 @@ pub(crate) fn validate(
         path: Vec::new(),
         schema_path: Vec::new(),
         rel_start: 0,
+        regexes: HashMap::new(),
     };
     let mut errors = Vec::new();
     walk.errors(obj, schema.root(), &mut errors);

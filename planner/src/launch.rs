@@ -19,7 +19,7 @@ use crate::check::FanOut;
 use crate::cloud::CloudId;
 use crate::optimize::{self, Optimized};
 use crate::resources::RequestError;
-use crate::task::{self, ClientNotice, Dag, Overrides, ProvisionFlags, Task};
+use crate::task::{self, ClientNotice, Dag, LocalPaths, Overrides, ProvisionFlags, Task};
 use crate::world::World;
 
 /// What `sky catalog refresh` did to one file.
@@ -313,8 +313,15 @@ pub fn catalog_needs(
 /// applied, volumes resolved, validated against the world, optimised — as
 /// `sky launch` orders them (SkyPilot's CLI validates before it names the
 /// cluster, and optimises last). See [`plan_parsed`] to reuse a parse.
-pub fn plan(prepared: Prepared, source: TaskSource, overrides: &Overrides) -> LaunchResult {
-    plan_parsed(prepared, source, None, overrides)
+/// `paths` answers the client's checks of local paths (workdir, mount
+/// sources).
+pub fn plan(
+    prepared: Prepared,
+    source: TaskSource,
+    overrides: &Overrides,
+    paths: &dyn LocalPaths,
+) -> LaunchResult {
+    plan_parsed(prepared, source, None, overrides, paths)
 }
 
 /// [`plan`], reusing `parsed` when the task was read ahead with the GPU
@@ -324,6 +331,7 @@ pub fn plan_parsed(
     source: TaskSource,
     parsed: Option<ParsedTask>,
     overrides: &Overrides,
+    paths: &dyn LocalPaths,
 ) -> LaunchResult {
     let provision = overrides.provision.clone();
     let failed = |prepared, source, (stage, error, client_notices): Failure| LaunchResult {
@@ -344,6 +352,11 @@ pub fn plan_parsed(
     let parsed = parsed
         .unwrap_or_else(|| parse_task(&source, overrides, &prepared.world.catalog.gpu_metadata));
     let resolved = parsed.parsed.and_then(|(mut dag, notices)| {
+        // The client's checks of local paths, after every document parsed
+        // and before anything is sent (`sdk.validate`).
+        if let Err(e) = task::check_local_paths(&dag, paths) {
+            return Err((Stage::Validation, e, notices));
+        }
         let _span = tracing::info_span!("resolve_task").entered();
         for t in &mut dag.tasks {
             if let Err(e) = crate::volumes::resolve(t, &prepared.volumes) {

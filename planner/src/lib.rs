@@ -45,6 +45,7 @@ pub mod pytext;
 pub mod render;
 pub mod resources;
 pub mod schema;
+pub mod service;
 pub mod task;
 pub mod text;
 pub mod validate;

@@ -552,6 +552,22 @@ fn validate_region_zone(world: &World, r: &mut Resources) -> Result<(), RequestE
             valid[0]
         }
     };
+    // A cloud that is not enabled has no catalog here (only the enabled
+    // clouds' catalogs are loaded). SkyPilot checks the region against that
+    // cloud's catalog all the same; without it the region cannot be
+    // checked, and the optimizer's enabled-cloud check
+    // (`_check_specified_clouds`) gives SkyPilot's answer for a valid
+    // region: `Task requires <cloud> which is not enabled`.
+    if !world.enabled.contains(&cloud)
+        && world.cloud_catalog(cloud).is_none()
+        && !matches!(
+            cloud,
+            CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm | CloudId::Shadeform
+        )
+        && (r.zone.is_none() || cloud.spec().no_zones.is_none())
+    {
+        return Ok(());
+    }
     let (region, zone) =
         validate_region_zone_for(world, cloud, r.region.as_deref(), r.zone.as_deref())
             .map_err(RequestError::value)?;
@@ -694,6 +710,31 @@ mod tests {
         );
         assert!(
             listed(CloudId::Vast).ends_with("List of supported vast regions: 'ch-lug1, it-fr2'")
+        );
+    }
+
+    /// A region pinned on a cloud that is not enabled (no catalog loaded)
+    /// is left to the optimizer's enabled-cloud check; a zone on a cloud
+    /// without zones is still refused by the cloud's own rule.
+    #[test]
+    fn a_region_of_a_cloud_not_enabled_is_left_to_the_enabled_check() {
+        let world = test_world(CloudId::Seeweb, CSV, "");
+        let mut r = Resources {
+            cloud: Some(CloudId::Nebius),
+            region: Some("eu-north1".into()),
+            ..Resources::default()
+        };
+        assert_eq!(validate_region_zone(&world, &mut r), Ok(()));
+        assert_eq!(r.region.as_deref(), Some("eu-north1"));
+        let mut r = Resources {
+            cloud: Some(CloudId::Vast),
+            region: Some("x".into()),
+            zone: Some("x-a".into()),
+            ..Resources::default()
+        };
+        assert_eq!(
+            validate_region_zone(&world, &mut r).map_err(|e| e.message),
+            Err("Vast does not support zones.".to_string())
         );
     }
 }

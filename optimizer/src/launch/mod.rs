@@ -25,6 +25,7 @@ mod check;
 mod configure;
 mod enabled;
 mod gpus;
+mod local_paths;
 mod offers;
 mod options;
 mod probe;
@@ -63,8 +64,13 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     )
     .await?;
     let prepared = assemble(settings, probed.found, carried)?;
-    let mut result =
-        planner::launch::plan_parsed(prepared, source, probed.parsed, &request.overrides);
+    let mut result = planner::launch::plan_parsed(
+        prepared,
+        source,
+        probed.parsed,
+        &request.overrides,
+        &local_paths::HostPaths::new(options),
+    );
     if options.explain {
         result.explain();
     }

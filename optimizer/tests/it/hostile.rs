@@ -17,9 +17,21 @@ use planner::catalog::CloudCatalog;
 use planner::cloud::CloudId;
 use planner::launch::{Prepared, TaskSource, plan};
 use planner::render::launch::{LaunchView, Stream};
-use planner::task::Overrides;
+use planner::task::{LocalPaths, Overrides};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+/// A client disk holding nothing: hostile task files name no real path.
+struct NoLocalFiles;
+
+impl LocalPaths for NoLocalFiles {
+    fn is_dir(&self, _: &str) -> bool {
+        false
+    }
+    fn exists(&self, _: &str) -> bool {
+        false
+    }
+}
 
 fn stress() -> bool {
     std::env::var_os("SKY_STRESS").is_some_and(|v| !v.is_empty())
@@ -280,7 +292,7 @@ fn plan_and_render(
     overrides: &Overrides,
 ) -> Result<(), String> {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let result = plan(world.clone(), source.clone(), overrides);
+        let result = plan(world.clone(), source.clone(), overrides, &NoLocalFiles);
         let view = LaunchView {
             cluster: "t",
             json: false,
@@ -366,6 +378,7 @@ fn the_issue_s_task_files_are_rejected_with_a_message_naming_the_field() {
                 text: text.into(),
             },
             &Overrides::default(),
+            &NoLocalFiles,
         );
         let err = result
             .error()
@@ -402,6 +415,7 @@ fn deep_and_long_task_files_are_rejected_quickly() {
                 text,
             },
             &Overrides::default(),
+            &NoLocalFiles,
         );
         let took = started.elapsed();
         assert!(result.error().is_some(), "{what} accepted");

@@ -61,6 +61,19 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
 /// or SSH): the virtual instance type for the request, if some reachable
 /// context of that cloud fits it.
 pub(super) fn feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+    // Said first, whether or not a context fits (`_warn_on_disk_tier`).
+    let logs: Vec<CloudLog> = r
+        .disk_tier
+        .map(|tier| CloudLog::DiskTierUnsupported { tier })
+        .into_iter()
+        .collect();
+    let mut feasible = offered(world, cloud, r);
+    feasible.logs.splice(0..0, logs);
+    feasible
+}
+
+/// [`feasible`]'s answer, before what it logs.
+fn offered(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
     if let Some(it) = &r.instance_type {
         if regions_with_offering(world, cloud, r, it).is_empty() {
             return FeasibleResources::default();

@@ -81,6 +81,13 @@ pub enum CloudLog {
         /// Why.
         error: String,
     },
+    /// Kubernetes (and SSH Node Pools): a disk tier was asked for, which it
+    /// cannot provide (`Kubernetes._warn_on_disk_tier`, at the start of
+    /// `_get_feasible_launchable_resources`: once per resource asked).
+    DiskTierUnsupported {
+        /// The tier asked for.
+        tier: crate::resources::DiskTier,
+    },
     /// SCP: the disk size is outside SCP's limits (`SCP._is_disk_size_allowed`).
     ScpDiskSize {
         /// The requested size (GB).

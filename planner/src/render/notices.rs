@@ -115,6 +115,13 @@ pub fn cloud_log(log: &CloudLog) -> String {
         CloudLog::SlurmPartitionsUnreadable { cluster, error } => {
             format!("Failed to get partitions for {cluster}: {error}")
         }
+        // `Kubernetes._warn_on_disk_tier`: the tier as `str(DiskTier.BEST)`.
+        CloudLog::DiskTierUnsupported { tier } => format!(
+            "{}Disk tier DiskTier.{} is not supported by Kubernetes. To add additional disk, use volumes.{}",
+            ansi::DIM,
+            tier.as_str().to_ascii_uppercase(),
+            ansi::RESET
+        ),
         CloudLog::ScpDiskSize { size, min, max } => {
             format!("In SCP, the disk size must range between {min} GB and {max} GB. Input: {size}")
         }

@@ -19,6 +19,7 @@
 pub(crate) mod config;
 pub(crate) mod envs;
 mod form;
+pub(crate) mod json_schema;
 mod limits;
 pub(crate) mod resources;
 pub(crate) mod task;

@@ -4,131 +4,50 @@
 
 use serde_yaml_ng::{Mapping, Value};
 
-use super::form::{Field, Ty, check_field, mismatch, one, reject_unknown_keys, violation};
-use super::value::{key_text, value_repr};
+use super::form::violation;
+use super::json_schema::{self, RESOURCES};
+use super::value::value_repr;
 use crate::pytext::py_str_repr;
-use crate::resources::RequestError;
+use crate::resources::{ErrorKind, RequestError};
 
 /// How `validate_schema` names the resources schema in its messages.
 const PREFIX: &str = "Invalid resources YAML: ";
 
-/// The resources schema's fields (`properties`).
-const RESOURCE_KEYS: &[&str] = &[
-    "infra",
-    "cloud",
-    "region",
-    "zone",
-    "instance_type",
-    "cpus",
-    "memory",
-    "accelerators",
-    "gpus",
-    "accelerator_args",
-    "use_spot",
-    "job_recovery",
-    "spot_recovery",
-    "disk_size",
-    "disk_tier",
-    "network_tier",
-    "image_id",
-    "ports",
-    "labels",
-    "any_of",
-    "ordered",
-    "local_disk",
-    "max_hourly_cost",
-    "autostop",
-    "priority",
-    "priority_class",
-    "ephemeral_storage",
-    "volumes",
-];
-
-/// The forms of the fields whose shape is checked before they are parsed.
-const RESOURCE_FIELDS: &[Field] = &[
-    one("cloud", &[Ty::Str]),
-    one("region", &[Ty::Str]),
-    one("zone", &[Ty::Str]),
-    one("infra", &[Ty::Str]),
-    one("cpus", &[Ty::Str, Ty::Num]),
-    one("memory", &[Ty::Str, Ty::Num]),
-    Field {
-        key: "accelerators",
-        forms: &[Ty::Str, Ty::Obj, Ty::Arr],
-        items: &[Ty::Str],
-    },
-    one("instance_type", &[Ty::Str]),
-    one("use_spot", &[Ty::Bool]),
-    one("job_recovery", &[Ty::Str, Ty::Obj]),
-    one("spot_recovery", &[Ty::Str, Ty::Obj]),
-    one("volumes", &[Ty::Arr]),
-    one("disk_size", &[Ty::Str, Ty::Int]),
-    one("disk_tier", &[Ty::Str]),
-    one("network_tier", &[Ty::Str]),
-    one("local_disk", &[Ty::Str]),
-    one("max_hourly_cost", &[Ty::Num]),
-    Field {
-        key: "ports",
-        forms: &[Ty::Str, Ty::Int, Ty::Arr, Ty::Null],
-        items: &[Ty::Str, Ty::Int],
-    },
-    one("labels", &[Ty::Obj]),
-    one("accelerator_args", &[Ty::Obj]),
-    one("image_id", &[Ty::Str, Ty::Obj, Ty::Null]),
-    one("autostop", &[Ty::Bool, Ty::Str, Ty::Int, Ty::Obj]),
-    one("priority", &[Ty::Int]),
-    one("any_of", &[Ty::Arr]),
-    one("ordered", &[Ty::Arr]),
-];
-
-/// The resources schema's checks of a `resources:` mapping: no unknown
-/// field, then the form of each field, there and in each of its
-/// `any_of`/`ordered` entries (`$.any_of[0].use_spot`).
-pub fn check_resources(map: &Mapping) -> Result<(), RequestError> {
-    reject_unknown_keys("resources", map, RESOURCE_KEYS)?;
-    check_resource_fields(map, "$")?;
-    for key in ["any_of", "ordered"] {
-        if let Some(Value::Sequence(items)) = map.get(key) {
-            for (i, item) in items.iter().enumerate() {
-                let path = format!("$.{key}[{i}]");
-                match item {
-                    Value::Mapping(m) => check_resource_fields(m, &path)?,
-                    other => {
-                        return Err(violation(PREFIX, mismatch(other, &[Ty::Obj]), &path));
-                    }
-                }
-            }
+/// `Resources._apply_resource_config_aliases` (`RESOURCE_CONFIG_ALIASES`):
+/// `gpus` is read as `accelerators` — moved to the end, as Python's
+/// `config[canonical] = config.pop(alias)` does.
+pub(crate) fn apply_aliases(map: &mut Mapping) -> Result<(), RequestError> {
+    if let Some(v) = map.remove("gpus") {
+        if map.contains_key("accelerators") {
+            return Err(RequestError::new(
+                ErrorKind::InvalidConfig,
+                "Cannot specify both gpus and accelerators in config.",
+            ));
         }
+        map.insert(Value::from("accelerators"), v);
     }
     Ok(())
 }
 
-fn check_resource_fields(map: &Mapping, base: &str) -> Result<(), RequestError> {
-    for field in RESOURCE_FIELDS {
-        let Some(v) = map.get(field.key) else {
-            continue;
-        };
-        // The resources schema is validated without `skip_none`, but a
-        // null is what an empty YAML value means and SkyPilot's own
-        // `from_yaml_config` drops it first.
-        if v.is_null() {
-            continue;
-        }
-        let path = format!("{base}.{}", field.key);
-        check_field(PREFIX, field, v, &path)?;
-        if field.key == "accelerators"
-            && let Value::Mapping(m) = v
-        {
-            // `{name: count}`: each count a number (or empty).
-            for (k, c) in m {
-                if !(c.is_null() || c.is_number()) {
-                    let at = format!("{path}.{}", key_text(k));
-                    return Err(violation(PREFIX, mismatch(c, &[Ty::Null, Ty::Num]), &at));
+/// The resources schema's checks of a `resources:` mapping
+/// (`Resources.from_yaml_config`): the aliases applied to it and to each of
+/// its `any_of`/`ordered` items, then `validate_schema(config,
+/// get_resources_schema(), 'Invalid resources YAML: ')`. Returns the
+/// mapping with the aliases applied.
+pub fn check_resources(map: &Mapping) -> Result<Mapping, RequestError> {
+    let mut config = map.clone();
+    apply_aliases(&mut config)?;
+    for key in ["any_of", "ordered"] {
+        if let Some(Value::Sequence(items)) = config.get_mut(key) {
+            for item in items {
+                if let Value::Mapping(m) = item {
+                    apply_aliases(m)?;
                 }
             }
         }
     }
-    Ok(())
+    json_schema::validate(&Value::Mapping(config.clone()), &RESOURCES, PREFIX, true)?;
+    Ok(config)
 }
 
 /// The resources schema's error at `$.<path>` (`Resources.from_yaml_config`
@@ -166,7 +85,7 @@ mod tests {
             ),
             (
                 "cpus: [1]",
-                "Invalid resources YAML: [1] is not valid under any of the given schemas (expected string or number). Check problematic field(s): $.cpus",
+                "Invalid resources YAML: [1] is not valid under any of the given schemas. Check problematic field(s): $.cpus",
             ),
             (
                 "any_of: [{use_spot: maybe}]",
@@ -174,7 +93,15 @@ mod tests {
             ),
             (
                 "accelerators: {V100: x}",
-                "Invalid resources YAML: 'x' is not valid under any of the given schemas (expected null or number). Check problematic field(s): $.accelerators.V100",
+                "Invalid resources YAML: 'x' is not valid under any of the given schemas. Check problematic field(s): $.accelerators.V100",
+            ),
+            (
+                "gpus: V100\naccelerators: V100",
+                "Cannot specify both gpus and accelerators in config.",
+            ),
+            (
+                "any_of: [{gpus: A100, accelerators: V100}]",
+                "Cannot specify both gpus and accelerators in config.",
             ),
             (
                 "cpu: 4",

@@ -1,70 +1,48 @@
 //! The top level of a task file (`schemas.get_task_schema`): which fields
 //! it may have and the form of each.
 
-use serde_yaml_ng::Mapping;
+use serde_yaml_ng::{Mapping, Value};
 
-use super::form::{Field, Ty, check_field, one, reject_unknown_keys, violation};
+use super::form::violation;
+use super::json_schema::{self, TASK};
+use super::value::value_text;
 use crate::pytext::py_str_repr;
 use crate::resources::RequestError;
 
 /// How `validate_schema` names the task schema in its messages.
 pub(crate) const PREFIX: &str = "Invalid task YAML: ";
 
-/// The task schema's fields (`properties`), in its order.
-const TASK_KEYS: &[&str] = &[
-    "name",
-    "workdir",
-    "num_nodes",
-    "resources",
-    "envs",
-    "secrets",
-    "file_mounts",
-    "setup",
-    "run",
-    "inputs",
-    "outputs",
-    "service",
-    "event_callback",
-    "config",
-    "volumes",
-    "_metadata",
-    "_user_specified_yaml",
-    "pool",
-    "file_mounts_mapping",
-    "api_server_access",
-    "managed_secrets",
-    "volume_mounts",
-];
-
-/// The forms of the fields this module checks (the others are checked
-/// where they are parsed: `num_nodes`, and the sections with modules of
-/// their own).
-const TASK_FIELDS: &[Field] = &[
-    one("name", &[Ty::Str]),
-    one("workdir", &[Ty::Str, Ty::Obj]),
-    one("event_callback", &[Ty::Str]),
-    one("file_mounts", &[Ty::Obj]),
-    one("service", &[Ty::Obj]),
-    one("pool", &[Ty::Obj]),
-    one("setup", &[Ty::Str]),
-    one("run", &[Ty::Str]),
-    one("envs", &[Ty::Obj]),
-    one("secrets", &[Ty::Obj, Ty::Arr]),
-    one("config", &[Ty::Obj]),
-    one("volumes", &[Ty::Obj]),
-];
-
-/// The task schema's checks of the top level: no unknown field, then the
-/// form of each (null values are skipped, as `validate_schema(skip_none=True)`
-/// does).
+/// The task schema's checks of a task document (`Task.from_yaml_config`):
+/// `_user_specified_yaml` popped, `envs`/`secrets` keys and values made
+/// strings (a null kept), then `validate_schema(config, get_task_schema(),
+/// 'Invalid task YAML: ')` — null top-level values skipped.
 pub fn check_task(map: &Mapping) -> Result<(), RequestError> {
-    reject_unknown_keys("task", map, TASK_KEYS)?;
-    for field in TASK_FIELDS {
-        if let Some(v) = map.get(field.key).filter(|v| !v.is_null()) {
-            check_field(PREFIX, field, v, &format!("$.{}", field.key))?;
-        }
+    let mut config = map.clone();
+    config.remove("_user_specified_yaml");
+    for key in ["envs", "secrets"] {
+        let as_str = |v: &Value| value_text(v).map_or(Value::Null, Value::String);
+        let coerced = match config.get(key) {
+            Some(Value::Mapping(m)) => Value::Mapping(
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            Value::String(value_text(k).unwrap_or_else(|| "None".into())),
+                            as_str(v),
+                        )
+                    })
+                    .collect(),
+            ),
+            Some(Value::Sequence(items)) if key == "secrets" => Value::Sequence(
+                items
+                    .iter()
+                    .map(|i| Value::String(value_text(i).unwrap_or_else(|| "None".into())))
+                    .collect(),
+            ),
+            _ => continue,
+        };
+        config.insert(Value::from(key), coerced);
     }
-    Ok(())
+    json_schema::validate(&Value::Mapping(config), &TASK, PREFIX, true)
 }
 
 /// The task schema's error for a value of the wrong type at `$.<path>`;
@@ -101,10 +79,21 @@ mod tests {
                 "nme: x",
                 "Invalid task YAML: Instead of 'nme', did you mean 'name'?",
             ),
+            (
+                "build: {gpu: true}\npredict: p.py:P",
+                "Invalid task YAML: Found unsupported field 'build'. Found unsupported field 'predict'.",
+            ),
         ] {
             let err = check_task(&map(yaml)).unwrap_err();
             assert_eq!(err.message, want, "{yaml}");
             assert_eq!(err.kind, ErrorKind::InvalidConfig);
+        }
+        // Env values are strings once loaded; `_user_specified_yaml` is popped.
+        for ok in [
+            "envs: {A: 1, B: true, C: null}",
+            "_user_specified_yaml: x\nrun: echo",
+        ] {
+            assert!(check_task(&map(ok)).is_ok(), "{ok}");
         }
     }
 }

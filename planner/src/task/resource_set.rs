@@ -72,24 +72,37 @@ pub fn resource_set_from_mapping(
     map: &Mapping,
     metadata: &[GpuMetadata],
 ) -> Result<ResourceSet, RequestError> {
-    crate::schema::check_resources(map)?;
-    let mut base = map.clone();
-    if base.contains_key("gpus") {
-        if base.contains_key("accelerators") {
-            return Err(RequestError::value(
-                "Cannot specify both gpus and accelerators in config.",
-            ));
-        }
-        let v = base.remove("gpus").unwrap_or(Value::Null);
-        base.insert(Value::from("accelerators"), v);
-    }
-    let any_of = base.remove("any_of");
-    let ordered = base.remove("ordered");
+    // Aliases applied (`gpus` → `accelerators`), schema checked.
+    let base = crate::schema::check_resources(map)?;
+    expand(base, metadata, true)
+}
+
+/// One `resources:` mapping (aliases applied) → its entries. With
+/// `alternatives`, its `any_of`/`ordered` items are merged over the base and
+/// each merged mapping is expanded again — so an accelerator mapping of the
+/// base yields one entry per accelerator inside every alternative, as
+/// `Resources.from_yaml_config._override_resources` recurses into
+/// `from_yaml_config`. The merged mappings hold no `any_of`/`ordered`
+/// (the schema refuses them in an item), so this recurses once at most.
+fn expand(
+    mut base: Mapping,
+    metadata: &[GpuMetadata],
+    alternatives: bool,
+) -> Result<ResourceSet, RequestError> {
+    let (any_of, ordered) = if alternatives {
+        (base.remove("any_of"), base.remove("ordered"))
+    } else {
+        (None, None)
+    };
     if any_of.is_some() && ordered.is_some() {
         return Err(RequestError::value(
             "Cannot specify both \"any_of\" and \"ordered\" in resources.",
         ));
     }
+    // SkyPilot tests `if any_of_configs:`: an empty list is no alternative.
+    let non_empty =
+        |v: Option<Value>| v.filter(|v| !matches!(v, Value::Sequence(s) if s.is_empty()));
+    let (any_of, ordered) = (non_empty(any_of), non_empty(ordered));
     let accelerators = base.get("accelerators").cloned();
     let mut accel_list: Option<(Vec<(String, bool)>, bool)> = None; // (entries, is_list)
     if let Some(acc) = accelerators.filter(|v| !v.is_null()) {
@@ -144,17 +157,7 @@ pub fn resource_set_from_mapping(
             };
             let mut out = Vec::new();
             for item in items {
-                let mut merged = base.clone();
-                if let Value::Mapping(m) = item {
-                    for (k, v) in m {
-                        if value_text(&k).as_deref() == Some("gpus") {
-                            merged.insert(Value::from("accelerators"), v);
-                        } else {
-                            merged.insert(k, v);
-                        }
-                    }
-                }
-                out.push(single_from_mapping(&merged)?);
+                out.extend(expand(merge_alternative(&base, item), metadata, false)?.into_all());
             }
             Ok(Some(out))
         };
@@ -184,6 +187,40 @@ pub fn resource_set_from_mapping(
         });
     }
     Ok(ResourceSet::AnyOf(vec![single_from_mapping(&base)?]))
+}
+
+/// One `any_of`/`ordered` item over the base mapping
+/// (`Resources.from_yaml_config._override_resources`): the item's fields
+/// replace the base's (its `gpus` as `accelerators`), except `labels`,
+/// which update the base's labels.
+fn merge_alternative(base: &Mapping, item: Value) -> Mapping {
+    let mut merged = base.clone();
+    let Value::Mapping(m) = item else {
+        return merged;
+    };
+    for (k, v) in m {
+        match value_text(&k).as_deref() {
+            Some("gpus") => {
+                merged.insert(Value::from("accelerators"), v);
+            }
+            Some("labels") => {
+                let labels = match (merged.get("labels"), v) {
+                    (Some(Value::Mapping(old)), Value::Mapping(new)) => {
+                        let mut labels = old.clone();
+                        labels.extend(new);
+                        Value::Mapping(labels)
+                    }
+                    (Some(old), Value::Null) => old.clone(),
+                    (_, new) => new,
+                };
+                merged.insert(k, labels);
+            }
+            _ => {
+                merged.insert(k, v);
+            }
+        }
+    }
+    merged
 }
 
 fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
@@ -386,4 +423,85 @@ fn single_from_mapping(map: &Mapping) -> Result<Resources, RequestError> {
         };
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(yaml: &str) -> Result<ResourceSet, RequestError> {
+        let map: Mapping = serde_yaml_ng::from_str(yaml).expect("test yaml");
+        resource_set_from_mapping(&map, &[])
+    }
+
+    /// `(accelerator, use_spot)` of each entry, in order.
+    fn entries(set: &ResourceSet) -> Vec<(String, bool)> {
+        set.all()
+            .iter()
+            .map(|r| {
+                let acc = r
+                    .accelerator
+                    .as_ref()
+                    .map(|a| format!("{}:{}", a.name, a.count.0))
+                    .unwrap_or_default();
+                (acc, r.use_spot)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_accelerator_mapping_expands_inside_every_alternative() {
+        // llm/deepseek-r1: three accelerators × two spot settings.
+        let got = set("accelerators: {H200: 8, H100: 8}\n\
+             any_of: [{use_spot: true}, {use_spot: false}]")
+        .unwrap();
+        assert!(matches!(got, ResourceSet::AnyOf(_)));
+        assert_eq!(
+            entries(&got),
+            [
+                ("H200:8".into(), true),
+                ("H100:8".into(), true),
+                ("H200:8".into(), false),
+                ("H100:8".into(), false),
+            ]
+        );
+        // `{ A100-80GB:8 }` is a one-key mapping whose key holds the count.
+        let got = set("accelerators: { A100-80GB:8 }\nany_of: [{use_spot: true}]").unwrap();
+        assert_eq!(entries(&got), [("A100-80GB:8".into(), true)]);
+        // A YAML set with `any_of`, and an item's own accelerator replacing the base's.
+        let got = set("accelerators: {'A100:1', 'T4:1'}\n\
+             ordered: [{cloud: aws}, {cloud: gcp, accelerators: V100}]")
+        .unwrap_err();
+        assert_eq!(
+            got.message,
+            "Cannot specify multiple \"accelerators\" with \"ordered\" in resources."
+        );
+        let got = set("accelerators: A100\nordered: [{cloud: aws}, {accelerators: V100}]").unwrap();
+        assert!(matches!(got, ResourceSet::Ordered(_)));
+        assert_eq!(
+            entries(&got),
+            [("A100:1".into(), false), ("V100:1".into(), false)]
+        );
+    }
+
+    #[test]
+    fn an_alternatives_labels_update_the_bases() {
+        let got =
+            set("labels: {a: '1', b: '2'}\nany_of: [{labels: {b: '3'}}, {cloud: aws}]").unwrap();
+        let labels: Vec<_> = got.all().iter().map(|r| r.labels.clone()).collect();
+        let pairs = |v: &[(&str, &str)]| {
+            Some(
+                v.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            labels,
+            [
+                pairs(&[("a", "1"), ("b", "3")]),
+                pairs(&[("a", "1"), ("b", "2")])
+            ]
+        );
+    }
 }

@@ -20,6 +20,13 @@ impl ResourceSet {
         }
     }
 
+    /// All entries, taken out of the set.
+    pub fn into_all(self) -> Vec<Resources> {
+        match self {
+            ResourceSet::AnyOf(v) | ResourceSet::Ordered(v) => v,
+        }
+    }
+
     /// All entries, to change in place.
     pub fn all_mut(&mut self) -> &mut Vec<Resources> {
         match self {
@@ -69,6 +76,10 @@ pub struct TaskSpec {
     pub workdir: Option<Workdir>,
     /// `setup` commands, if any.
     pub setup: Option<String>,
+    /// The copy mounts of `file_mounts:`, `(target, source)` as written
+    /// (after `$VAR` substitution), in YAML order: what the client checks
+    /// exists locally before launching.
+    pub file_mounts: Vec<(String, String)>,
     /// A `service:` or `pool:` section, which `sky launch` ignores (with a
     /// notice).
     pub service: Option<ServiceKind>,

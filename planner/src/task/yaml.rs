@@ -6,6 +6,8 @@
 
 use serde_yaml_ng::{Mapping, Value};
 
+use super::env_vars::{fill_in_env_vars, fill_str};
+use super::file_mounts::parse_file_mounts;
 use super::resource_set::resource_set_from_mapping;
 use super::sections::{parse_envs, parse_secret_names, parse_task_config, parse_task_volumes};
 use super::types::{Dag, ResourceSet, ServiceKind, Task, TaskSpec, Workdir};
@@ -40,10 +42,11 @@ pub fn parse_task_yaml_with(
             "Invalid YAML in {source}: nested deeper than {MAX_YAML_DEPTH} levels at line {line}."
         )));
     }
-    let mut tasks = Vec::new();
-    let mut all_empty = true;
+    // All documents are read first (`yaml_utils.read_yaml_all_str`): a
+    // syntax error anywhere beats a task error in an earlier document.
+    let mut docs: Vec<Option<Mapping>> = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
-        if tasks.len() == MAX_TASKS {
+        if docs.len() == MAX_TASKS {
             return Err(RequestError::value(format!(
                 "Invalid task YAML {source}: more than {MAX_TASKS} tasks in one file."
             )));
@@ -51,28 +54,75 @@ pub fn parse_task_yaml_with(
         let value = <Value as serde::Deserialize>::deserialize(doc)
             .map_err(|e| RequestError::value(format!("Invalid YAML in {source}: {e}")))?;
         schema::reject_tags(&value, source)?;
-        if !value.is_null() {
-            all_empty = false;
-        }
-        let map = match value {
-            Value::Null => Mapping::new(),
-            Value::Mapping(m) => m,
+        docs.push(match value {
+            Value::Null => None,
+            Value::Mapping(m) => Some(m),
             other => {
                 return Err(RequestError::value(format!(
                     "Invalid task YAML {source}: expected a mapping at the top level, found {}.",
                     kind_name(&other)
                 )));
             }
-        };
-        tasks.push(task_from_mapping(&map, source, metadata, env_overrides)?);
+        });
     }
-    if tasks.is_empty() || all_empty {
+    // `not any(c for c in configs)`: every document null or `{}`.
+    if docs
+        .iter()
+        .all(|d| d.as_ref().is_none_or(Mapping::is_empty))
+    {
         return Err(RequestError::value(format!(
             "{} is empty or contains no task definition. Add at least a `run:` (or `setup:`) field.",
             py_str_repr(source)
         )));
     }
+    let docs = chain_documents(docs)?;
+    let mut tasks = Vec::new();
+    for map in docs.iter().flatten() {
+        tasks.push(task_from_mapping(map, source, metadata, env_overrides)?);
+    }
     Ok(Dag { tasks })
+}
+
+/// `sky/utils/dag_utils.py::_load_chain_dag`: a first document holding only
+/// `name` (or `name` and `execution`) names the pipeline instead of being a
+/// task (`execution` must then be `serial`); a file holding only that
+/// header is one task of that name. Null documents are skipped by the
+/// caller (`if task_config is None: continue`).
+fn chain_documents(mut docs: Vec<Option<Mapping>>) -> Result<Vec<Option<Mapping>>, RequestError> {
+    let Some(Some(first)) = docs.first() else {
+        return Ok(docs);
+    };
+    let keys: Vec<String> = first.keys().map(crate::schema::value::key_text).collect();
+    let is_header = match keys.as_slice() {
+        [k] => k == "name",
+        [a, b] => {
+            let mut pair = [a.as_str(), b.as_str()];
+            pair.sort_unstable();
+            pair == ["execution", "name"]
+        }
+        _ => false,
+    };
+    if !is_header {
+        return Ok(docs);
+    }
+    if let Some(execution) = first.get("execution").filter(|v| !v.is_null())
+        && execution.as_str() != Some("serial")
+    {
+        return Err(RequestError::value(format!(
+            "Invalid execution mode for pipeline: {}. Pipelines must use execution: serial (or omit it). Use execution: parallel for job groups.",
+            crate::schema::py_value_repr(execution)
+        )));
+    }
+    let header = docs.remove(0);
+    if docs.is_empty() {
+        // Only the header: still one task, of that name.
+        let mut task = Mapping::new();
+        if let Some(name) = header.as_ref().and_then(|h| h.get("name")) {
+            task.insert(Value::from("name"), name.clone());
+        }
+        docs.push(Some(task));
+    }
+    Ok(docs)
 }
 
 fn task_from_mapping(
@@ -89,6 +139,7 @@ fn task_from_mapping(
     };
     let envs = parse_envs(map.get("envs"), env_overrides)?;
     let secret_names = parse_secret_names(map.get("secrets"))?;
+    let file_mounts = parse_file_mounts(map.get("file_mounts"), &envs)?;
     let config = parse_task_config(map.get("config"))?;
     let mut resources = match map.get("resources") {
         None | Some(Value::Null) => ResourceSet::AnyOf(vec![Resources::default()]),
@@ -111,24 +162,30 @@ fn task_from_mapping(
             url: m.get("url").and_then(value_text).unwrap_or_default(),
             reference: m.get("ref").and_then(value_text),
         }),
-        Some(other) => value_text(other).map(|path| Workdir::Local { path }),
+        Some(other) => value_text(other).map(|path| Workdir::Local {
+            path: fill_str(&path, &envs),
+        }),
     };
+    // `$VAR`s of the envs are filled into the service section before it is
+    // read (`Task.from_yaml_config` → `_fill_in_env_vars`).
     let service = match (map.get("service"), map.get("pool")) {
         (Some(s), Some(p)) if !s.is_null() && !p.is_null() => {
             return Err(RequestError::value(
                 "Cannot set both service and pool in the same task.",
             ));
         }
-        (Some(s), _) if !s.is_null() => Some(
-            if s.get("pool")
-                .is_some_and(|p| !p.is_null() && p != &Value::Bool(false))
-            {
+        (Some(s), _) if !s.is_null() => {
+            let spec = crate::service::from_yaml_config(&fill_in_env_vars(s, &envs))?;
+            Some(if spec.pool {
                 ServiceKind::Pool
             } else {
                 ServiceKind::Service
-            },
-        ),
-        (_, Some(p)) if !p.is_null() => Some(ServiceKind::Pool),
+            })
+        }
+        (_, Some(p)) if !p.is_null() => {
+            crate::service::pool_from_yaml_config(&fill_in_env_vars(p, &envs))?;
+            Some(ServiceKind::Pool)
+        }
         _ => None,
     };
     let run = map.get("run").and_then(value_text);
@@ -142,6 +199,7 @@ fn task_from_mapping(
             secret_names,
             workdir,
             setup: map.get("setup").and_then(value_text),
+            file_mounts,
             service,
             volumes: parse_task_volumes(map.get("volumes"))?,
         },
@@ -162,5 +220,40 @@ fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {
             None => Err(schema(&shown)),
         },
         _ => Err(schema(&py_str_repr(&shown))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Result<Vec<Option<String>>, String> {
+        parse_task_yaml(text, "t.yaml", &[])
+            .map(|dag| dag.tasks.into_iter().map(|t| t.name).collect())
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_name_only_first_document_names_the_chain() {
+        let two = |a: &str, b: &str| Ok(vec![Some(a.to_string()), Some(b.to_string())]);
+        assert_eq!(
+            names("name: pipeline\n---\nname: a\nrun: x\n---\nname: b\nrun: y\n"),
+            two("a", "b")
+        );
+        assert_eq!(
+            names("name: p\nexecution: serial\n---\nname: a\n---\nname: b\n---\n"),
+            two("a", "b")
+        );
+        assert_eq!(names("name: p\n"), Ok(vec![Some("p".to_string())]));
+        // A first document with more than the header's fields is a task.
+        assert_eq!(names("name: a\nrun: x\n---\nname: b\n"), two("a", "b"));
+        assert_eq!(
+            names("name: p\nexecution: parallel\n---\nname: a\n"),
+            Err("Invalid execution mode for pipeline: 'parallel'. Pipelines must use execution: serial (or omit it). Use execution: parallel for job groups.".into())
+        );
+        assert_eq!(
+            names("---\n{}\n"),
+            Err("'t.yaml' is empty or contains no task definition. Add at least a `run:` (or `setup:`) field.".into())
+        );
     }
 }

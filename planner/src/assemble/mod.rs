@@ -379,14 +379,15 @@ fn catalog_notes(enabled: &[CloudId], mut found: FoundCatalogs) -> (Vec<Note>, F
             })
         })
         .collect();
-    if !failed.is_empty() {
-        notes.push(Note::DownloadsFailed(failed));
-    }
+    let failed_notes = (!failed.is_empty()).then(|| Note::DownloadsFailed(failed.clone()));
+    notes.extend(failed_notes);
     if let CatalogSource::Dir(dir) = &found.source {
+        // A failed download's example copy is said with the failure, once.
         let files: Vec<CatalogOrigin> = found
             .origins
             .iter()
             .filter(|o| o.kind == CatalogKind::Bundled)
+            .filter(|o| !failed.iter().any(|f| f.origin.file == o.file))
             .cloned()
             .collect();
         if !files.is_empty() {

@@ -22,20 +22,21 @@
 //! deadline once, not on every launch.
 
 use std::fs::{File, Metadata, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
 use http_body_util::Full;
+use md5::{Digest, Md5};
 use planner::cloud::CatalogPull;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::folder::{self, Folder, Standing};
-use crate::net::{Answer, HttpClient, NetError};
+use crate::net::{HttpClient, NetError, Streamed, StreamedAnswer};
 use crate::state::{
-    Clock, DownloadBackoff, DownloadFailure, FileMode, redact_url, url_host, write_atomic,
+    Clock, DownloadBackoff, DownloadFailure, FileMode, TempFile, redact_url, url_host, write_atomic,
 };
 
 /// SkyPilot's `constants.HOSTED_CATALOG_DIR_URL`.
@@ -302,8 +303,11 @@ fn look(folder: &Folder, job: &Job, now: SystemTime) -> Result<Before, String> {
 
 /// One GET's result, classified.
 enum Got {
+    /// A 2xx body, streamed into a temporary file beside the target (not
+    /// yet checked nor published).
     Body {
-        body: Bytes,
+        temp: TempFile,
+        bytes: usize,
         validators: Validators,
     },
     NotModified,
@@ -312,9 +316,15 @@ enum Got {
     Fatal(String),
 }
 
+/// At most one downloaded body is read back and checked at a time, so the
+/// bodies of the downloads in flight never sit in memory together (each
+/// streams to its own temporary file).
+static CHECKING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+
 async fn get(
     client: &HttpClient,
     url: &str,
+    target: &Path,
     validators: Option<&Validators>,
     deadline: Instant,
     max_bytes: usize,
@@ -342,7 +352,24 @@ async fn get(
         Err(e) => return Got::Fatal(format!("invalid URL {shown:?}: {e}")),
     };
     let left = deadline.saturating_duration_since(Instant::now());
-    match client.exchange(request, left, max_bytes).await {
+    // The body streams to a temporary file beside the target as it arrives
+    // (small writes to the page cache), its md5 taken on the way.
+    let mut temp: Option<TempFile> = None;
+    let mut md5 = Md5::new();
+    let sink = |piece: &[u8]| -> Result<(), String> {
+        let file = match &mut temp {
+            Some(file) => file,
+            None => {
+                temp.insert(TempFile::create(target, FileMode::User).map_err(|e| e.to_string())?)
+            }
+        };
+        md5.update(piece);
+        file.write(piece).map_err(|e| e.to_string())
+    };
+    let answer = client
+        .exchange_streamed(request, left, max_bytes, sink)
+        .await;
+    match answer {
         Err(NetError::Timeout(_)) => Got::Fatal(format!("no answer from {shown} in time")),
         Err(e @ NetError::TooLarge(_)) => Got::Fatal(format!("{shown}: {e}")),
         Err(NetError::Transport(e)) => Got::Retryable(format!("cannot reach {shown}: {e}")),
@@ -353,22 +380,34 @@ async fn get(
                 Got::Fatal(format!("{shown} answered 304 to an unconditional request"))
             }
         }
-        Ok(answer) if answer.status.is_success() => {
+        Ok(StreamedAnswer {
+            status,
+            headers,
+            body: Streamed::Sunk(bytes),
+        }) if status.is_success() => {
             let text = |name: header::HeaderName| {
-                answer
-                    .headers
+                headers
                     .get(name)
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_string)
             };
+            let temp = match temp {
+                Some(temp) => temp,
+                // An empty body: an empty file, for the check to refuse.
+                None => match TempFile::create(target, FileMode::User) {
+                    Ok(temp) => temp,
+                    Err(e) => return Got::Fatal(e.to_string()),
+                },
+            };
             Got::Body {
+                temp,
+                bytes,
                 validators: Validators {
                     url: url.to_string(),
-                    md5: folder::md5_hex(&answer.body),
+                    md5: crate::state::hex(&md5.finalize()),
                     etag: text(header::ETAG),
                     last_modified: text(header::LAST_MODIFIED),
                 },
-                body: answer.body,
             }
         }
         Ok(answer) => status_error(&answer, &shown),
@@ -377,9 +416,13 @@ async fn get(
 
 /// An answer with an error status, in one line: worth the mirror when
 /// rate-limited or a server error.
-fn status_error(answer: &Answer, url: &str) -> Got {
+fn status_error(answer: &StreamedAnswer, url: &str) -> Got {
     let what = format!("HTTP {} from {url}", answer.status.as_u16());
-    let body = String::from_utf8_lossy(&answer.body);
+    let kept = match &answer.body {
+        Streamed::Kept(body) => &body[..],
+        Streamed::Sunk(_) => &[],
+    };
+    let body = String::from_utf8_lossy(kept);
     // An error page says nothing the status does not.
     let detail: String = if body.to_ascii_lowercase().contains("<html") {
         String::new()
@@ -476,8 +519,14 @@ where
             stale: stale.flatten(),
         }
     };
+    if let Some(dir) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return failed(format!("cannot create {}: {e}", dir.display()));
+    }
     let from = Asked {
         client,
+        target: path.clone(),
         max_bytes: options.max_bytes,
         file: &job.file,
         backoff,
@@ -491,10 +540,16 @@ where
                 Err(e) => failed(format!("cannot update {}: {e}", path.display())),
             }
         }
-        Ok((base, Got::Body { body, validators })) => {
+        Ok((
+            base,
+            Got::Body {
+                temp,
+                bytes,
+                validators,
+            },
+        )) => {
             let url = validators.url.clone();
-            let bytes = body.len();
-            match write_checked(folder, &job.file, body, validators, check).await {
+            match write_checked(folder, &job.file, temp, validators, check).await {
                 Ok((value, meta)) => {
                     backoff.answered(base, &job.file);
                     Fetched::Downloaded {
@@ -520,6 +575,8 @@ where
 /// What one file's GETs share.
 struct Asked<'a> {
     client: &'a HttpClient,
+    /// The file in the folder (its temporary file goes beside it).
+    target: PathBuf,
     max_bytes: usize,
     file: &'a str,
     backoff: &'a Backoff,
@@ -539,7 +596,15 @@ async fn get_from_bases<'b>(
     let mut errors = Vec::new();
     for &base in bases {
         let url = DownloadOptions::file_url(base, asked.file);
-        let got = get(asked.client, &url, validators, deadline, asked.max_bytes).await;
+        let got = get(
+            asked.client,
+            &url,
+            &asked.target,
+            validators,
+            deadline,
+            asked.max_bytes,
+        )
+        .await;
         match got {
             Got::Retryable(e) => {
                 asked
@@ -566,12 +631,14 @@ async fn get_from_bases<'b>(
 }
 
 /// Checks a downloaded body and, when `check` accepts it, publishes it —
-/// parsing and the fsyncs are blocking work, off the runtime. Returns what
-/// the check made of it and the new file's metadata.
+/// reading it back, parsing and the fsyncs are blocking work, off the
+/// runtime, one body at a time ([`CHECKING`]). Returns what the check made
+/// of it and the new file's metadata. A refused body's temporary file is
+/// removed (dropped).
 async fn write_checked<T, F>(
     folder: &Folder,
     file: &str,
-    body: Bytes,
+    temp: TempFile,
     validators: Validators,
     check: F,
 ) -> Result<(T, Metadata), String>
@@ -581,10 +648,17 @@ where
 {
     let folder = folder.clone();
     let file = file.to_string();
+    let _turn = CHECKING
+        .acquire()
+        .await
+        .map_err(|e| format!("the download check failed: {e}"))?;
     tokio::task::spawn_blocking(move || {
-        let value =
-            check(&body).map_err(|e| format!("{} is not a usable catalog: {e}", validators.url))?;
-        publish(&folder, &file, &body, &validators)?;
+        let body = std::fs::read(temp.path())
+            .map_err(|e| format!("cannot read {}: {e}", temp.path().display()))?;
+        let shown = redact_url(&validators.url);
+        let value = check(&body).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
+        drop(body);
+        publish(&folder, &file, temp, &validators)?;
         let meta = std::fs::metadata(folder.path(&file))
             .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
         Ok::<_, String>((value, meta))
@@ -593,31 +667,20 @@ where
     .unwrap_or_else(|e| Err(format!("the download task failed: {e}")))
 }
 
-/// Writes the file, its md5 record (SkyPilot's format: the hex digest, no
-/// newline) and `sky`'s validators. The file is replaced atomically first,
-/// then the record, as SkyPilot orders them.
+/// Publishes the file (its temporary file renamed over it), then its md5
+/// record (SkyPilot's format: the hex digest, no newline) and `sky`'s
+/// validators, as SkyPilot orders them.
 fn publish(
     folder: &Folder,
     file: &str,
-    body: &[u8],
+    temp: TempFile,
     validators: &Validators,
 ) -> Result<(), String> {
-    let path = folder.path(file);
-    for dir in [
-        path.parent(),
-        folder
-            .md5_path(file)
-            .parent()
-            .map(Path::to_path_buf)
-            .as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    if let Some(dir) = folder.md5_path(file).parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    write_atomic(&path, body, FileMode::User).map_err(|e| e.to_string())?;
+    temp.persist().map_err(|e| e.to_string())?;
     write_atomic(
         &folder.md5_path(file),
         validators.md5.as_bytes(),

@@ -55,7 +55,7 @@ pub use download_backoff::{
     BACKOFF_FIRST, BACKOFF_MAX, DownloadBackoff, DownloadFailure, redact_url, url_host,
 };
 pub(crate) use fs_util::hex;
-pub use fs_util::{Durability, FileMode, abandon_pending_writes, write_atomic};
+pub use fs_util::{Durability, FileMode, TempFile, abandon_pending_writes, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 pub(crate) use store::{duration_ms, unix_ms};

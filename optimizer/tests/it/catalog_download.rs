@@ -302,6 +302,7 @@ fn a_file_edited_by_hand_is_never_overwritten() {
         ))
         .unwrap();
     let lambda = refreshed
+        .files
         .iter()
         .find(|(f, _)| f == "lambda/vms.csv")
         .unwrap();
@@ -444,7 +445,8 @@ fn a_hanging_server_costs_the_deadline_not_the_launch() {
     let result = launch(&opts);
     let took = started.elapsed();
     assert!(took < Duration::from_secs(3), "took {took:?}");
-    assert_eq!(result.exit(), Exit::Ok);
+    // Planned, on example prices (the bundled copy stood in).
+    assert_eq!(result.exit(), Exit::ExamplePrices);
     assert_eq!(kind_of(&result, "gcp/vms.csv"), CatalogKind::Bundled);
     assert!(
         result
@@ -768,13 +770,15 @@ fn json_says_which_catalog_each_cloud_used_and_how_old_it_is() {
     };
 
     // Nothing downloaded and no network (a closed port): the bundled copies,
-    // with one line saying their prices are examples.
+    // with one line saying their prices are examples, `example_prices`
+    // naming their clouds and exit 5.
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}/catalogs", l.local_addr().unwrap())
     };
     let (code, json, stderr) = sky(&closed);
-    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(code, Some(5), "{stderr}");
+    assert_eq!(json["example_prices"], serde_json::json!(["gcp", "lambda"]));
     let gcp = entry(&json, "gcp/vms.csv");
     assert_eq!(gcp["source"], "bundled");
     assert_eq!(gcp["cloud"], "gcp");

@@ -11,7 +11,9 @@ use mocks::{CatalogServer, Fault};
 use optimizer::launch::{LaunchOptions, Request, refresh_catalogs, run};
 use optimizer::state::Clock;
 use planner::cloud::CloudId;
-use planner::launch::{CatalogKind, LaunchResult, Refreshed};
+use planner::launch::{CatalogKind, Exit, LaunchResult, Refreshed};
+use planner::render::json;
+use planner::render::launch::{LaunchView, Stream, launch as render_launch};
 use planner::task::Overrides;
 
 /// A fresh machine: empty HOME, state and SkyPilot folders.
@@ -162,6 +164,7 @@ fn sky_catalog_refresh_ignores_the_backoff_and_a_success_clears_it() {
         .unwrap();
     assert!(
         refreshed
+            .files
             .iter()
             .all(|(_, r)| matches!(r, Refreshed::Downloaded { .. })),
         "{refreshed:?}"
@@ -190,4 +193,127 @@ fn a_record_keeps_no_secret_of_the_url() {
     for secret in ["s3cret", "t0ps3cret", "user:"] {
         assert!(!seen.contains(secret), "{secret} in {seen}");
     }
+}
+
+#[test]
+fn example_prices_standing_in_are_said_on_stdout_in_json_and_by_the_exit_code() {
+    let rt = runtime();
+    let hung = hung_server(&rt);
+    let m = Machine::new();
+    let result = launch(
+        &rt,
+        &m.options(&hung.hosted_url(), &[CloudId::Aws, CloudId::Gcp]),
+    );
+    assert_eq!(result.prepared.example_prices, [CloudId::Aws, CloudId::Gcp]);
+    assert_eq!(result.exit(), Exit::ExamplePrices);
+    assert_eq!(result.exit().code(), 5);
+    // One warning line on stderr, whatever failed.
+    assert_eq!(
+        result.prepared.warnings.len(),
+        1,
+        "{:?}",
+        result.prepared.warnings
+    );
+    let view = LaunchView {
+        cluster: "t",
+        json: false,
+        yes: true,
+        dryrun: true,
+        timings: false,
+        full_logging: None,
+    };
+    let stdout: Vec<String> = render_launch(&result, &view)
+        .into_iter()
+        .filter(|l| l.stream == Stream::Stdout)
+        .map(|l| l.text)
+        .collect();
+    let note = stdout
+        .iter()
+        .position(|l| l.contains("AWS, GCP prices above are examples"))
+        .unwrap_or_else(|| panic!("{stdout:#?}"));
+    // Under the table, before "Dryrun finished.".
+    assert!(stdout[note - 1].starts_with("---"), "{stdout:#?}");
+    assert_eq!(stdout[note + 1], "Dryrun finished.");
+    let doc = json::plan(&result, "t");
+    assert_eq!(doc["example_prices"], serde_json::json!(["aws", "gcp"]));
+
+    // The bundled mode the user chooses: no note, exit 0, an empty list.
+    let home = tempfile::tempdir().unwrap();
+    let env = [
+        ("HOME", home.path().display().to_string()),
+        ("SKY_BUNDLED_CATALOGS", "1".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut opts = LaunchOptions::from_env(env, home.path().to_path_buf()).unwrap();
+    opts.declared_clouds = Some(vec![CloudId::Aws, CloudId::Gcp]);
+    let bundled = launch(&rt, &opts);
+    assert!(bundled.prepared.example_prices.is_empty());
+    assert_eq!(bundled.exit(), Exit::Ok);
+    assert!(
+        bundled.prepared.warnings.is_empty(),
+        "{:?}",
+        bundled.prepared.warnings
+    );
+    assert_eq!(
+        json::plan(&bundled, "t")["example_prices"],
+        serde_json::json!([])
+    );
+    let text = render_launch(&bundled, &view);
+    assert!(!text.iter().any(|l| l.text.contains("examples")));
+}
+
+#[test]
+fn sky_catalog_refresh_without_names_refreshes_what_a_launch_uses_and_says_so() {
+    let rt = runtime();
+    let good = rt
+        .block_on(
+            CatalogServer::builder()
+                .root(mocks::fixtures_dir().join("catalogs"))
+                .start(),
+        )
+        .unwrap();
+    let m = Machine::new();
+    let refresh = |declared: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sky"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", m.dir.path().join("home"))
+            .env("SKY_STATE_DIR", m.state())
+            .env("SKY_RUNTIME_DIR", m.dir.path().join("runtime"))
+            .env("SKY_CATALOG_URL", good.hosted_url())
+            .env("SKY_CATALOG_MIRROR_URL", "")
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .args(["catalog", "refresh"]);
+        if let Some(clouds) = declared {
+            cmd.env("SKY_ENABLED_CLOUDS", clouds);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // A fresh machine, no credentials, nothing declared: only common/, and why.
+    let (code, stdout) = refresh(None);
+    assert_eq!(code, Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].contains("Refreshing only common/")
+            && lines[0].contains("no cloud with a hosted catalog has credentials here"),
+        "{stdout}"
+    );
+    assert_eq!(lines.len(), 3, "{stdout}");
+    // Declared clouds: theirs too.
+    let (code, stdout) = refresh(Some("lambda,gcp"));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with(
+            "Refreshing the catalogs of Lambda, GCP (what a launch uses: declared in SKY_ENABLED_CLOUDS) and common/ in "
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("lambda/vms.csv: downloaded"), "{stdout}");
+    assert!(stdout.contains("gcp/vms.csv: downloaded"), "{stdout}");
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{json, optimizer, overrides, timings};
+use super::{json, optimizer, overrides, pipeline, timings};
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
 use crate::resources::{ErrorKind, RequestError, infra_display};
@@ -174,6 +174,9 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
         ));
     } else {
         out.extend(optimizer::log(&result.optimized).into_iter().map(Line::out));
+        if result.error().is_none() {
+            out.extend(pipeline::example_prices(&prepared.example_prices).map(Line::out));
+        }
     }
     if let Some(e) = result.error() {
         out.push(Line::err(error(e)));

@@ -149,6 +149,18 @@ fn shortened(text: &str, max: usize) -> String {
     shown
 }
 
+/// The stdout line under a table some of whose prices are examples (a
+/// stderr warning alone passes unseen in a script or `2>/dev/null`).
+pub fn example_prices(clouds: &[CloudId]) -> Option<String> {
+    (!clouds.is_empty()).then(|| {
+        let names: Vec<&str> = clouds.iter().map(|c| c.repr()).collect();
+        format!(
+            "Note: the {} prices above are examples built into sky, not real prices: their catalogs could not be downloaded (exit code 5).",
+            names.join(", ")
+        )
+    })
+}
+
 /// One line per skipped catalog row, at most [`MAX_SKIPPED_ROWS_PER_FILE`]
 /// per file and then one line counting the rest: a catalog whose every row
 /// is bad must not print tens of thousands of lines.

@@ -8,6 +8,7 @@
 //! | 2 | usage or configuration error (click's usage errors; this tool's own flags, files and folders) |
 //! | 3 | plan printed but some enabled clouds were left out (partial table) — or, for `sky catalog refresh`, some files could not be refreshed |
 //! | 4 | no cloud enabled |
+//! | 5 | plan printed, but some of its prices are the bundled examples: a catalog could not be downloaded (wins over 3) |
 //! | 128 + n | stopped by signal n: 130 interrupted (SIGINT), 143 terminated (SIGTERM) |
 //!
 //! A flag that cannot be used gets the code of the error SkyPilot's CLI

@@ -212,7 +212,8 @@ fn after_fetch<T>(fetched: Fetched<T>, path: &Path, bundled: bool) -> Download<T
 /// A `vms.csv` as a launch uses it: the catalog and its skipped rows.
 pub(super) type Vms = (CloudCatalog, Vec<CatalogWarning>);
 
-/// Checks a downloaded `vms.csv`: it must parse and list at least one row.
+/// Checks a downloaded `vms.csv`: it must parse, list at least one row,
+/// and be this cloud's ([`is_clouds`]).
 pub(super) fn check_vms(
     cloud: CloudId,
     name: String,
@@ -223,8 +224,44 @@ pub(super) fn check_vms(
         if catalog.instance_types().next().is_none() {
             return Err("it lists no instance type".into());
         }
+        if !is_clouds(cloud, &catalog) {
+            return Err(format!(
+                "none of its regions is one of {}'s (another cloud's catalog?)",
+                cloud.repr()
+            ));
+        }
         Ok((catalog, warnings))
     }
+}
+
+/// Whether `catalog` names a region of `cloud`: one of its first few
+/// distinct regions is a region of the bundled copy (a snapshot of the
+/// hosted catalog), so a well-formed catalog of another cloud served under
+/// this cloud's name is refused. A cloud without a bundled copy passes.
+fn is_clouds(cloud: CloudId, catalog: &CloudCatalog) -> bool {
+    let Some(bundled) = super::bundled::vms_csv(cloud) else {
+        return true;
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (region, _) in catalog.locations() {
+        let region: &str = region.as_ref();
+        if seen.contains(&region) {
+            continue;
+        }
+        // A field of a row: followed by another field or the end of the row.
+        let found = [",", "\n", "\r"].iter().any(|end| {
+            let field = format!(",{region}{end}");
+            bundled.windows(field.len()).any(|w| w == field.as_bytes())
+        });
+        if found {
+            return true;
+        }
+        seen.push(region);
+        if seen.len() >= 8 {
+            break;
+        }
+    }
+    false
 }
 
 /// Checks a downloaded `common/` table by parsing it.

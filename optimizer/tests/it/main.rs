@@ -18,6 +18,8 @@ mod catalog_index;
 mod catalog_download;
 // Offline and firewalled machines: failed downloads remembered, one warning (issue 26).
 mod offline;
+// The download path against every way a catalog host can misbehave (issue 26).
+mod catalog_faults;
 // OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
 mod oci;
 // Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.

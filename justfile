@@ -84,7 +84,7 @@ test:
 [group('test')]
 stress:
     cargo build --release -p optimizer --bin sky
-    SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|Summary|panicked|leaked'
+    SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^catalog_faults::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|Summary|panicked|leaked'
 
 # Accept changed insta snapshots after reviewing them with `git diff`.
 [group('test')]

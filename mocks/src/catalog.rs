@@ -35,6 +35,27 @@ pub struct CatalogOptions {
     /// length (`Content-Length`): the connection ends mid-body, as a
     /// dropped download does. Default false.
     pub truncate: bool,
+    /// What every file request gets instead of its file. Default: the file.
+    pub misbehave: Misbehave,
+}
+
+/// A catalog host answering what no catalog host should (on top of the
+/// [`Fault`]s every endpoint has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Misbehave {
+    /// Serve the file (the default).
+    #[default]
+    None,
+    /// `302` to the same path with `?r=N+1`: a redirect loop.
+    RedirectLoop,
+    /// `304 Not Modified` to every request, conditional or not.
+    NotModified,
+    /// `200` with an HTML login page (a captive portal), whatever the path.
+    CaptivePortal,
+    /// `200` with `Content-Encoding: gzip` and a small gzip stream that
+    /// inflates to 1 GB of zeros (a gzip bomb).
+    GzipBomb,
 }
 
 impl Default for CatalogOptions {
@@ -44,6 +65,7 @@ impl Default for CatalogOptions {
             root: fixtures::fixtures_dir().join("catalogs"),
             prefix: "/catalogs/v8".into(),
             truncate: false,
+            misbehave: Misbehave::None,
         }
     }
 }
@@ -79,6 +101,12 @@ impl CatalogOptions {
         self
     }
 
+    /// Answers every file request with `misbehave` instead of its file.
+    pub fn misbehave(mut self, misbehave: Misbehave) -> Self {
+        self.misbehave = misbehave;
+        self
+    }
+
     /// Starts the server.
     pub async fn start(self) -> Result<CatalogServer, MockError> {
         CatalogServer::start_with(self, Instant::now(), 0, "catalog").await
@@ -93,6 +121,100 @@ fn mime_for(path: &Path) -> &'static str {
         Some("txt") => "text/plain",
         _ => "application/octet-stream",
     }
+}
+
+/// What a misbehaving host answers (`None`: serve the file).
+fn misbehaving(
+    misbehave: Misbehave,
+    request: &wiremock::Request,
+    bomb: &[u8],
+) -> Option<(u16, ResponseTemplate)> {
+    Some(match misbehave {
+        Misbehave::None => return None,
+        Misbehave::RedirectLoop => {
+            let n: u64 = request
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == "r")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(0);
+            let location = format!("{}?r={}", request.url.path(), n + 1);
+            (
+                302,
+                ResponseTemplate::new(302).insert_header("Location", location.as_str()),
+            )
+        }
+        Misbehave::NotModified => (304, ResponseTemplate::new(304)),
+        Misbehave::CaptivePortal => (
+            200,
+            ResponseTemplate::new(200).set_body_raw(
+                "<!DOCTYPE html><html><head><title>Sign in to Hotel-WiFi</title></head>\n<body><form action=\"/login\"><input name=\"room\"></form></body></html>\n",
+                "text/html",
+            ),
+        ),
+        Misbehave::GzipBomb => (
+            200,
+            ResponseTemplate::new(200)
+                .insert_header("Content-Encoding", "gzip")
+                .set_body_raw(bomb.to_vec(), "text/csv"),
+        ),
+    })
+}
+
+/// How many zeros a [`Misbehave::GzipBomb`] body inflates to: 1 GB.
+pub const GZIP_BOMB_INFLATED: u64 = 1 << 30;
+
+/// A gzip member whose deflate stream (fixed Huffman codes: a literal 0,
+/// then back-references of 258 bytes at distance 1) inflates to
+/// [`GZIP_BOMB_INFLATED`] zeros from about 6.5 MB. The trailer's CRC is left
+/// zero: a client that inflates has taken the whole gigabyte before it
+/// could notice.
+fn gzip_bomb() -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        /// `len` bits of `value`, least significant first (deflate's order).
+        fn put(&mut self, value: u64, len: u32) {
+            self.acc |= value << self.n;
+            self.n += len;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        /// A Huffman code, most significant bit first.
+        fn code(&mut self, code: u64, len: u32) {
+            let reversed = (0..len).fold(0, |r, i| (r << 1) | ((code >> i) & 1));
+            self.put(reversed, len);
+        }
+    }
+    let mut bits = Bits {
+        out: vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff],
+        acc: 0,
+        n: 0,
+    };
+    bits.put(1, 1); // BFINAL
+    bits.put(1, 2); // BTYPE = fixed Huffman
+    bits.code(0b0011_0000, 8); // literal 0
+    let repeats = (GZIP_BOMB_INFLATED - 1) / 258;
+    for _ in 0..repeats {
+        bits.code(0b1100_0101, 8); // length 258 (code 285)
+        bits.code(0, 5); // distance 1 (code 0)
+    }
+    let rest = GZIP_BOMB_INFLATED - 1 - repeats * 258;
+    for _ in 0..rest {
+        bits.code(0b0011_0000, 8);
+    }
+    bits.code(0, 7); // end of block
+    bits.put(0, 7); // pad to a byte
+    let mut out = bits.out;
+    out.extend_from_slice(&0u32.to_le_bytes()); // CRC32 (left zero)
+    out.extend_from_slice(&(GZIP_BOMB_INFLATED as u32).to_le_bytes()); // ISIZE mod 2^32
+    out
 }
 
 /// The entity tag of `bytes`: a 64-bit FNV-1a digest (stable across runs).
@@ -275,7 +397,15 @@ impl CatalogServer {
         let matcher_prefix = dir_prefix.clone();
         let path: PathPred = Arc::new(move |p: &str| p.starts_with(&matcher_prefix));
         let root = opts.root.clone();
+        let misbehave = opts.misbehave;
+        let bomb = Arc::new(match misbehave {
+            Misbehave::GzipBomb => gzip_bomb(),
+            _ => Vec::new(),
+        });
         let ok: OkFn = Arc::new(move |request| {
+            if let Some(answer) = misbehaving(misbehave, request, &bomb) {
+                return answer;
+            }
             let rel = request
                 .url
                 .path()

@@ -106,7 +106,7 @@ mod served;
 mod set;
 mod sts;
 
-pub use catalog::{CatalogOptions, CatalogServer, etag_of};
+pub use catalog::{CatalogOptions, CatalogServer, GZIP_BOMB_INFLATED, Misbehave, etag_of};
 pub use ec2::{Ec2Mock, Ec2Options};
 pub use endpoint::EndpointOptions;
 pub use error::MockError;

@@ -37,8 +37,6 @@ pub(crate) enum NetError {
 pub(crate) struct Answer {
     /// HTTP status.
     pub status: StatusCode,
-    /// Response headers.
-    pub headers: HeaderMap,
     /// The body, complete.
     pub body: Bytes,
 }
@@ -125,8 +123,91 @@ impl HttpClient {
                 .to_bytes();
             Ok(Answer {
                 status: parts.status,
-                headers: parts.headers,
                 body,
+            })
+        };
+        tokio::time::timeout(deadline, work)
+            .await
+            .unwrap_or(Err(NetError::Timeout(deadline)))
+    }
+}
+
+/// An answer whose body went elsewhere ([`HttpClient::exchange_streamed`]).
+#[derive(Debug, Clone)]
+pub(crate) struct StreamedAnswer {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Response headers.
+    pub headers: HeaderMap,
+    /// A success's body length (it went to the sink); otherwise the body
+    /// itself, cut to [`ERROR_BODY_BYTES`] (for the error message).
+    pub body: Streamed,
+}
+
+/// Where a [`StreamedAnswer`]'s body is.
+#[derive(Debug, Clone)]
+pub(crate) enum Streamed {
+    /// A 2xx body, written to the sink: its length.
+    Sunk(usize),
+    /// Any other status's body, kept (at most [`ERROR_BODY_BYTES`]).
+    Kept(Bytes),
+}
+
+/// Most of an error answer's body that is kept.
+pub(crate) const ERROR_BODY_BYTES: usize = 64 << 10;
+
+impl HttpClient {
+    /// Sends `request` and, for a 2xx answer, hands each piece of the body
+    /// to `sink` as it arrives — nothing of it is kept here, so memory does
+    /// not grow with the body — all within `deadline`, refusing a body over
+    /// `max_body` bytes (counted as it arrives). Any other status keeps at
+    /// most [`ERROR_BODY_BYTES`] of its body.
+    pub async fn exchange_streamed(
+        &self,
+        request: Request<Full<Bytes>>,
+        deadline: Duration,
+        max_body: usize,
+        mut sink: impl FnMut(&[u8]) -> Result<(), String> + Send,
+    ) -> Result<StreamedAnswer, NetError> {
+        let work = async {
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|e| NetError::Transport(crate::clouds::error_chain(&e)))?;
+            let (parts, mut body) = response.into_parts();
+            let success = parts.status.is_success();
+            let mut kept = Vec::new();
+            let mut seen = 0usize;
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| {
+                    NetError::Transport(format!("reading the answer: {}", error_text(&e)))
+                })?;
+                let Ok(data) = frame.into_data() else {
+                    continue;
+                };
+                seen = seen.saturating_add(data.len());
+                if success {
+                    if seen > max_body {
+                        return Err(NetError::TooLarge(max_body));
+                    }
+                    sink(&data).map_err(NetError::Transport)?;
+                } else {
+                    let room = ERROR_BODY_BYTES.saturating_sub(kept.len());
+                    kept.extend_from_slice(&data[..data.len().min(room)]);
+                    if room == 0 {
+                        break;
+                    }
+                }
+            }
+            Ok(StreamedAnswer {
+                status: parts.status,
+                headers: parts.headers,
+                body: if success {
+                    Streamed::Sunk(seen)
+                } else {
+                    Streamed::Kept(Bytes::from(kept))
+                },
             })
         };
         tokio::time::timeout(deadline, work)

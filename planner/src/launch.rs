@@ -22,6 +22,32 @@ use crate::resources::RequestError;
 use crate::task::{self, ClientNotice, Dag, LocalPaths, Overrides, ProvisionFlags, Task};
 use crate::world::World;
 
+/// What one `sky catalog refresh` did: which clouds, why those, and each file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// The folder written (SkyPilot's).
+    pub folder: std::path::PathBuf,
+    /// The clouds whose `vms.csv` were refreshed (the `common/` tables always are).
+    pub clouds: Vec<CloudId>,
+    /// Why those clouds.
+    pub scope: RefreshScope,
+    /// What became of each file, `vms.csv` first, then the `common/` tables.
+    pub files: Vec<(String, Refreshed)>,
+}
+
+/// Why `sky catalog refresh` refreshed the clouds it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefreshScope {
+    /// Named on the command line.
+    Named,
+    /// No name: the clouds a launch would use, declared (`SKY_ENABLED_CLOUDS`).
+    Declared,
+    /// No name: the clouds a launch would use, those the last `sky check` enabled.
+    LastCheck,
+    /// No name: the clouds a launch would use, those with credentials here.
+    Credentials,
+}
+
 /// What `sky catalog refresh` did to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refreshed {
@@ -81,6 +107,9 @@ pub struct Prepared {
     pub catalog_source: CatalogSource,
     /// Each catalog file the enabled clouds use: source and age.
     pub catalogs: Vec<CatalogOrigin>,
+    /// Clouds whose prices are the bundled examples standing in for a
+    /// catalog that could not be downloaded (`Assembled::example_prices`).
+    pub example_prices: Vec<CloudId>,
     /// The AWS zone mapping used (`az_mappings-<hash>.csv`), if any.
     pub az_mapping: Option<String>,
     /// Time spent loading catalogs (overlapping the fan-out).
@@ -142,6 +171,9 @@ pub enum Exit {
     Config,
     /// Plan printed, but some enabled clouds were left out.
     Partial,
+    /// Plan printed, but some of its prices are the bundled examples: a
+    /// catalog could not be downloaded (wins over [`Exit::Partial`]).
+    ExamplePrices,
     /// No cloud is enabled.
     NoCloud,
     /// Interrupted (Ctrl-C).
@@ -157,6 +189,7 @@ impl Exit {
             Exit::Config => 2,
             Exit::Partial => 3,
             Exit::NoCloud => 4,
+            Exit::ExamplePrices => 5,
             Exit::Interrupted => 130,
         }
     }
@@ -191,11 +224,14 @@ impl LaunchResult {
         self.optimized.result.as_ref().err()
     }
 
-    /// How the process ends: an error is a request error; a plan that left
-    /// out an enabled cloud is partial.
+    /// How the process ends: an error is a request error; a plan on
+    /// example prices says so; a plan that left out an enabled cloud is
+    /// partial.
     pub fn exit(&self) -> Exit {
         if self.error().is_some() {
             Exit::Request
+        } else if !self.prepared.example_prices.is_empty() {
+            Exit::ExamplePrices
         } else if self.prepared.excluded.is_empty() {
             Exit::Ok
         } else {

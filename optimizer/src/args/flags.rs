@@ -87,6 +87,11 @@ pub struct CommonArgs {
     #[arg(long, global = true)]
     pub refresh: bool,
 
+    /// Retry catalog downloads that failed lately now, instead of after their
+    /// back-off (5 minutes, doubling up to an hour).
+    #[arg(long, global = true)]
+    pub retry_downloads: bool,
+
     /// Deadline for one cloud's checks, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, global = true)]
     pub cloud_timeout: f64,

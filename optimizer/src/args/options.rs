@@ -62,6 +62,7 @@ pub(super) fn options(common: &CommonArgs, env: Environment) -> Result<LaunchOpt
     let mut options = LaunchOptions::from_env(env.vars, env.home)?;
     options.catalog_dir = common.catalog_dir.clone();
     options.refresh = common.refresh;
+    options.catalogs.retry_downloads = common.retry_downloads;
     let timeout =
         seconds(common.cloud_timeout).ok_or(ArgsError::CloudTimeout(common.cloud_timeout))?;
     options.set_cloud_timeout(timeout);

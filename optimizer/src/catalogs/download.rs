@@ -15,22 +15,29 @@
 //!
 //! A failed refresh keeps the old file and, like SkyPilot's
 //! `os.utime(catalog_path, None)`, marks it current so the next launches do
-//! not retry before another pull period has passed.
+//! not retry before another pull period has passed. A failure is also
+//! remembered per file and host ([`Backoff`], the state folder's
+//! `catalog-failures/`): a host is not asked for that file again before its
+//! back-off has passed, so a machine without a route to it pays the
+//! deadline once, not on every launch.
 
 use std::fs::{File, Metadata, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
 use http_body_util::Full;
+use md5::{Digest, Md5};
 use planner::cloud::CatalogPull;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::folder::{self, Folder, Standing};
-use crate::net::{Answer, HttpClient, NetError};
-use crate::state::{Clock, FileMode, write_atomic};
+use crate::net::{HttpClient, NetError, Streamed, StreamedAnswer};
+use crate::state::{
+    Clock, DownloadBackoff, DownloadFailure, FileMode, TempFile, redact_url, url_host, write_atomic,
+};
 
 /// SkyPilot's `constants.HOSTED_CATALOG_DIR_URL`.
 pub const HOSTED_CATALOG_DIR_URL: &str =
@@ -100,6 +107,55 @@ pub struct Job {
     /// Download even when the copy is current (`sky catalog refresh`); a
     /// file edited by hand is still left alone.
     pub force: bool,
+}
+
+/// The failed downloads remembered, and whether their back-off is waived.
+#[derive(Debug, Clone, Default)]
+pub struct Backoff {
+    /// The records (`None`: no usable state folder, nothing remembered).
+    pub log: Option<DownloadBackoff>,
+    /// Ask every host now, whatever its back-off (`sky catalog refresh`,
+    /// `--retry-downloads`).
+    pub retry_now: bool,
+}
+
+impl Backoff {
+    /// The failure that keeps `base` from being asked for `file` at `now`.
+    fn holding(&self, base: &str, file: &str, now: SystemTime) -> Option<DownloadFailure> {
+        if self.retry_now {
+            return None;
+        }
+        let record = self.log.as_ref()?.get(&url_host(base), file)?;
+        record.holds_at(now).then_some(record)
+    }
+
+    /// `base` failed to give `file`: remembered.
+    fn failed(&self, base: &str, file: &str, reason: &str, now: SystemTime) {
+        if let Some(log) = &self.log
+            && let Err(e) = log.record(&url_host(base), file, reason, now)
+        {
+            tracing::debug!(error = %e, "cannot remember a failed download");
+        }
+    }
+
+    /// `base` answered for `file`: its failures are forgotten.
+    fn answered(&self, base: &str, file: &str) {
+        if let Some(log) = &self.log {
+            log.clear(&url_host(base), file);
+        }
+    }
+}
+
+/// A download not attempted because every host is in back-off, in one line.
+fn held_error(record: &DownloadFailure, now: SystemTime) -> String {
+    let ago = now.duration_since(record.failed_at()).unwrap_or_default();
+    let left = record.retry_at().duration_since(now).unwrap_or_default();
+    let minutes = left.as_secs().div_ceil(60).max(1);
+    format!(
+        "{} ({}; not retried for {minutes} min)",
+        record.reason,
+        planner::text::ago(ago)
+    )
 }
 
 /// What became of one file.
@@ -247,8 +303,11 @@ fn look(folder: &Folder, job: &Job, now: SystemTime) -> Result<Before, String> {
 
 /// One GET's result, classified.
 enum Got {
+    /// A 2xx body, streamed into a temporary file beside the target (not
+    /// yet checked nor published).
     Body {
-        body: Bytes,
+        temp: TempFile,
+        bytes: usize,
         validators: Validators,
     },
     NotModified,
@@ -257,9 +316,15 @@ enum Got {
     Fatal(String),
 }
 
+/// At most one downloaded body is read back and checked at a time, so the
+/// bodies of the downloads in flight never sit in memory together (each
+/// streams to its own temporary file).
+static CHECKING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+
 async fn get(
     client: &HttpClient,
     url: &str,
+    target: &Path,
     validators: Option<&Validators>,
     deadline: Instant,
     max_bytes: usize,
@@ -280,49 +345,84 @@ async fn get(
             request = request.header(header::IF_MODIFIED_SINCE, lm);
         }
     }
+    // Errors name the URL without what may be secret in it.
+    let shown = redact_url(url);
     let request = match request.body(Full::new(Bytes::new())) {
         Ok(r) => r,
-        Err(e) => return Got::Fatal(format!("invalid URL {url:?}: {e}")),
+        Err(e) => return Got::Fatal(format!("invalid URL {shown:?}: {e}")),
     };
     let left = deadline.saturating_duration_since(Instant::now());
-    match client.exchange(request, left, max_bytes).await {
-        Err(NetError::Timeout(_)) => Got::Fatal(format!("no answer from {url} in time")),
-        Err(e @ NetError::TooLarge(_)) => Got::Fatal(format!("{url}: {e}")),
-        Err(NetError::Transport(e)) => Got::Retryable(format!("cannot reach {url}: {e}")),
+    // The body streams to a temporary file beside the target as it arrives
+    // (small writes to the page cache), its md5 taken on the way.
+    let mut temp: Option<TempFile> = None;
+    let mut md5 = Md5::new();
+    let sink = |piece: &[u8]| -> Result<(), String> {
+        let file = match &mut temp {
+            Some(file) => file,
+            None => {
+                temp.insert(TempFile::create(target, FileMode::User).map_err(|e| e.to_string())?)
+            }
+        };
+        md5.update(piece);
+        file.write(piece).map_err(|e| e.to_string())
+    };
+    let answer = client
+        .exchange_streamed(request, left, max_bytes, sink)
+        .await;
+    match answer {
+        Err(NetError::Timeout(_)) => Got::Fatal(format!("no answer from {shown} in time")),
+        Err(e @ NetError::TooLarge(_)) => Got::Fatal(format!("{shown}: {e}")),
+        Err(NetError::Transport(e)) => Got::Retryable(format!("cannot reach {shown}: {e}")),
         Ok(answer) if answer.status == StatusCode::NOT_MODIFIED => {
             if validators.is_some_and(|v| v.url == url) {
                 Got::NotModified
             } else {
-                Got::Fatal(format!("{url} answered 304 to an unconditional request"))
+                Got::Fatal(format!("{shown} answered 304 to an unconditional request"))
             }
         }
-        Ok(answer) if answer.status.is_success() => {
+        Ok(StreamedAnswer {
+            status,
+            headers,
+            body: Streamed::Sunk(bytes),
+        }) if status.is_success() => {
             let text = |name: header::HeaderName| {
-                answer
-                    .headers
+                headers
                     .get(name)
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_string)
             };
+            let temp = match temp {
+                Some(temp) => temp,
+                // An empty body: an empty file, for the check to refuse.
+                None => match TempFile::create(target, FileMode::User) {
+                    Ok(temp) => temp,
+                    Err(e) => return Got::Fatal(e.to_string()),
+                },
+            };
             Got::Body {
+                temp,
+                bytes,
                 validators: Validators {
                     url: url.to_string(),
-                    md5: folder::md5_hex(&answer.body),
+                    md5: crate::state::hex(&md5.finalize()),
                     etag: text(header::ETAG),
                     last_modified: text(header::LAST_MODIFIED),
                 },
-                body: answer.body,
             }
         }
-        Ok(answer) => status_error(&answer, url),
+        Ok(answer) => status_error(&answer, &shown),
     }
 }
 
 /// An answer with an error status, in one line: worth the mirror when
 /// rate-limited or a server error.
-fn status_error(answer: &Answer, url: &str) -> Got {
+fn status_error(answer: &StreamedAnswer, url: &str) -> Got {
     let what = format!("HTTP {} from {url}", answer.status.as_u16());
-    let body = String::from_utf8_lossy(&answer.body);
+    let kept = match &answer.body {
+        Streamed::Kept(body) => &body[..],
+        Streamed::Sunk(_) => &[],
+    };
+    let body = String::from_utf8_lossy(kept);
     // An error page says nothing the status does not.
     let detail: String = if body.to_ascii_lowercase().contains("<html") {
         String::new()
@@ -349,6 +449,7 @@ fn status_error(answer: &Answer, url: &str) -> Got {
 /// Brings `job.file` up to date in `folder` before `deadline`: see the
 /// module documentation. `check` turns a downloaded body into the value the
 /// caller uses (a parsed catalog); a body it rejects is never written.
+#[allow(clippy::too_many_arguments)]
 pub async fn fetch<T, F>(
     client: &HttpClient,
     options: &DownloadOptions,
@@ -356,6 +457,7 @@ pub async fn fetch<T, F>(
     job: &Job,
     deadline: Instant,
     clock: &Clock,
+    backoff: &Backoff,
     check: F,
 ) -> Fetched<T>
 where
@@ -363,6 +465,26 @@ where
     F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
 {
     let stale = || std::fs::metadata(folder.path(&job.file)).ok();
+    // Hosts that failed to give this file lately are not asked again yet;
+    // with none left, nothing is tried (no lock, no connection).
+    let now = clock.now();
+    let mut held = None;
+    let bases: Vec<&str> = options
+        .bases()
+        .filter(|base| match backoff.holding(base, &job.file, now) {
+            Some(record) => {
+                held.get_or_insert(record);
+                false
+            }
+            None => true,
+        })
+        .collect();
+    if let (true, Some(record)) = (bases.is_empty(), &held) {
+        return Fetched::Failed {
+            error: held_error(record, now),
+            stale: stale(),
+        };
+    }
     let _lock = match lock(&folder.lock_path(&job.file), deadline).await {
         Ok(lock) => lock,
         Err(error) => {
@@ -397,63 +519,126 @@ where
             stale: stale.flatten(),
         }
     };
-    match get_from_bases(client, options, &job.file, validators.as_ref(), deadline).await {
+    if let Some(dir) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return failed(format!("cannot create {}: {e}", dir.display()));
+    }
+    let from = Asked {
+        client,
+        target: path.clone(),
+        max_bytes: options.max_bytes,
+        file: &job.file,
+        backoff,
+        clock,
+    };
+    match get_from_bases(&from, &bases, validators.as_ref(), deadline).await {
         Err(errors) => failed(errors),
-        Ok(Got::NotModified) => {
+        Ok((_, Got::NotModified)) => {
             match folder::touch(&path, clock.now()).and_then(|()| std::fs::metadata(&path)) {
                 Ok(meta) => Fetched::NotModified { meta },
                 Err(e) => failed(format!("cannot update {}: {e}", path.display())),
             }
         }
-        Ok(Got::Body { body, validators }) => {
+        Ok((
+            base,
+            Got::Body {
+                temp,
+                bytes,
+                validators,
+            },
+        )) => {
             let url = validators.url.clone();
-            let bytes = body.len();
-            match write_checked(folder, &job.file, body, validators, check).await {
-                Ok((value, meta)) => Fetched::Downloaded {
-                    value,
-                    meta,
-                    url,
-                    bytes,
-                },
-                Err(e) => failed(e),
+            match write_checked(folder, &job.file, temp, validators, check).await {
+                Ok((value, meta)) => {
+                    backoff.answered(base, &job.file);
+                    Fetched::Downloaded {
+                        value,
+                        meta,
+                        url,
+                        bytes,
+                    }
+                }
+                Err(e) => {
+                    // The host answered with something that is not this
+                    // file's catalog (a login page, another cloud's CSV).
+                    backoff.failed(base, &job.file, &e, clock.now());
+                    failed(e)
+                }
             }
         }
         // `get_from_bases` answers the others as errors.
-        Ok(Got::Retryable(e) | Got::Fatal(e)) => failed(e),
+        Ok((_, Got::Retryable(e) | Got::Fatal(e))) => failed(e),
     }
+}
+
+/// What one file's GETs share.
+struct Asked<'a> {
+    client: &'a HttpClient,
+    /// The file in the folder (its temporary file goes beside it).
+    target: PathBuf,
+    max_bytes: usize,
+    file: &'a str,
+    backoff: &'a Backoff,
+    clock: &'a Clock,
 }
 
 /// GETs `file` from each base in turn while the answer is worth the
 /// mirror; `Err` joins every error met.
-async fn get_from_bases(
-    client: &HttpClient,
-    options: &DownloadOptions,
-    file: &str,
+/// Each host's failure is remembered, each answer clears it; a body's host
+/// is returned with it (its check is still to come).
+async fn get_from_bases<'b>(
+    asked: &Asked<'_>,
+    bases: &[&'b str],
     validators: Option<&Validators>,
     deadline: Instant,
-) -> Result<Got, String> {
+) -> Result<(&'b str, Got), String> {
     let mut errors = Vec::new();
-    for base in options.bases() {
-        let url = DownloadOptions::file_url(base, file);
-        match get(client, &url, validators, deadline, options.max_bytes).await {
-            Got::Retryable(e) => errors.push(e),
+    for &base in bases {
+        let url = DownloadOptions::file_url(base, asked.file);
+        let got = get(
+            asked.client,
+            &url,
+            &asked.target,
+            validators,
+            deadline,
+            asked.max_bytes,
+        )
+        .await;
+        match got {
+            Got::Retryable(e) => {
+                asked
+                    .backoff
+                    .failed(base, asked.file, &e, asked.clock.now());
+                errors.push(e);
+            }
             Got::Fatal(e) => {
+                asked
+                    .backoff
+                    .failed(base, asked.file, &e, asked.clock.now());
                 errors.push(e);
                 return Err(errors.join("; then "));
             }
-            got => return Ok(got),
+            Got::NotModified => {
+                asked.backoff.answered(base, asked.file);
+                return Ok((base, Got::NotModified));
+            }
+            // Cleared once the body proves to be the catalog.
+            got => return Ok((base, got)),
         }
     }
     Err(errors.join("; then "))
 }
 
 /// Checks a downloaded body and, when `check` accepts it, publishes it —
-/// parsing and the fsyncs are blocking work, off the runtime. Returns what
-/// the check made of it and the new file's metadata.
+/// reading it back, parsing and the fsyncs are blocking work, off the
+/// runtime, one body at a time ([`CHECKING`]). Returns what the check made
+/// of it and the new file's metadata. A refused body's temporary file is
+/// removed (dropped).
 async fn write_checked<T, F>(
     folder: &Folder,
     file: &str,
-    body: Bytes,
+    temp: TempFile,
     validators: Validators,
     check: F,
 ) -> Result<(T, Metadata), String>
@@ -463,10 +648,17 @@ where
 {
     let folder = folder.clone();
     let file = file.to_string();
+    let _turn = CHECKING
+        .acquire()
+        .await
+        .map_err(|e| format!("the download check failed: {e}"))?;
     tokio::task::spawn_blocking(move || {
-        let value =
-            check(&body).map_err(|e| format!("{} is not a usable catalog: {e}", validators.url))?;
-        publish(&folder, &file, &body, &validators)?;
+        let body = std::fs::read(temp.path())
+            .map_err(|e| format!("cannot read {}: {e}", temp.path().display()))?;
+        let shown = redact_url(&validators.url);
+        let value = check(&body).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
+        drop(body);
+        publish(&folder, &file, temp, &validators)?;
         let meta = std::fs::metadata(folder.path(&file))
             .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
         Ok::<_, String>((value, meta))
@@ -475,31 +667,20 @@ where
     .unwrap_or_else(|e| Err(format!("the download task failed: {e}")))
 }
 
-/// Writes the file, its md5 record (SkyPilot's format: the hex digest, no
-/// newline) and `sky`'s validators. The file is replaced atomically first,
-/// then the record, as SkyPilot orders them.
+/// Publishes the file (its temporary file renamed over it), then its md5
+/// record (SkyPilot's format: the hex digest, no newline) and `sky`'s
+/// validators, as SkyPilot orders them.
 fn publish(
     folder: &Folder,
     file: &str,
-    body: &[u8],
+    temp: TempFile,
     validators: &Validators,
 ) -> Result<(), String> {
-    let path = folder.path(file);
-    for dir in [
-        path.parent(),
-        folder
-            .md5_path(file)
-            .parent()
-            .map(Path::to_path_buf)
-            .as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    if let Some(dir) = folder.md5_path(file).parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    write_atomic(&path, body, FileMode::User).map_err(|e| e.to_string())?;
+    temp.persist().map_err(|e| e.to_string())?;
     write_atomic(
         &folder.md5_path(file),
         validators.md5.as_bytes(),

@@ -6,7 +6,7 @@
 //! routine, forced.
 
 use std::fs::Metadata;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -14,12 +14,12 @@ use planner::catalog::{AcceleratorTable, CatalogWarning, CloudCatalog, parse_gpu
 use planner::cloud::CloudId;
 use planner::launch::{CatalogKind, Refreshed};
 
-use super::download::{self, DownloadOptions, Fetched, Job};
+use super::download::{self, Backoff, DownloadOptions, Fetched, Job};
 use super::folder::Folder;
 use super::plan::{CatalogOptions, pull_of};
 use super::{ACCELERATORS_FILE, Input, METADATA_FILE, store_downloaded_image, vms_file};
 use crate::net::HttpClient;
-use crate::state::{CatalogIndex, StateDir};
+use crate::state::{CatalogIndex, DownloadBackoff, StateDir};
 
 /// Limits of a launch's downloads.
 #[derive(Debug, Clone, Copy)]
@@ -47,14 +47,36 @@ impl LazyClient {
     }
 }
 
+/// The records of failed downloads, opened by the first download.
+#[derive(Clone)]
+struct LazyBackoff {
+    state_dir: Arc<PathBuf>,
+    retry_now: bool,
+    cell: Arc<OnceLock<Backoff>>,
+}
+
+impl LazyBackoff {
+    fn get(&self) -> &Backoff {
+        self.cell.get_or_init(|| Backoff {
+            log: StateDir::open(self.state_dir.as_path())
+                .and_then(|s| DownloadBackoff::open(&s))
+                .inspect_err(|e| tracing::debug!(error = %e, "failed downloads not remembered"))
+                .ok(),
+            retry_now: self.retry_now,
+        })
+    }
+}
+
 /// Downloads into SkyPilot's folder: one lazily built client, the catalog
-/// options and the deadlines, shared by every file of a launch.
+/// options, the deadlines and the failures remembered in the state folder,
+/// shared by every file of a launch.
 #[derive(Clone)]
 pub(super) struct Downloader {
     folder: Folder,
     client: LazyClient,
     options: CatalogOptions,
     deadlines: Deadlines,
+    backoff: LazyBackoff,
 }
 
 /// What a launch reads after one download.
@@ -77,8 +99,14 @@ pub(super) enum Download<T> {
 }
 
 impl Downloader {
-    /// Downloads into `folder` with `options`, within `deadlines`.
-    pub(super) fn new(folder: Folder, options: &CatalogOptions, deadlines: Deadlines) -> Self {
+    /// Downloads into `folder` with `options`, within `deadlines`,
+    /// remembering failures in the state folder `state_dir`.
+    pub(super) fn new(
+        folder: Folder,
+        options: &CatalogOptions,
+        deadlines: Deadlines,
+        state_dir: &Path,
+    ) -> Self {
         Downloader {
             folder,
             client: LazyClient {
@@ -87,6 +115,11 @@ impl Downloader {
             },
             options: options.clone(),
             deadlines,
+            backoff: LazyBackoff {
+                state_dir: Arc::new(state_dir.to_path_buf()),
+                retry_now: options.retry_downloads,
+                cell: Arc::new(OnceLock::new()),
+            },
         }
     }
 
@@ -110,6 +143,7 @@ impl Downloader {
     {
         let deadline =
             (tokio::time::Instant::now() + self.deadlines.per_file).min(self.deadlines.global);
+        let backoff = self.backoff.get();
         match self.client.get() {
             Ok(http) => {
                 download::fetch(
@@ -119,6 +153,7 @@ impl Downloader {
                     job,
                     deadline,
                     &self.options.clock,
+                    backoff,
                     check,
                 )
                 .await
@@ -177,7 +212,8 @@ fn after_fetch<T>(fetched: Fetched<T>, path: &Path, bundled: bool) -> Download<T
 /// A `vms.csv` as a launch uses it: the catalog and its skipped rows.
 pub(super) type Vms = (CloudCatalog, Vec<CatalogWarning>);
 
-/// Checks a downloaded `vms.csv`: it must parse and list at least one row.
+/// Checks a downloaded `vms.csv`: it must parse, list at least one row,
+/// and be this cloud's ([`is_clouds`]).
 pub(super) fn check_vms(
     cloud: CloudId,
     name: String,
@@ -188,8 +224,44 @@ pub(super) fn check_vms(
         if catalog.instance_types().next().is_none() {
             return Err("it lists no instance type".into());
         }
+        if !is_clouds(cloud, &catalog) {
+            return Err(format!(
+                "none of its regions is one of {}'s (another cloud's catalog?)",
+                cloud.repr()
+            ));
+        }
         Ok((catalog, warnings))
     }
+}
+
+/// Whether `catalog` names a region of `cloud`: one of its first few
+/// distinct regions is a region of the bundled copy (a snapshot of the
+/// hosted catalog), so a well-formed catalog of another cloud served under
+/// this cloud's name is refused. A cloud without a bundled copy passes.
+fn is_clouds(cloud: CloudId, catalog: &CloudCatalog) -> bool {
+    let Some(bundled) = super::bundled::vms_csv(cloud) else {
+        return true;
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (region, _) in catalog.locations() {
+        let region: &str = region.as_ref();
+        if seen.contains(&region) {
+            continue;
+        }
+        // A field of a row: followed by another field or the end of the row.
+        let found = [",", "\n", "\r"].iter().any(|end| {
+            let field = format!(",{region}{end}");
+            bundled.windows(field.len()).any(|w| w == field.as_bytes())
+        });
+        if found {
+            return true;
+        }
+        seen.push(region);
+        if seen.len() >= 8 {
+            break;
+        }
+    }
+    false
 }
 
 /// Checks a downloaded `common/` table by parsing it.
@@ -207,8 +279,9 @@ pub(super) fn check_common(
 }
 
 /// `sky catalog refresh`: downloads `clouds`' `vms.csv` (and the `common/`
-/// tables) into SkyPilot's folder now, whatever their pull period, each
-/// within `timeout`, concurrently. A file edited by hand is still kept.
+/// tables) into SkyPilot's folder now, whatever their pull period or the
+/// back-off of past failures, each within `timeout`, concurrently. A file
+/// edited by hand is still kept.
 pub async fn refresh(
     folder: &Folder,
     clouds: &[CloudId],
@@ -220,7 +293,11 @@ pub async fn refresh(
         per_file: timeout,
         global: tokio::time::Instant::now() + timeout,
     };
-    let downloader = Downloader::new(folder.clone(), options, deadlines);
+    let options = CatalogOptions {
+        retry_downloads: true,
+        ..options.clone()
+    };
+    let downloader = Downloader::new(folder.clone(), &options, deadlines, state_dir);
     let index = StateDir::open(state_dir)
         .and_then(|s| CatalogIndex::open(&s))
         .ok();

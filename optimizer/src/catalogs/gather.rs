@@ -147,6 +147,9 @@ pub async fn gather(
         accelerators,
         metadata,
     } = plan;
+    let downloader = mode
+        .shared()
+        .map(|f| Downloader::new(f.clone(), &options, deadlines, &state_dir));
     let index = LazyIndex {
         dir: Arc::new(state_dir),
         cell: Arc::new(OnceLock::new()),
@@ -162,9 +165,6 @@ pub async fn gather(
     };
     let loader = tokio::task::spawn_blocking(move || load_at_hand(at_hand));
     // Slots to fetch exist only in SkyPilot's folder.
-    let downloader = mode
-        .shared()
-        .map(|f| Downloader::new(f.clone(), &options, deadlines));
     let mut downloads = spawn_downloads(downloader.as_ref(), split.fetches, needs, &index);
     let common = common_files(
         downloader.as_ref(),

@@ -34,6 +34,10 @@ pub struct CatalogOptions {
     pub download: DownloadOptions,
     /// The time source for pull periods and ages. Default: the system clock.
     pub clock: Clock,
+    /// Try every download now, even from a host whose recent failure
+    /// would hold it back (`sky launch --retry-downloads`; `sky catalog
+    /// refresh` always does).
+    pub retry_downloads: bool,
 }
 
 impl CatalogOptions {

@@ -63,9 +63,11 @@ fn enabled_clouds(options: &LaunchOptions) -> Vec<CloudId> {
 }
 
 /// Where each cloud's `vms.csv` comes from, in `clouds` order (clouds
-/// without one are left out).
+/// without one are left out). The files SkyPilot's folder lacks are
+/// listed from the example catalogs, said in one warning line.
 fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(CloudId, Input)> {
     let mut out = Vec::new();
+    let mut examples: Vec<CloudId> = Vec::new();
     let file = |path| Input::File { path, meta: None };
     for &cloud in clouds {
         let name = catalogs::vms_file(cloud);
@@ -86,15 +88,21 @@ fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(
                 if path.is_file() {
                     out.push((cloud, file(path)));
                 } else if catalogs::has_bundled(cloud) {
-                    warnings.push(format!(
-                        "{} is missing: listing the example catalog built into sky (run `sky catalog refresh {}` to download it).",
-                        path.display(),
-                        cloud.name()
-                    ));
+                    examples.push(cloud);
                     out.push((cloud, Input::Bundled));
                 }
             }
         }
+    }
+    if let (Mode::Shared(folder), false) = (mode, examples.is_empty()) {
+        let names: Vec<&str> = examples.iter().map(|c| c.repr()).collect();
+        let ids: Vec<&str> = examples.iter().map(|c| c.name()).collect();
+        warnings.push(format!(
+            "no catalog in {} for {}: listing the example catalogs built into sky; their prices are examples, not real (run `sky catalog refresh {}` to download them).",
+            folder.root().display(),
+            names.join(", "),
+            ids.join(" ")
+        ));
     }
     out
 }

@@ -105,6 +105,7 @@ fn assemble(settings: Settings, found: Found, carried: Carried) -> Result<Prepar
         absent: a.absent,
         catalog_source: a.catalog_source,
         catalogs: a.catalogs,
+        example_prices: a.example_prices,
         az_mapping: a.az_mapping,
         catalog_load: a.catalog_load,
         volumes: carried.volumes,

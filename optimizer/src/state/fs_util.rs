@@ -365,3 +365,81 @@ pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), StateErro
         })
     }
 }
+
+/// A file written piece by piece beside its target (`.<name>.<pid>.<hex>.tmp`,
+/// tracked like [`write_temp`]'s), then renamed over it ([`TempFile::persist`]);
+/// dropped unpersisted, it is removed. What a download streams its body into,
+/// so that the body is never held in memory and a half body is never seen.
+#[derive(Debug)]
+pub struct TempFile {
+    path: PathBuf,
+    target: PathBuf,
+    file: Option<File>,
+}
+
+impl TempFile {
+    /// A new temporary file for `target`, in its folder.
+    pub fn create(target: &Path, mode: FileMode) -> Result<TempFile, StateError> {
+        let dir = parent_of(target);
+        let stem = target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("entry");
+        let path = dir.join(format!(
+            ".{stem}.{}.{}{TEMP_SUFFIX}",
+            std::process::id(),
+            random_hex(8)?
+        ));
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.closed {
+            return Err(StateError::Io {
+                op: "create",
+                path,
+                source: io::Error::new(io::ErrorKind::Interrupted, "interrupted"),
+            });
+        }
+        let file = create_file(&path, mode)?;
+        pending.paths.push(path.clone());
+        Ok(TempFile {
+            path,
+            target: target.to_path_buf(),
+            file: Some(file),
+        })
+    }
+
+    /// Appends `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        match &mut self.file {
+            Some(file) => file.write_all(bytes).map_err(io_err("write", &self.path)),
+            None => Err(StateError::Io {
+                op: "write",
+                path: self.path.clone(),
+                source: io::Error::other("already closed"),
+            }),
+        }
+    }
+
+    /// The temporary file (to read it back before it is published).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// fsyncs it, renames it over the target and fsyncs the folder.
+    pub fn persist(mut self) -> Result<(), StateError> {
+        if let Some(file) = self.file.take() {
+            file.sync_all().map_err(io_err("fsync", &self.path))?;
+        }
+        fs::rename(&self.path, &self.target).map_err(io_err("rename into", &self.target))?;
+        forget_temp(&self.path);
+        sync_dir(parent_of(&self.target))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        self.file.take();
+        // Published: the rename moved it (removing is a no-op then).
+        let _ = fs::remove_file(&self.path);
+        forget_temp(&self.path);
+    }
+}

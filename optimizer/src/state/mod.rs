@@ -10,6 +10,8 @@
 //!     <key>.lock            0600, advisory lock serialising the fetchers of <key>
 //!   kube-nodes/listings.json  the one node-cache entry: every context's listing,
 //!                           each under an HMAC digest of (context, API server)
+//!   catalog-failures/<h>.json 0600, a failed catalog download per file and host
+//!                           (time, failures in a row, short reason): its back-off
 //! ```
 //!
 //! Invariants:
@@ -40,6 +42,7 @@
 //!   of writers that died.
 
 mod catalog_index;
+mod download_backoff;
 mod fs_util;
 mod key;
 mod store;
@@ -51,8 +54,11 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub use catalog_index::CatalogIndex;
+pub use download_backoff::{
+    BACKOFF_FIRST, BACKOFF_MAX, DownloadBackoff, DownloadFailure, redact_url, url_host,
+};
 pub(crate) use fs_util::hex;
-pub use fs_util::{Durability, FileMode, abandon_pending_writes, write_atomic};
+pub use fs_util::{Durability, FileMode, TempFile, abandon_pending_writes, write_atomic};
 pub use key::KeyedHasher;
 pub use store::{CacheLock, CacheStore, Entry, Lookup, MissReason};
 pub(crate) use store::{duration_ms, unix_ms};

@@ -20,6 +20,10 @@ mod gcp_reservations;
 mod catalog_index;
 // Catalog downloads into SkyPilot's folder and AWS zone names, against the mocks.
 mod catalog_download;
+// Offline and firewalled machines: failed downloads remembered, one warning (issue 26).
+mod offline;
+// The download path against every way a catalog host can misbehave (issue 26).
+mod catalog_faults;
 // OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
 mod oci;
 // Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.

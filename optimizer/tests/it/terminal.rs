@@ -33,6 +33,8 @@ fn sky(sts: &StsMock, home: &std::path::Path) -> Command {
         .env("HOME", home)
         .env("TERM", "xterm-256color")
         .env("SKY_ENABLED_CLOUDS", "aws,lambda")
+        // The example catalogs, chosen: no download from the network.
+        .env("SKY_BUNDLED_CATALOGS", "1")
         .args(["launch", "--dryrun", "-y", "-c", "t", "--gpus", "A100"]);
     for (k, v) in sts.aws_env() {
         cmd.env(k, v);

@@ -105,6 +105,11 @@ pub struct Assembled {
     pub catalog_source: CatalogSource,
     /// Each catalog file the enabled clouds use.
     pub catalogs: Vec<CatalogOrigin>,
+    /// The enabled clouds whose prices are examples standing in for a real
+    /// catalog: the download failed and there was no copy, so the bundled
+    /// one was used (never in the bundled mode the user chose, nor for an
+    /// explicit folder's missing file, which keeps SkyPilot's output).
+    pub example_prices: Vec<CloudId>,
     /// The AWS zone mapping applied (`az_mappings-<hash>.csv`), if any.
     pub az_mapping: Option<String>,
     /// Time spent loading catalogs.
@@ -138,6 +143,7 @@ pub fn assemble(settings: Settings, found: Found) -> Result<Assembled, AssembleE
     let learnt = Learnt::of(&fanout);
     let mut notes = lead_notes(&settings, &learnt);
     let (catalog_notes, mut catalogs) = catalog_notes(&standing.enabled, catalogs);
+    let example_prices = example_prices(&catalog_notes);
     notes.extend(catalog_notes);
     let az_mapping = if standing.enabled.contains(&CloudId::Aws) {
         notes.extend(catalogs.az_mapping_error.take().map(Note::AzMapping));
@@ -189,6 +195,7 @@ pub fn assemble(settings: Settings, found: Found) -> Result<Assembled, AssembleE
         notes,
         catalog_source: catalogs.source,
         catalogs: catalogs.origins,
+        example_prices,
         az_mapping,
         catalog_load: catalogs.elapsed,
         workspace_error,
@@ -379,14 +386,15 @@ fn catalog_notes(enabled: &[CloudId], mut found: FoundCatalogs) -> (Vec<Note>, F
             })
         })
         .collect();
-    if !failed.is_empty() {
-        notes.push(Note::DownloadsFailed(failed));
-    }
+    let failed_notes = (!failed.is_empty()).then(|| Note::DownloadsFailed(failed.clone()));
+    notes.extend(failed_notes);
     if let CatalogSource::Dir(dir) = &found.source {
+        // A failed download's example copy is said with the failure, once.
         let files: Vec<CatalogOrigin> = found
             .origins
             .iter()
             .filter(|o| o.kind == CatalogKind::Bundled)
+            .filter(|o| !failed.iter().any(|f| f.origin.file == o.file))
             .cloned()
             .collect();
         if !files.is_empty() {
@@ -410,6 +418,20 @@ fn catalog_notes(enabled: &[CloudId], mut found: FoundCatalogs) -> (Vec<Note>, F
             }),
     );
     (notes, found)
+}
+
+/// The clouds whose failed download left the example catalog in place.
+fn example_prices(notes: &[Note]) -> Vec<CloudId> {
+    notes
+        .iter()
+        .filter_map(|n| match n {
+            Note::DownloadsFailed(failed) => Some(failed),
+            _ => None,
+        })
+        .flatten()
+        .filter(|f| f.origin.kind == CatalogKind::Bundled)
+        .filter_map(|f| f.origin.cloud)
+        .collect()
 }
 
 /// Joins the AWS catalog with the account's zone mapping: the one

@@ -101,10 +101,13 @@ pub enum Note {
         message: String,
     },
     /// Downloads of files the enabled clouds use that failed, in catalog
-    /// order (the clouds' `vms.csv`, then the `common/` tables).
+    /// order (the clouds' `vms.csv`, then the `common/` tables): said in one
+    /// line, with the copies used instead (an example copy included) and
+    /// what to do.
     DownloadsFailed(Vec<FailedDownload>),
     /// Files the folder in use lacks, read from the example catalogs
-    /// built into `sky` (their prices are examples).
+    /// built into `sky` (their prices are examples), other than those of a
+    /// failed download ([`Note::DownloadsFailed`] says those).
     ExampleCatalogs {
         /// The folder.
         dir: PathBuf,

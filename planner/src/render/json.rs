@@ -59,6 +59,7 @@ pub fn plan(result: &LaunchResult, cluster: &str) -> serde_json::Value {
             "age_s": c.age.map(|a| a.as_secs_f64()),
             "pull_hours": c.pull_hours,
         })).collect::<Vec<_>>(),
+        "example_prices": prepared.example_prices.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "aws_az_mapping": prepared.az_mapping,
         "checks": clouds,
         "log": optimizer::log(optimized).iter().map(|l| strip_ansi(l)).collect::<Vec<_>>(),

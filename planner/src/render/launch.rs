@@ -2,7 +2,7 @@
 //! (`sky/client/cli/command.py::launch` and `_launch_with_confirm`): what
 //! goes to stdout and what to stderr, in order.
 
-use super::{explain, json, optimizer, overrides, timings};
+use super::{explain, json, optimizer, overrides, pipeline, timings};
 use crate::cloud::CloudId;
 use crate::launch::{LaunchResult, Stage, TaskSource};
 use crate::pytext::py_str_repr;
@@ -173,6 +173,9 @@ pub fn launch(result: &LaunchResult, view: &LaunchView<'_>) -> Vec<Line> {
         ));
     } else {
         out.extend(optimizer::log(&result.optimized).into_iter().map(Line::out));
+        if result.error().is_none() {
+            out.extend(pipeline::example_prices(&prepared.example_prices).map(Line::out));
+        }
     }
     if let Some(e) = result.error() {
         out.push(Line::err(error(e)));

@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::assemble::{Absence, CatalogKind, CatalogOrigin, NoCatalog, NoCloud, Note, Unreachable};
 use crate::catalog::CatalogWarning;
+use crate::cloud::CloudId;
 use crate::text::ago;
 
 /// At most this many skipped rows are listed per catalog file; the rest are counted.
@@ -61,37 +62,103 @@ fn catalog_name(origin: &CatalogOrigin) -> String {
     }
 }
 
-/// One line per cloud whose download failed, then one for the `common/`
-/// tables together.
+/// At most this many characters of the first download error are quoted.
+const MAX_DOWNLOAD_ERROR_CHARS: usize = 160;
+
+/// Every failed download in one line: which catalogs, the first error
+/// (shortened), the copies used instead, and what to do.
 fn downloads_failed(failed: &[crate::assemble::FailedDownload]) -> Vec<String> {
-    let then = |o: &CatalogOrigin| match o.kind {
-        CatalogKind::Stale => format!("; using the copy from {}", ago(o.age.unwrap_or_default())),
-        _ => String::new(),
+    let Some(first) = failed.first() else {
+        return Vec::new();
     };
-    let mut out = Vec::new();
-    let mut common = Vec::new();
-    for f in failed {
-        match f.origin.cloud {
-            Some(c) => out.push(format!(
-                "cannot download the {} catalog ({}): {}{}",
-                c.repr(),
-                f.origin.file,
-                f.problem,
-                then(&f.origin)
-            )),
-            None => common.push(f),
+    let clouds: Vec<CloudId> = failed.iter().filter_map(|f| f.origin.cloud).collect();
+    let origins: Vec<&CatalogOrigin> = failed.iter().map(|f| &f.origin).collect();
+    let what = match failed {
+        [one] if one.origin.cloud.is_some() => {
+            format!(
+                "the {} catalog ({})",
+                catalog_name(&one.origin),
+                one.origin.file
+            )
         }
-    }
-    if let Some(first) = common.first() {
-        let files: Vec<&str> = common.iter().map(|f| f.origin.file.as_str()).collect();
-        out.push(format!(
-            "cannot download {}: {}{}",
-            files.join(", "),
-            first.problem,
-            then(&first.origin)
+        _ => format!("the catalogs of {}", catalog_names(&origins)),
+    };
+    let error = shortened(&first.problem, MAX_DOWNLOAD_ERROR_CHARS);
+    let of_kind = |kind| -> Vec<&CatalogOrigin> {
+        origins.iter().copied().filter(|o| o.kind == kind).collect()
+    };
+    let (examples, stale) = (of_kind(CatalogKind::Bundled), of_kind(CatalogKind::Stale));
+    let mut using = Vec::new();
+    if !examples.is_empty() {
+        using.push(format!(
+            "the example catalogs built into sky for {} (their prices are examples, not real)",
+            catalog_names(&examples)
         ));
     }
-    out
+    if let Some(oldest) = stale.iter().filter_map(|o| o.age).max() {
+        using.push(format!(
+            "the copy from {} for {}",
+            ago(oldest),
+            catalog_names(&stale)
+        ));
+    }
+    let refresh = clouds
+        .iter()
+        .fold(String::from("sky catalog refresh"), |mut cmd, c| {
+            cmd.push(' ');
+            cmd.push_str(c.name());
+            cmd
+        });
+    let todo = if examples.is_empty() {
+        format!("Once online, `{refresh}` retries now")
+    } else {
+        format!(
+            "Once online, run `{refresh}`; or pass --catalog-dir DIR; or set SKY_BUNDLED_CATALOGS=1 to use the examples without this warning"
+        )
+    };
+    let using = if using.is_empty() {
+        String::new()
+    } else {
+        format!("; using {}", using.join(" and "))
+    };
+    vec![format!("cannot download {what}: {error}{using}. {todo}")]
+}
+
+/// Catalog files as a warning lists them: the clouds, then `common/` for
+/// the shared tables (`AWS, GCP and common/`).
+fn catalog_names(origins: &[&CatalogOrigin]) -> String {
+    let clouds: Vec<&str> = origins
+        .iter()
+        .filter_map(|o| o.cloud.map(CloudId::repr))
+        .collect();
+    let common = origins.iter().any(|o| o.cloud.is_none());
+    match (clouds.is_empty(), common) {
+        (_, false) => clouds.join(", "),
+        (true, true) => "common/".to_string(),
+        (false, true) => format!("{} and common/", clouds.join(", ")),
+    }
+}
+
+/// `text` on one line, cut to `max` characters (with `…`).
+fn shortened(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut shown: String = one_line.chars().take(max).collect();
+    if shown.len() < one_line.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// The stdout line under a table some of whose prices are examples (a
+/// stderr warning alone passes unseen in a script or `2>/dev/null`).
+pub fn example_prices(clouds: &[CloudId]) -> Option<String> {
+    (!clouds.is_empty()).then(|| {
+        let names: Vec<&str> = clouds.iter().map(|c| c.repr()).collect();
+        format!(
+            "Note: the {} prices above are examples built into sky, not real prices: their catalogs could not be downloaded (exit code 5).",
+            names.join(", ")
+        )
+    })
 }
 
 /// One line per skipped catalog row, at most [`MAX_SKIPPED_ROWS_PER_FILE`]
@@ -142,11 +209,7 @@ pub fn absence(why: &Absence) -> String {
 /// Every context unreachable: the first one's error on one line (the
 /// API's text spans lines: `Reason:`, `HTTP response body:`), shortened.
 fn unreachable(u: &Unreachable) -> String {
-    let one_line = u.error.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut shown: String = one_line.chars().take(MAX_CONTEXT_ERROR_CHARS).collect();
-    if shown.len() < one_line.len() {
-        shown.push('…');
-    }
+    let shown = shortened(&u.error, MAX_CONTEXT_ERROR_CHARS);
     match u.contexts {
         1 => format!("context {} is unreachable: {shown}", u.first),
         n => format!("all {n} contexts are unreachable; {}: {shown}", u.first),
@@ -199,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn failed_downloads_are_one_line_per_cloud_and_one_for_the_common_tables() {
+    fn failed_downloads_are_one_line_with_the_first_error_and_what_to_do() {
         let failed = |o: CatalogOrigin, problem: &str| FailedDownload {
             origin: o,
             problem: problem.into(),
@@ -221,9 +284,27 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "cannot download the AWS catalog (aws/vms.csv): HTTP 503; using the copy from 2 hours ago",
-                "cannot download common/accelerators.csv, common/metadata.csv: no answer",
+                "cannot download the catalogs of AWS and common/: HTTP 503; \
+                 using the example catalogs built into sky for common/ \
+                 (their prices are examples, not real) and the copy from 2 hours ago for AWS. \
+                 Once online, run `sky catalog refresh aws`; or pass --catalog-dir DIR; \
+                 or set SKY_BUNDLED_CATALOGS=1 to use the examples without this warning",
             ]
+        );
+        let one = warnings(&[Note::DownloadsFailed(vec![failed(
+            origin("gcp/vms.csv", Some(CloudId::Gcp), CatalogKind::Stale),
+            &format!("no answer\n{}", "x".repeat(300)),
+        )])]);
+        assert_eq!(one.len(), 1);
+        assert!(
+            one[0].starts_with("cannot download the GCP catalog (gcp/vms.csv): no answer xxx"),
+            "{}",
+            one[0]
+        );
+        assert!(
+            one[0].ends_with("x…; using the copy from 2 hours ago for GCP. Once online, `sky catalog refresh gcp` retries now"),
+            "{}",
+            one[0]
         );
     }
 

@@ -9,6 +9,7 @@
 //! | 2 | the invocation: the command line is malformed (unknown option, a value of the wrong type or choice, a missing file or folder a flag names, flags that exclude each other), or this tool's own options and configuration are unusable | `Error: …` (click's usage errors), clap's `error: …`, `sky: error: …` |
 //! | 3 | plan printed but some enabled clouds were left out (partial table) — or, for `sky catalog refresh`, some files could not be refreshed | |
 //! | 4 | no cloud enabled | |
+//! | 5 | plan printed, but some of its prices are the bundled examples: a catalog could not be downloaded (wins over 3) | the note under the table; `example_prices` in `-o json` |
 //! | 128 + n | stopped by signal n: 130 interrupted (SIGINT, also at a question), 143 terminated (SIGTERM) | nothing |
 //!
 //! So the code follows what the error is, whichever check finds it: a flag

@@ -11,11 +11,11 @@ use crate::output::Printer;
 /// Runs `sky catalog refresh` (its output is never coloured).
 pub async fn refresh(args: CatalogRefresh) -> anyhow::Result<Exit> {
     let printer = Printer { color: false };
-    let results = launch::refresh_catalogs(&args.options, &args.clouds, args.timeout).await?;
-    for line in render::catalog::refresh(&results) {
+    let report = launch::refresh_catalogs(&args.options, &args.clouds, args.timeout).await?;
+    for line in render::catalog::refresh(&report) {
         printer.stdout(&line);
     }
-    Ok(if results.iter().all(|(_, r)| r.ok()) {
+    Ok(if report.files.iter().all(|(_, r)| r.ok()) {
         Exit::Ok
     } else {
         Exit::Partial

@@ -283,7 +283,7 @@ fn an_answer_other_than_yes_or_no_asks_again_as_click_does() {
 }
 
 #[test]
-fn json_output_never_asks_on_stdout_it_implies_yes() {
+fn json_output_never_asks_and_without_yes_never_hands_off() {
     let home = tempfile::tempdir().unwrap();
     let plan = home.path().join("plan.json");
     let plan_arg = plan.display().to_string();
@@ -298,7 +298,10 @@ fn json_output_never_asks_on_stdout_it_implies_yes() {
         .unwrap_or_else(|e| panic!("{e}: stdout is not JSON:\n{stdout}"));
     assert_eq!(doc["schema"], "sky-plan/v1");
     assert!(!stdout.contains("Proceed?"), "{stdout}");
-    assert!(plan.is_file(), "-o json implies -y: the plan is written");
+    assert!(
+        plan.is_file(),
+        "-o json without -y: the plan is written, not launched"
+    );
 }
 
 #[test]

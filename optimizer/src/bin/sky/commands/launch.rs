@@ -3,7 +3,8 @@
 //! confirmed launch.
 //!
 //! With `-o json`, stdout carries the JSON document and nothing else: no
-//! question is asked (`-o json` implies `-y`), and the lines said around the
+//! question is asked (without `-y` the plan is printed and `--plan-out`
+//! written, but nothing is handed to SkyPilot), and the lines said around the
 //! document (the cluster-name warning, the deprecation line, the
 //! confirmation line) go to stderr.
 
@@ -133,6 +134,16 @@ pub async fn run(
             FileMode::User,
         )
         .with_context(|| format!("cannot write the plan to {}", path.display()))?;
+    }
+    if args.json && !args.yes {
+        // Nobody was asked: a machine reading the document never starts
+        // provisioning (and spending) by itself; `-y` says it may.
+        say(
+            printer,
+            true,
+            render::launch::JSON_NOT_HANDED_OFF.to_string(),
+        );
+        return Ok(exit);
     }
     // Provisioning is SkyPilot's: its `sky launch` on the task with the plan
     // pinned; the exit code becomes SkyPilot's.

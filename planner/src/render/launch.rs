@@ -237,11 +237,11 @@ pub fn prompt(cluster: &str) -> String {
     )
 }
 
-/// What a declined prompt prints.
 /// Said on stderr when `-o json` without `-y` ends a launch that would
 /// otherwise go to SkyPilot: no question was asked, so nothing is launched.
 pub const JSON_NOT_HANDED_OFF: &str = "sky: not launched: -o json asks no question, so the plan was not handed to SkyPilot; add -y to launch it.";
 
+/// What a declined prompt prints.
 pub const ABORTED: &str = "Aborted!";
 
 /// SkyPilot's question about an entrypoint that looks like a task YAML

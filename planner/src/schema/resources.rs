@@ -46,7 +46,15 @@ pub fn check_resources(map: &Mapping) -> Result<Mapping, RequestError> {
             }
         }
     }
-    json_schema::validate(&Value::Mapping(config.clone()), &RESOURCES, PREFIX, true)?;
+    // `--gpus NAME[:COUNT]` arrives as `{accelerators: '<string>'}`, which
+    // the schema always accepts (`accelerators` is `anyOf` string / object /
+    // array, nothing is required): skip loading and walking it on the path
+    // every flags-only launch takes.
+    let only_accelerator_string =
+        config.len() == 1 && matches!(config.get("accelerators"), Some(Value::String(_)));
+    if !only_accelerator_string {
+        json_schema::validate(&Value::Mapping(config.clone()), &RESOURCES, PREFIX, true)?;
+    }
     Ok(config)
 }
 

@@ -78,6 +78,29 @@ pub fn row_colour(label: &str) -> RGBColor {
     }
 }
 
+/// A plot's title (bold) and its grey subtitle line, top left: the
+/// heading the timeline and the distribution share.
+pub(crate) fn title_block<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    subtitle: &str,
+) -> std::result::Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    area.draw(&Text::new(
+        title.to_string(),
+        (12, 8),
+        ("sans-serif", 20).into_font().style(FontStyle::Bold),
+    ))?;
+    area.draw(&Text::new(
+        subtitle.to_string(),
+        (12, 32),
+        ("sans-serif", 13)
+            .into_font()
+            .color(&RGBColor(0x55, 0x55, 0x55)),
+    ))?;
+    Ok(())
+}
+
 /// A plotters failure as a report error naming the file.
 pub(crate) fn plot_error(path: &std::path::Path, e: impl std::fmt::Display) -> HarnessError {
     HarnessError::Render {

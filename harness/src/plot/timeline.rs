@@ -218,18 +218,7 @@ fn caption<DB: DrawingBackend>(
     title: &str,
     subtitle: &str,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.draw(&Text::new(
-        title.to_string(),
-        (12, 8),
-        ("sans-serif", 20).into_font().style(FontStyle::Bold),
-    ))?;
-    area.draw(&Text::new(
-        subtitle.to_string(),
-        (12, 32),
-        ("sans-serif", 13)
-            .into_font()
-            .color(&RGBColor(0x55, 0x55, 0x55)),
-    ))?;
+    super::title_block(area, title, subtitle)?;
     let font = ("sans-serif", 13).into_font();
     let y = 60;
     area.draw(&Rectangle::new(

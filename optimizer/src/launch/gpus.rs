@@ -153,7 +153,10 @@ fn load(
     {
         tracing::debug!(error = %e, "GPU listing summary not stored");
     }
-    computed.into_iter().map(CloudGpuRows::from_summary).collect()
+    computed
+        .into_iter()
+        .map(CloudGpuRows::from_summary)
+        .collect()
 }
 
 /// The key and fingerprint of the summaries of `srcs` in the catalog
@@ -525,7 +528,13 @@ mod tests {
         let mode = Mode::Explicit(dir.path().to_path_buf());
         let list = || {
             let mut warnings = Vec::new();
-            let rows = load(&mode, &[CloudId::Lambda], Some(&index), false, &mut warnings);
+            let rows = load(
+                &mode,
+                &[CloudId::Lambda],
+                Some(&index),
+                false,
+                &mut warnings,
+            );
             assert!(warnings.is_empty(), "{warnings:?}");
             names(&rows)
         };

@@ -76,7 +76,6 @@ impl CloudSummary {
             _ => &self.priced,
         }
     }
-
 }
 
 /// The stored form of several clouds' summaries, in order (what one
@@ -319,7 +318,10 @@ mod tests {
         q.accelerator = Some(("H100".into(), None));
         assert!(!q.reads_summaries());
         let err = report(&q, &refs, false).unwrap_err();
-        assert!(err.to_string().contains("stored listing answers only"), "{err}");
+        assert!(
+            err.to_string().contains("stored listing answers only"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -348,6 +350,9 @@ mod tests {
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(summaries_from_bytes(&clouds, &longer).is_err(), "trailing bytes");
+        assert!(
+            summaries_from_bytes(&clouds, &longer).is_err(),
+            "trailing bytes"
+        );
     }
 }

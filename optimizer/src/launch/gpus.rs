@@ -20,7 +20,7 @@ use std::sync::Arc;
 use planner::cloud::CloudId;
 use planner::gpus::kubernetes::Pods;
 use planner::gpus::show::{ContextData, Enabled, Realtime};
-use planner::gpus::{self, CloudGpuRows, GpusError, ListingRuns, Query, Report};
+use planner::gpus::{self, CloudGpuRows, CloudSummary, GpusError, ListingRuns, Query, Report};
 
 use super::adapters::check_context;
 use super::configure::{launch_sources, merged_config};
@@ -112,14 +112,86 @@ fn sources(mode: &Mode, clouds: &[CloudId], warnings: &mut Vec<String>) -> Vec<(
 /// only the runs the listing reads; a changed catalog is parsed (its image
 /// stored for the next listing or launch). A catalog that cannot be read
 /// or listed is a warning.
+///
+/// With `summaries` (the query reads only unfiltered answers,
+/// [`Query::reads_summaries`]) the catalogs' [`CloudSummary`]s are read
+/// instead, from one file in `index` keyed by every catalog's image key and
+/// fingerprint; when it is missing or stale they are computed from the
+/// rows and stored (unless a catalog could not be listed: its warning is
+/// then said again next time).
 fn load(
     mode: &Mode,
     clouds: &[CloudId],
     index: Option<&CatalogIndex>,
+    summaries: bool,
     warnings: &mut Vec<String>,
 ) -> Vec<CloudGpuRows> {
     let srcs = sources(mode, clouds, warnings);
-    let loaded = catalogs::load_vms_runs(&srcs, index, ListingRuns::of);
+    let stored = match (summaries, index) {
+        (true, Some(index)) => summary_key(&srcs).map(|key| (index, key)),
+        _ => None,
+    };
+    if let Some((index, (key, fingerprint))) = &stored
+        && let Some(bytes) = index.map(key, fingerprint)
+    {
+        let listed: Vec<CloudId> = srcs.iter().map(|(c, _)| *c).collect();
+        match gpus::summaries_from_bytes(&listed, &bytes) {
+            Ok(read) => return read.into_iter().map(CloudGpuRows::from_summary).collect(),
+            Err(e) => tracing::debug!(error = %e, "ignoring the GPU listing summary"),
+        }
+    }
+    let before = warnings.len();
+    let rows = load_rows(&srcs, index, warnings);
+    let Some((index, (key, fingerprint))) = stored else {
+        return rows;
+    };
+    // The summaries answer this listing too: a listing reads the same
+    // whether they were just computed or stored long ago.
+    let computed: Vec<CloudSummary> = rows.iter().map(CloudSummary::of).collect();
+    if warnings.len() == before
+        && let Err(e) = index.write(&key, &fingerprint, &gpus::summaries_to_bytes(&computed))
+    {
+        tracing::debug!(error = %e, "GPU listing summary not stored");
+    }
+    computed
+        .into_iter()
+        .map(CloudGpuRows::from_summary)
+        .collect()
+}
+
+/// The key and fingerprint of the summaries of `srcs` in the catalog
+/// index: the images' keys and fingerprints of every catalog, in order
+/// (any catalog changed, or another build's bundled catalogs, is another
+/// fingerprint). `None` when a catalog file cannot be `stat`ed.
+fn summary_key(srcs: &[(CloudId, Input)]) -> Option<(String, String)> {
+    let mut key = String::from("gpus-summary");
+    let mut fingerprint = String::new();
+    for (cloud, input) in srcs {
+        let (k, f) = match input {
+            Input::Bundled => (
+                format!("bundled/{}", cloud.name()),
+                catalogs::bundled::FINGERPRINT.to_string(),
+            ),
+            Input::File { path, .. } => (
+                catalogs::image_key(path),
+                catalogs::fingerprint(&std::fs::metadata(path).ok()?),
+            ),
+        };
+        key.push('\0');
+        key.push_str(&k);
+        fingerprint.push_str(&f);
+        fingerprint.push('\0');
+    }
+    Some((key, fingerprint))
+}
+
+/// [`load`] from the catalogs' rows.
+fn load_rows(
+    srcs: &[(CloudId, Input)],
+    index: Option<&CatalogIndex>,
+    warnings: &mut Vec<String>,
+) -> Vec<CloudGpuRows> {
+    let loaded = catalogs::load_vms_runs(srcs, index, ListingRuns::of);
     let mut out = Vec::new();
     for ((cloud, input), result) in srcs.iter().zip(loaded) {
         let listed = result
@@ -374,6 +446,7 @@ pub async fn gpus_list(
     let mut warnings = Vec::new();
     // The catalogs load on a blocking thread while the clusters are asked.
     let catalog_clouds = query.catalog_clouds();
+    let summaries = query.reads_summaries();
     let load_mode = mode.clone();
     let state_dir = options.state_dir.clone();
     let loading = tokio::task::spawn_blocking(move || {
@@ -383,7 +456,13 @@ pub async fn gpus_list(
             .and_then(|s| CatalogIndex::open(&s))
             .inspect_err(|e| tracing::debug!(error = %e, "GPU listing images disabled"))
             .ok();
-        let catalogs = load(&load_mode, &catalog_clouds, index.as_ref(), &mut w);
+        let catalogs = load(
+            &load_mode,
+            &catalog_clouds,
+            index.as_ref(),
+            summaries,
+            &mut w,
+        );
         (catalogs, w)
     });
     let rt = realtime(options, query, json, verbose, &enabled_set).await?;
@@ -449,7 +528,13 @@ mod tests {
         let mode = Mode::Explicit(dir.path().to_path_buf());
         let list = || {
             let mut warnings = Vec::new();
-            let rows = load(&mode, &[CloudId::Lambda], Some(&index), &mut warnings);
+            let rows = load(
+                &mode,
+                &[CloudId::Lambda],
+                Some(&index),
+                false,
+                &mut warnings,
+            );
             assert!(warnings.is_empty(), "{warnings:?}");
             names(&rows)
         };
@@ -519,7 +604,7 @@ mod tests {
         std::fs::write(&csv, "InstanceType,vCPUs,Price,Region\na,2,1,r\n").unwrap();
         let mut warnings = Vec::new();
         let mode = Mode::Explicit(dir.path().to_path_buf());
-        let rows = load(&mode, &[CloudId::Lambda], None, &mut warnings);
+        let rows = load(&mode, &[CloudId::Lambda], None, false, &mut warnings);
         assert!(rows.is_empty());
         assert_eq!(
             warnings,

@@ -11,6 +11,13 @@ pub fn accelerator_names(catalogs: &[&CloudGpuRows]) -> Vec<String> {
         .filter(|r| r.gpu_info.is_some())
         .filter_map(|r| r.accelerator_name.map(str::to_string))
         .collect();
+    // A catalog read through its summary has no rows: the summary keeps them.
+    names.extend(
+        catalogs
+            .iter()
+            .filter_map(|c| c.summary.as_ref())
+            .flat_map(|s| s.names.iter().cloned()),
+    );
     names.sort();
     names.dedup();
     names

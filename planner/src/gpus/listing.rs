@@ -26,6 +26,16 @@ pub struct Filter {
     pub all_regions: bool,
 }
 
+impl Filter {
+    /// Whether the filter lists everything, cheapest region per offer (no
+    /// name, region or quantity, not `--all-regions`): the listing a
+    /// [`CloudSummary`](super::CloudSummary) stores. Case-sensitivity
+    /// matters only to a pattern.
+    pub fn is_unfiltered(&self) -> bool {
+        self.name.is_none() && self.region.is_none() && self.quantity.is_none() && !self.all_regions
+    }
+}
+
 pub(super) struct Compiled {
     /// The name filter.
     pub(super) name: Option<regex::Regex>,

@@ -20,7 +20,7 @@ pub fn list_accelerators(
     let compiled = compile(filter)?;
     let mut out: Listing = Vec::new();
     for cat in catalogs {
-        for (name, offers) in list_cloud(cat, filter, &compiled, require_price) {
+        for (name, offers) in list_cloud(cat, filter, &compiled, require_price)? {
             match out.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, v)) => v.extend(offers),
                 None => out.push((name, offers)),
@@ -61,8 +61,43 @@ pub fn list_accelerator_counts(
         .collect())
 }
 
-/// One cloud: its catalog module's `list_accelerators`.
+/// One cloud's `list_accelerators` without a name, region or quantity
+/// filter, cheapest region per offer: what a [`CloudSummary`](super::CloudSummary) stores.
+pub(super) fn list_cloud_unfiltered(cat: &CloudGpuRows, require_price: bool) -> Listing {
+    let filter = Filter::default();
+    let compiled = Compiled {
+        name: None,
+        region: None,
+    };
+    list_rows(cat, &filter, &compiled, require_price)
+}
+
+/// One cloud: its catalog module's `list_accelerators`, from its stored
+/// unfiltered answers when it was read through them (which answer nothing
+/// else).
 fn list_cloud(
+    cat: &CloudGpuRows,
+    filter: &Filter,
+    compiled: &Compiled,
+    require_price: bool,
+) -> Result<Listing, GpusError> {
+    let Some(summary) = &cat.summary else {
+        return Ok(list_rows(cat, filter, compiled, require_price));
+    };
+    if filter.is_unfiltered() {
+        Ok(summary.listing(require_price).clone())
+    } else {
+        Err(GpusError::Catalog {
+            source_name: cat.label.to_string(),
+            message: "its stored listing answers only a listing without a GPU name, region, \
+                      quantity or --all-regions"
+                .into(),
+        })
+    }
+}
+
+/// One cloud's catalog module's `list_accelerators`, from its rows.
+fn list_rows(
     cat: &CloudGpuRows,
     filter: &Filter,
     compiled: &Compiled,

@@ -31,6 +31,9 @@
 //! - `query.rs`: one invocation's arguments ([`Query`]) and their checks;
 //! - `report.rs`: what is printed, as data ([`Report`] of [`Section`]s, the
 //!   `-o json` listing);
+//! - `summary.rs`: a cloud's unfiltered answers, computed once per catalog
+//!   and stored ([`CloudSummary`]), which `sky gpus list [--all]` reads
+//!   instead of the rows;
 //! - `did_you_mean.rs`: close names for a GPU that matched nothing;
 //! - [`kubernetes`], [`slurm`], [`show`]: the realtime clouds and the whole
 //!   `_output` flow.
@@ -46,6 +49,7 @@ mod order;
 mod query;
 mod report;
 mod rows;
+mod summary;
 
 pub mod kubernetes;
 pub mod messages;
@@ -62,6 +66,7 @@ pub use report::{
     COMMON_GPUS, Report, Section, TPUS, context_offers, json_listing, json_listing_with, report,
 };
 pub use rows::{CloudGpuRows, ListingRuns};
+pub use summary::{CloudSummary, SummaryError, summaries_from_bytes, summaries_to_bytes};
 
 /// A number as pandas holds it: `NaN` is a missing cell; `int` when its
 /// column was read as integers (JSON prints `224`, not `224.0`).

@@ -7,22 +7,36 @@ use super::listing::nan_last;
 /// cheapest on-demand then spot price, then each offer by price and spot
 /// price; stable, missing prices last.
 pub fn order_for_table(offers: &[Offer]) -> Vec<Offer> {
-    let min_of = |cloud: &str, spot: bool| {
-        offers
-            .iter()
-            .filter(|o| o.cloud == cloud)
-            .filter_map(|o| {
-                if spot {
-                    o.spot_price.get()
-                } else {
-                    o.price.get()
-                }
-            })
-            .fold(f64::NAN, |m, v| if m.is_nan() || v < m { v } else { m })
+    // Each cloud's cheapest on-demand and spot price, found once (a GPU's
+    // offers come from a few clouds; `--all` lists ~1,000 offers).
+    let mut mins: Vec<(&str, f64, f64)> = Vec::new();
+    let lower = |m: f64, v: Option<f64>| match v {
+        Some(v) if m.is_nan() || v < m => v,
+        _ => m,
+    };
+    for o in offers {
+        let i = match mins.iter().position(|(c, _, _)| *c == o.cloud) {
+            Some(i) => i,
+            None => {
+                mins.push((o.cloud, f64::NAN, f64::NAN));
+                mins.len() - 1
+            }
+        };
+        let (_, price, spot) = &mut mins[i];
+        *price = lower(*price, o.price.get());
+        *spot = lower(*spot, o.spot_price.get());
+    }
+    let min_of = |cloud: &str| {
+        mins.iter()
+            .find(|(c, _, _)| *c == cloud)
+            .map_or((f64::NAN, f64::NAN), |&(_, p, s)| (p, s))
     };
     let mut keyed: Vec<(f64, f64, &Offer)> = offers
         .iter()
-        .map(|o| (min_of(o.cloud, false), min_of(o.cloud, true), o))
+        .map(|o| {
+            let (price, spot) = min_of(o.cloud);
+            (price, spot, o)
+        })
         .collect();
     keyed.sort_by(|a, b| {
         nan_last(a.0, b.0)

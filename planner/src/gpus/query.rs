@@ -72,6 +72,16 @@ impl Query {
         Ok(())
     }
 
+    /// Whether every catalog question of this query is unfiltered
+    /// ([`Filter::is_unfiltered`](super::Filter::is_unfiltered)): no GPU
+    /// name, no region, not `--all-regions` — `sky gpus list [--all]
+    /// [--infra CLOUD] [--sort-by …] [-o json]`. Such a query can read the
+    /// catalogs' stored [`CloudSummary`](super::CloudSummary)s instead of
+    /// their rows.
+    pub fn reads_summaries(&self) -> bool {
+        self.accelerator.is_none() && self.region.is_none() && !self.all_regions
+    }
+
     /// The catalogs the query lists, in SkyPilot's order: the `--infra`
     /// cloud, or every catalog cloud.
     pub fn catalog_clouds(&self) -> Vec<CloudId> {

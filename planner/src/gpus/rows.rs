@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::summary::{CloudSummary, label};
 use super::{GpusError, Num};
 use crate::catalog::image::RunFilter;
 use crate::catalog::{CloudCatalog, Text, VmRow};
@@ -26,6 +27,9 @@ pub struct CloudGpuRows {
     gpu_info: Vec<Option<GpuInfo>>,
     /// Whether each of [`INTEGER_COLUMNS`] is an integer column.
     integers: [bool; 5],
+    /// The catalog's unfiltered answers, when they were read instead of
+    /// its rows (`rows` is then empty): see [`CloudSummary`].
+    pub(super) summary: Option<Box<CloudSummary>>,
 }
 
 /// The number columns the listing prints, in [`Row`]'s order: pandas reads
@@ -161,11 +165,27 @@ impl CloudGpuRows {
         }
         Ok(CloudGpuRows {
             cloud,
-            label: cloud.spec().listing_label.unwrap_or(cloud.spec().repr),
+            label: label(cloud),
             rows,
             gpu_info,
             integers,
+            summary: None,
         })
+    }
+
+    /// The listing's view of a cloud's catalog through its stored
+    /// unfiltered answers: it answers a listing without a GPU name, a
+    /// region or `--all-regions` ([`Query::reads_summaries`](super::Query::reads_summaries))
+    /// exactly as the rows would, and refuses any other.
+    pub fn from_summary(summary: CloudSummary) -> Self {
+        CloudGpuRows {
+            cloud: summary.cloud,
+            label: label(summary.cloud),
+            rows: Vec::new(),
+            gpu_info: Vec::new(),
+            integers: [false; 5],
+            summary: Some(Box::new(summary)),
+        }
     }
 
     /// The rows, as the listing reads them.

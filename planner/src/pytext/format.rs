@@ -60,6 +60,13 @@ pub fn py_float_str(x: f64) -> String {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if x.fract() == 0.0 && x.abs() < 1e16 {
+        // Below 2^53 an integral float's shortest form (`Display`) is its
+        // integer digits: cheaper than the exact one-decimal formatting.
+        if x.abs() < 9_007_199_254_740_992.0 {
+            let mut s = x.to_string();
+            s.push_str(".0");
+            return s;
+        }
         return format!("{x:.1}");
     }
     let abs = x.abs();
@@ -86,6 +93,26 @@ pub fn py_num(x: f64) -> String {
 
 /// Python's `f"{x:.{digits}f}"`: the exact binary value rounded half-to-even.
 pub fn format_fixed(x: f64, digits: usize) -> String {
+    // Most catalog numbers have a few decimals (`3.06`, `61.0`): when the
+    // shortest form that reads back as `x` (`Display`, which never uses an
+    // exponent) has at most `digits` decimals, it is the exact rounding,
+    // padded — below 1e9 a float is within 2^-24 of that form, far less
+    // than half of 10^-6, so no other multiple of 10^-digits is nearer.
+    // The exact formatting below costs several times more (it falls back
+    // to big-number arithmetic for many values).
+    if digits <= 6 && x.is_finite() && x.abs() < 1e9 {
+        let mut s = x.to_string();
+        let decimals = s.find('.').map_or(0, |dot| s.len() - dot - 1);
+        if decimals <= digits {
+            if digits > 0 {
+                if decimals == 0 {
+                    s.push('.');
+                }
+                s.extend(std::iter::repeat_n('0', digits - decimals));
+            }
+            return s;
+        }
+    }
     // Rust formats the exact decimal expansion of the binary value and rounds
     // ties to even, which is what CPython does.
     let s = format!("{x:.digits$}");
@@ -125,6 +152,47 @@ mod tests {
             (3.06, 2, "3.06"),
         ] {
             assert_eq!(format_fixed(x, d), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn the_shortcuts_format_as_the_exact_formatting_does() {
+        // Catalog-like values (prices with a few decimals, whole memory
+        // sizes, sums of two prices) and arbitrary bit patterns.
+        let mut values = vec![0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 1e-7, 0.0005, 999_999_999.5];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let r = next();
+            let k = (r % 2_000_000) as f64;
+            let scale = [1.0, 10.0, 100.0, 1000.0, 10_000.0, 100_000.0][(r >> 32) as usize % 6];
+            values.push(k / scale);
+            values.push(k / scale + (next() % 50_000) as f64 / 1000.0);
+            values.push(-(k / scale));
+            let bits = f64::from_bits(next());
+            if bits.abs() < 1e12 {
+                values.push(bits);
+            }
+        }
+        for x in values {
+            for digits in 0..=7 {
+                assert_eq!(
+                    format_fixed(x, digits),
+                    format!("{x:.digits$}"),
+                    "{x:e} {digits}"
+                );
+            }
+            if x.fract() == 0.0 && x.abs() < 1e16 {
+                assert_eq!(py_float_str(x), format!("{x:.1}"), "{x:e}");
+            }
+        }
+        for x in [8.0, -0.0, 4_503_599_627_370_497.0, 9_007_199_254_740_991.0] {
+            assert_eq!(py_float_str(x), format!("{x:.1}"));
         }
     }
 

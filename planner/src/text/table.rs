@@ -54,6 +54,20 @@ pub fn framed_table(rows: &[Vec<String>]) -> String {
 /// `rows[0]` is the header; a cell may span several lines (prettytable pads
 /// every line of a row to the same height).
 pub fn borderless_table(rows: &[Vec<String>]) -> String {
+    // Most cells are one line: their width is measured once, and a table
+    // without a multi-line cell is written straight into one string (the
+    // GPU listing's `--all` is ~1,000 rows of nine cells).
+    let multi_line = |c: &String| c.contains(['\n', '\r']);
+    if rows.iter().flatten().any(multi_line) {
+        multi_line_table(rows)
+    } else {
+        single_line_table(rows)
+    }
+}
+
+/// [`borderless_table`] of rows with a multi-line cell: each line of a row
+/// is padded to the row's height.
+fn multi_line_table(rows: &[Vec<String>]) -> String {
     let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..ncols)
         .map(|i| {
@@ -89,10 +103,75 @@ pub fn borderless_table(rows: &[Vec<String>]) -> String {
     out.join("\n")
 }
 
+/// [`borderless_table`] of rows whose every cell is one line (an empty cell
+/// is an empty line).
+fn single_line_table(rows: &[Vec<String>]) -> String {
+    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let cell_widths: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| display_width(c)).collect())
+        .collect();
+    let mut widths = vec![0usize; ncols];
+    for row in &cell_widths {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(*c);
+        }
+    }
+    let line_len: usize = widths.iter().map(|w| w + 2).sum();
+    let mut out = String::with_capacity(rows.len() * (line_len + 1));
+    for (n, (row, cell_width)) in rows.iter().zip(&cell_widths).enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        for (i, w) in widths.iter().enumerate() {
+            let (cell, width) = match row.get(i) {
+                Some(c) => (c.as_str(), cell_width[i]),
+                None => ("", 0),
+            };
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', w - width + 2));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::text::{ansi, strip_ansi};
+
+    #[test]
+    fn one_line_tables_print_as_multi_line_ones_do() {
+        let s = |v: &[&str]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        let tables = [
+            vec![
+                s(&["GPU", "QTY"]),
+                s(&["H100", "8"]),
+                s(&["A10G", "1, 2, 4"]),
+            ],
+            vec![
+                s(&["A", "B", "C"]),
+                s(&["x"]),
+                s(&["", "", "wide \u{4e2d}"]),
+            ],
+            vec![s(&["\x1b[1mH\x1b[0m", "é"]), s(&["longer", ""])],
+            vec![s(&["only header"])],
+            vec![],
+        ];
+        for rows in &tables {
+            assert_eq!(single_line_table(rows), multi_line_table(rows), "{rows:?}");
+            assert_eq!(borderless_table(rows), multi_line_table(rows));
+        }
+        assert_eq!(
+            borderless_table(&tables[0]),
+            "GPU   QTY      \nH100  8        \nA10G  1, 2, 4  "
+        );
+        let lines = vec![s(&["A", "B"]), s(&["two\nlines", "x"])];
+        assert_eq!(
+            borderless_table(&lines),
+            "A      B  \ntwo    x  \nlines     "
+        );
+    }
 
     #[test]
     fn framed_table_matches_prettytable_shape() {

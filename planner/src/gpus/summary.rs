@@ -1,0 +1,358 @@
+//! A cloud's unfiltered listing, computed once per catalog and stored
+//! ([`CloudSummary`]): what `sky gpus list` and `sky gpus list --all` read
+//! instead of the catalog's rows while the catalog is unchanged.
+//!
+//! Without a GPU name, a region or `--all-regions` (see
+//! [`Query::reads_summaries`](super::Query::reads_summaries)), every
+//! catalog is asked the same two questions: its `list_accelerators` with
+//! `require_price` (the offers) and without it (the quantity tables; they
+//! differ for GCP only). Those answers depend on nothing but the catalog,
+//! so they are computed from the rows once ([`CloudSummary::of`]) and kept
+//! beside the catalog's image, keyed by the same fingerprint; a listing
+//! then decodes a few thousand offers instead of reading, de-duplicating,
+//! sorting and pricing the rows of 22 catalogs. The merge across clouds,
+//! `--sort-by` and the rendering stay per invocation.
+//!
+//! The stored form ([`summaries_to_bytes`]) carries a magic, a format
+//! number and each summary's cloud; anything else is refused ([`SummaryError`]) and
+//! the caller lists from the rows (and stores a new summary), so a summary
+//! written by another version is rebuilt, never misread.
+
+use serde::{Deserialize, Serialize};
+
+use super::merge::list_cloud_unfiltered;
+use super::{CloudGpuRows, Listing, Num, Offer};
+use crate::cloud::CloudId;
+
+/// Bumped whenever the stored layout or what a listing computes changes.
+const FORMAT: u32 = 1;
+const MAGIC: [u8; 8] = *b"SKYGPUSM";
+
+/// Why stored bytes are not a usable summary.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// Not a complete summary of this format.
+    #[error("not a GPU listing summary (or a truncated one): {0}")]
+    Decode(String),
+    /// A well-formed summary of something else.
+    #[error("GPU listing summary does not match: {0}")]
+    Mismatch(&'static str),
+}
+
+/// One cloud's unfiltered `list_accelerators` answers and accelerator names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CloudSummary {
+    /// The cloud.
+    pub cloud: CloudId,
+    /// `list_accelerators(require_price=True)`: the offers tables.
+    pub(super) priced: Listing,
+    /// `list_accelerators(require_price=False)`, when it differs from
+    /// `priced` (GCP: its GPUs are not priced with a host VM here).
+    pub(super) unpriced: Option<Listing>,
+    /// Every accelerator name of a row the listing reads (for "did you mean").
+    pub(super) names: Vec<String>,
+}
+
+impl CloudSummary {
+    /// The summary of a cloud's catalog, as its rows answer.
+    pub fn of(rows: &CloudGpuRows) -> CloudSummary {
+        let priced = list_cloud_unfiltered(rows, true);
+        let unpriced = list_cloud_unfiltered(rows, false);
+        // Compared as stored (bit for bit: `NaN` equals `NaN` there).
+        let same = postcard::to_allocvec(&StoredListing::of(&priced)).ok()
+            == postcard::to_allocvec(&StoredListing::of(&unpriced)).ok();
+        CloudSummary {
+            cloud: rows.cloud,
+            unpriced: (!same).then_some(unpriced),
+            priced,
+            names: super::accelerator_names(&[rows]),
+        }
+    }
+
+    /// The answer of `list_accelerators` with or without `require_price`.
+    pub(super) fn listing(&self, require_price: bool) -> &Listing {
+        match (&self.unpriced, require_price) {
+            (Some(unpriced), false) => unpriced,
+            _ => &self.priced,
+        }
+    }
+}
+
+/// The stored form of several clouds' summaries, in order (what one
+/// listing reads: one file, one read).
+pub fn summaries_to_bytes(summaries: &[CloudSummary]) -> Vec<u8> {
+    let stored = Stored {
+        magic: MAGIC,
+        format: FORMAT,
+        clouds: summaries
+            .iter()
+            .map(|s| StoredCloud {
+                cloud: s.cloud.name(),
+                priced: StoredListing::of(&s.priced),
+                unpriced: s.unpriced.as_ref().map(StoredListing::of),
+                names: s.names.iter().map(String::as_str).collect(),
+            })
+            .collect(),
+    };
+    postcard::to_allocvec(&stored).expect("encoding to a Vec cannot fail")
+}
+
+/// Reads [`summaries_to_bytes`]'s form of the summaries of `clouds`, in
+/// that order; every byte must belong to it.
+pub fn summaries_from_bytes(
+    clouds: &[CloudId],
+    bytes: &[u8],
+) -> Result<Vec<CloudSummary>, SummaryError> {
+    let (stored, rest): (Stored<'_>, &[u8]) =
+        postcard::take_from_bytes(bytes).map_err(|e| SummaryError::Decode(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(SummaryError::Decode("trailing bytes".into()));
+    }
+    if stored.magic != MAGIC || stored.format != FORMAT {
+        return Err(SummaryError::Mismatch("format version"));
+    }
+    if stored.clouds.len() != clouds.len() {
+        return Err(SummaryError::Mismatch("clouds"));
+    }
+    stored
+        .clouds
+        .into_iter()
+        .zip(clouds)
+        .map(|(s, &cloud)| {
+            if s.cloud != cloud.name() {
+                return Err(SummaryError::Mismatch("cloud"));
+            }
+            let label = label(cloud);
+            Ok(CloudSummary {
+                cloud,
+                priced: s.priced.listing(label),
+                unpriced: s.unpriced.map(|l| l.listing(label)),
+                names: s.names.into_iter().map(str::to_string).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The label a cloud's offers carry (its catalog module's name).
+pub(super) fn label(cloud: CloudId) -> &'static str {
+    cloud.spec().listing_label.unwrap_or(cloud.spec().repr)
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored<'a> {
+    magic: [u8; 8],
+    format: u32,
+    #[serde(borrow)]
+    clouds: Vec<StoredCloud<'a>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredCloud<'a> {
+    cloud: &'a str,
+    #[serde(borrow)]
+    priced: StoredListing<'a>,
+    #[serde(borrow)]
+    unpriced: Option<StoredListing<'a>>,
+    #[serde(borrow)]
+    names: Vec<&'a str>,
+}
+
+/// A [`Listing`] without its cloud label (the summary's cloud gives it).
+#[derive(Serialize, Deserialize)]
+struct StoredListing<'a>(#[serde(borrow)] Vec<(&'a str, Vec<StoredOffer<'a>>)>);
+
+/// An [`Offer`] as stored: numbers bit for bit (`NaN` is missing), each
+/// with its column's integer-ness.
+#[derive(Serialize, Deserialize)]
+struct StoredOffer<'a> {
+    instance_type: Option<&'a str>,
+    accelerator_name: &'a str,
+    accelerator_count: f64,
+    cpu_count: (f64, bool),
+    device_memory: Option<f64>,
+    memory: (f64, bool),
+    price: (f64, bool),
+    spot_price: (f64, bool),
+    region: Option<&'a str>,
+}
+
+impl<'a> StoredListing<'a> {
+    fn of(listing: &'a Listing) -> StoredListing<'a> {
+        let num = |n: Num| (n.value, n.int);
+        StoredListing(
+            listing
+                .iter()
+                .map(|(name, offers)| {
+                    let offers = offers
+                        .iter()
+                        .map(|o| StoredOffer {
+                            instance_type: o.instance_type.as_deref(),
+                            accelerator_name: &o.accelerator_name,
+                            accelerator_count: o.accelerator_count,
+                            cpu_count: num(o.cpu_count),
+                            device_memory: o.device_memory,
+                            memory: num(o.memory),
+                            price: num(o.price),
+                            spot_price: num(o.spot_price),
+                            region: o.region.as_deref(),
+                        })
+                        .collect();
+                    (name.as_str(), offers)
+                })
+                .collect(),
+        )
+    }
+
+    fn listing(self, label: &'static str) -> Listing {
+        let num = |(value, int): (f64, bool)| Num { value, int };
+        self.0
+            .into_iter()
+            .map(|(name, offers)| {
+                let offers = offers
+                    .into_iter()
+                    .map(|o| Offer {
+                        cloud: label,
+                        instance_type: o.instance_type.map(str::to_string),
+                        accelerator_name: o.accelerator_name.to_string(),
+                        accelerator_count: o.accelerator_count,
+                        cpu_count: num(o.cpu_count),
+                        device_memory: o.device_memory,
+                        memory: num(o.memory),
+                        price: num(o.price),
+                        spot_price: num(o.spot_price),
+                        region: o.region.map(str::to_string),
+                    })
+                    .collect();
+                (name.to_string(), offers)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::CloudCatalog;
+    use crate::gpus::{Query, SortBy, json_listing, report};
+    use crate::render::gpus::text;
+
+    /// Every fixture catalog, read as the listing reads it.
+    #[allow(clippy::disallowed_methods)] // reads the fixture catalogs
+    fn fixture_catalogs() -> Vec<CloudGpuRows> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
+        Query {
+            accelerator: None,
+            all: true,
+            cloud: None,
+            region: None,
+            all_regions: false,
+            sort: SortBy::Cloud,
+        }
+        .catalog_clouds()
+        .into_iter()
+        .filter_map(|cloud| {
+            let csv = std::fs::read(dir.join(cloud.name()).join("vms.csv")).ok()?;
+            let (catalog, _) = CloudCatalog::from_bytes(cloud, &csv, "vms.csv").unwrap();
+            Some(CloudGpuRows::new(catalog, "vms.csv").unwrap())
+        })
+        .collect()
+    }
+
+    fn query(all: bool, cloud: Option<CloudId>, sort: SortBy) -> Query {
+        Query {
+            accelerator: None,
+            all,
+            cloud,
+            region: None,
+            all_regions: false,
+            sort,
+        }
+    }
+
+    #[test]
+    fn stored_summaries_list_what_the_rows_list() {
+        let rows = fixture_catalogs();
+        assert!(rows.len() >= 20, "only {} fixture catalogs", rows.len());
+        let clouds: Vec<CloudId> = rows.iter().map(|r| r.cloud).collect();
+        let summaries: Vec<CloudSummary> = rows.iter().map(CloudSummary::of).collect();
+        assert!(
+            summaries
+                .iter()
+                .any(|s| s.cloud == CloudId::Gcp && s.unpriced.is_some()),
+            "GCP's unpriced answer differs from its priced one"
+        );
+        let read = summaries_from_bytes(&clouds, &summaries_to_bytes(&summaries)).unwrap();
+        let read: Vec<CloudGpuRows> = read.into_iter().map(CloudGpuRows::from_summary).collect();
+        let by_rows: Vec<&CloudGpuRows> = rows.iter().collect();
+        let by_summary: Vec<&CloudGpuRows> = read.iter().collect();
+        for q in [
+            query(true, None, SortBy::Cloud),
+            query(false, None, SortBy::Cloud),
+            query(true, None, SortBy::Price),
+            query(true, None, SortBy::Spot),
+            query(true, Some(CloudId::Gcp), SortBy::Cloud),
+        ] {
+            assert!(q.reads_summaries());
+            let listed = |c: &[&CloudGpuRows]| text(&report(&q, c, true).unwrap());
+            let (a, b) = (listed(&by_rows), listed(&by_summary));
+            assert!(a.lines().count() > 20, "{a}");
+            assert_eq!(a, b, "{q:?}");
+            let json = |c: &[&CloudGpuRows]| format!("{:?}", json_listing(&q, c).unwrap());
+            assert_eq!(json(&by_rows), json(&by_summary), "{q:?}");
+        }
+        assert_eq!(
+            crate::gpus::accelerator_names(&by_rows),
+            crate::gpus::accelerator_names(&by_summary)
+        );
+    }
+
+    #[test]
+    fn a_summary_refuses_a_filtered_listing() {
+        let rows = fixture_catalogs();
+        let read: Vec<CloudGpuRows> = rows
+            .iter()
+            .map(|r| CloudGpuRows::from_summary(CloudSummary::of(r)))
+            .collect();
+        let refs: Vec<&CloudGpuRows> = read.iter().collect();
+        let mut q = query(false, None, SortBy::Cloud);
+        q.accelerator = Some(("H100".into(), None));
+        assert!(!q.reads_summaries());
+        let err = report(&q, &refs, false).unwrap_err();
+        assert!(
+            err.to_string().contains("stored listing answers only"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn other_clouds_formats_and_damaged_bytes_are_refused() {
+        let rows = fixture_catalogs();
+        let summaries: Vec<CloudSummary> = rows.iter().take(2).map(CloudSummary::of).collect();
+        let clouds: Vec<CloudId> = summaries.iter().map(|s| s.cloud).collect();
+        let bytes = summaries_to_bytes(&summaries);
+        assert!(summaries_from_bytes(&clouds, &bytes).is_ok());
+        assert!(matches!(
+            summaries_from_bytes(&[clouds[1], clouds[0]], &bytes),
+            Err(SummaryError::Mismatch("cloud"))
+        ));
+        assert!(matches!(
+            summaries_from_bytes(&clouds[..1], &bytes),
+            Err(SummaryError::Mismatch("clouds"))
+        ));
+        let mut other_format = bytes.clone();
+        other_format[8] ^= 0x7f;
+        assert!(summaries_from_bytes(&clouds, &other_format).is_err());
+        for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
+            assert!(
+                summaries_from_bytes(&clouds, &bytes[..cut]).is_err(),
+                "accepted bytes cut at {cut}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(
+            summaries_from_bytes(&clouds, &longer).is_err(),
+            "trailing bytes"
+        );
+    }
+}

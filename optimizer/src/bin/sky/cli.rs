@@ -336,12 +336,12 @@ mod tests {
             panic!("not launch");
         };
         assert!(args.dryrun);
-        assert_eq!(args.gpus.as_deref(), Some("B"));
+        assert_eq!(args.request.gpus.as_deref(), Some("B"));
         let Command::Launch(args) =
             parse(&["sky", "launch", "--env", "A=1", "--env", "B=2"]).command
         else {
             panic!("not launch");
         };
-        assert_eq!(args.env, ["A=1", "B=2"]);
+        assert_eq!(args.request.env, ["A=1", "B=2"]);
     }
 }

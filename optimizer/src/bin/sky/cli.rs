@@ -88,12 +88,12 @@ fn deferred() -> clap::Command {
             sub(
                 "launch",
                 "Optimize a task and show the considered resources (provisioning is out of scope)",
-                |c| LaunchArgs::augment_args(c),
+                LaunchArgs::augment_args,
             ),
             sub(
                 "check",
                 "Check which clouds are enabled, and the identities they use",
-                |c| CheckArgs::augment_args(c),
+                CheckArgs::augment_args,
             ),
             sub(
                 "catalog",
@@ -108,12 +108,12 @@ fn deferred() -> clap::Command {
             sub(
                 "show-gpus",
                 "Deprecated: use `sky gpus list`",
-                |c| GpusListArgs::augment_args(c),
+                GpusListArgs::augment_args,
             ),
             sub(
                 "offers",
                 "List every offer for a request (launch's flags): filtered, sorted, grouped, priced per GPU",
-                |c| OffersArgs::augment_args(c),
+                OffersArgs::augment_args,
             ),
         ])
 }

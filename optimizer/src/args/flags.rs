@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand, ValueEnum};
 
-pub use super::offers::{GroupArg, OffersArgs, SortArg as OffersSortArg};
+pub use super::offers::{GroupArg, OffersArgs, OffersMarket, SortArg as OffersSortArg};
 
 #[cfg_attr(doc, doc = "The subcommands.")]
 #[allow(missing_docs)]
@@ -165,70 +165,9 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<String>,
 
-    // --- resource overrides, as SkyPilot's flags ---
-    /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
-    #[arg(long)]
-    pub infra: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub cloud: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub region: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub zone: Option<String>,
-    /// Number of nodes.
-    #[arg(long, value_name = "N")]
-    pub num_nodes: Option<String>,
-    /// vCPUs per node: N or N+.
-    #[arg(long)]
-    pub cpus: Option<String>,
-    /// Memory per node in GB: N, N+, or with a unit (32GB).
-    #[arg(long)]
-    pub memory: Option<String>,
-    /// OS disk size in GB.
-    #[arg(long, value_name = "GB")]
-    pub disk_size: Option<i64>,
-    /// OS disk tier.
-    #[arg(long, value_parser = PossibleValuesParser::new(DISK_TIERS), ignore_case = true)]
-    pub disk_tier: Option<String>,
-    /// Network tier (best: the instance's fastest interconnect).
-    #[arg(long, value_parser = PossibleValuesParser::new(NETWORK_TIERS), ignore_case = true)]
-    pub network_tier: Option<String>,
-    /// Use spot instances.
-    #[arg(long, overrides_with = "no_use_spot")]
-    pub use_spot: bool,
-    /// Use on-demand instances.
-    #[arg(long, overrides_with = "use_spot")]
-    pub no_use_spot: bool,
-    /// Image id (`docker:<image>` for a container).
-    #[arg(long)]
-    pub image_id: Option<String>,
-    /// Dotenv file of environment variables for the task.
-    #[arg(long, value_name = "FILE")]
-    pub env_file: Option<PathBuf>,
-    /// Environment variable KEY=VALUE, or KEY to take it from here (repeatable).
-    #[arg(long, value_name = "KEY[=VALUE]")]
-    pub env: Vec<String>,
-    /// Dotenv file of secrets for the task (values are never printed).
-    #[arg(long, value_name = "FILE")]
-    pub secret_file: Option<PathBuf>,
-    /// Secret KEY=VALUE, or KEY to take it from here (repeatable; never printed).
-    #[arg(long, value_name = "KEY[=VALUE]")]
-    pub secret: Vec<String>,
-    /// Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode (nvme = nvme:100+).
-    #[arg(long)]
-    pub local_disk: Option<String>,
-    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
-    #[arg(long)]
-    pub gpus: Option<String>,
-    /// Instance type.
-    #[arg(short = 't', long)]
-    pub instance_type: Option<String>,
-    /// Ports to open: a port, a range or a comma-separated list (repeatable).
-    #[arg(long)]
-    pub ports: Vec<String>,
+    /// The request: SkyPilot's resource overrides, with launch's market flags.
+    #[command(flatten)]
+    pub request: RequestArgs<LaunchMarket>,
     /// Priority: an integer from -1000 to 1000, or a priority class name; `none` clears.
     #[arg(long)]
     pub priority: Option<String>,
@@ -292,6 +231,138 @@ pub struct LaunchArgs {
     /// The shared options.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+#[cfg_attr(
+    doc,
+    doc = "The request flags `sky launch` and `sky offers` share (SkyPilot's resource overrides), with each command's market flags `M` in their place. The help texts are launch's; `sky offers` rewords some ([`OffersArgs`])."
+)]
+#[allow(missing_docs)]
+#[derive(Debug, Args)]
+pub struct RequestArgs<M: Args> {
+    /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
+    #[arg(long)]
+    pub infra: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub cloud: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub region: Option<String>,
+    /// Deprecated: use --infra.
+    #[arg(long, hide = true)]
+    pub zone: Option<String>,
+    /// Number of nodes.
+    #[arg(long, value_name = "N")]
+    pub num_nodes: Option<String>,
+    /// vCPUs per node: N or N+.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Memory per node in GB: N, N+, or with a unit (32GB).
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// OS disk size in GB.
+    #[arg(long, value_name = "GB")]
+    pub disk_size: Option<i64>,
+    /// OS disk tier.
+    #[arg(long, value_parser = PossibleValuesParser::new(DISK_TIERS), ignore_case = true)]
+    pub disk_tier: Option<String>,
+    /// Network tier (best: the instance's fastest interconnect).
+    #[arg(long, value_parser = PossibleValuesParser::new(NETWORK_TIERS), ignore_case = true)]
+    pub network_tier: Option<String>,
+    /// The market flags (`sky launch`'s or `sky offers`').
+    #[command(flatten)]
+    pub market: M,
+    /// Image id (`docker:<image>` for a container).
+    #[arg(long)]
+    pub image_id: Option<String>,
+    /// Dotenv file of environment variables for the task.
+    #[arg(long, value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
+    /// Environment variable KEY=VALUE, or KEY to take it from here (repeatable).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub env: Vec<String>,
+    /// Dotenv file of secrets for the task (values are never printed).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    /// Secret KEY=VALUE, or KEY to take it from here (repeatable; never printed).
+    #[arg(long, value_name = "KEY[=VALUE]")]
+    pub secret: Vec<String>,
+    /// Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode (nvme = nvme:100+).
+    #[arg(long)]
+    pub local_disk: Option<String>,
+    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
+    #[arg(long)]
+    pub gpus: Option<String>,
+    /// Instance type.
+    #[arg(short = 't', long)]
+    pub instance_type: Option<String>,
+    /// Ports to open: a port, a range or a comma-separated list (repeatable).
+    #[arg(long)]
+    pub ports: Vec<String>,
+}
+
+impl<M: Args> RequestArgs<M> {
+    /// The same request with `market` in place of its market flags, and those flags.
+    pub fn with_market<N: Args>(self, market: N) -> (RequestArgs<N>, M) {
+        let RequestArgs {
+            infra,
+            cloud,
+            region,
+            zone,
+            num_nodes,
+            cpus,
+            memory,
+            disk_size,
+            disk_tier,
+            network_tier,
+            market: old,
+            image_id,
+            env_file,
+            env,
+            secret_file,
+            secret,
+            local_disk,
+            gpus,
+            instance_type,
+            ports,
+        } = self;
+        let request = RequestArgs {
+            infra,
+            cloud,
+            region,
+            zone,
+            num_nodes,
+            cpus,
+            memory,
+            disk_size,
+            disk_tier,
+            network_tier,
+            market,
+            image_id,
+            env_file,
+            env,
+            secret_file,
+            secret,
+            local_disk,
+            gpus,
+            instance_type,
+            ports,
+        };
+        (request, old)
+    }
+}
+
+#[cfg_attr(doc, doc = "`sky launch`'s market flags.")]
+#[allow(missing_docs)]
+#[derive(Debug, Args)]
+pub struct LaunchMarket {
+    /// Use spot instances.
+    #[arg(long, overrides_with = "no_use_spot")]
+    pub use_spot: bool,
+    /// Use on-demand instances.
+    #[arg(long, overrides_with = "use_spot")]
+    pub no_use_spot: bool,
 }
 
 #[cfg_attr(doc, doc = "`sky check` flags.")]

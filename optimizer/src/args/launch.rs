@@ -10,7 +10,7 @@ use planner::task::{Overrides, ProvisionFlags};
 use super::dotenv;
 use super::entrypoint;
 use super::error::ArgsError;
-use super::flags::{LaunchArgs, OutputFormat};
+use super::flags::{LaunchArgs, LaunchMarket, OutputFormat, RequestArgs};
 use super::invocation::Launch;
 use super::options::{Environment, options};
 use crate::clouds::EnvMap;
@@ -28,27 +28,33 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         backend,
         name,
         workdir,
-        infra,
-        cloud,
-        region,
-        zone,
-        num_nodes,
-        cpus,
-        memory,
-        disk_size,
-        disk_tier,
-        network_tier,
-        use_spot,
-        no_use_spot,
-        image_id,
-        env_file,
-        env: env_flags,
-        secret_file,
-        secret: secret_flags,
-        local_disk,
-        gpus,
-        instance_type,
-        ports,
+        request:
+            RequestArgs {
+                infra,
+                cloud,
+                region,
+                zone,
+                num_nodes,
+                cpus,
+                memory,
+                disk_size,
+                disk_tier,
+                network_tier,
+                market:
+                    LaunchMarket {
+                        use_spot,
+                        no_use_spot,
+                    },
+                image_id,
+                env_file,
+                env: env_flags,
+                secret_file,
+                secret: secret_flags,
+                local_disk,
+                gpus,
+                instance_type,
+                ports,
+            },
         priority,
         async_call,
         no_async: _,

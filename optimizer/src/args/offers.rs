@@ -9,14 +9,11 @@
 //! similar value exists"); numbers are parsed here, each error naming
 //! the flag and the form it expects.
 
-use std::path::PathBuf;
-
-use clap::builder::PossibleValuesParser;
 use clap::{Args, ValueEnum};
 use planner::offers::{Filters, GroupBy, Market, Query, SortKey};
 
 use super::error::ArgsError;
-use super::flags::{CommonArgs, LaunchArgs, OutputFormat};
+use super::flags::{CommonArgs, LaunchArgs, LaunchMarket, OutputFormat, RequestArgs};
 use super::options::Environment;
 use crate::launch::{LaunchOptions, Request};
 
@@ -47,11 +44,6 @@ pub enum GroupArg {
     /// GPUs per node.
     Count,
 }
-
-/// `--disk-tier` choices (as `sky launch`'s).
-const DISK_TIERS: [&str; 6] = ["low", "medium", "high", "ultra", "best", "none"];
-/// `--network-tier` choices (as `sky launch`'s).
-const NETWORK_TIERS: [&str; 2] = ["standard", "best"];
 
 /// A non-negative, finite number, written with or without `prefix` and
 /// one of `suffixes` (any case).
@@ -89,9 +81,26 @@ fn gigabytes(value: &str) -> Result<f64, String> {
     )
 }
 
-#[cfg_attr(doc, doc = "`sky offers` flags.")]
+/// The request flags `sky offers` words for a listing (the others keep
+/// `sky launch`'s texts). In place: the completions list the flags in
+/// their declared order.
+fn listing_help(arg: clap::Arg) -> clap::Arg {
+    let help = match arg.get_id().as_str() {
+        "num_nodes" => "Number of nodes (prices are for all of them)",
+        "network_tier" => "Network tier",
+        "local_disk" => "Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode",
+        _ => return arg,
+    };
+    arg.help(help)
+}
+
+#[cfg_attr(
+    doc,
+    doc = "`sky offers` flags: the request flags are `sky launch`'s ([`RequestArgs`]), three of them reworded for a listing."
+)]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[command(mut_args(listing_help))]
 pub struct OffersArgs {
     /// A task YAML, or a command (as `sky launch` takes them).
     #[arg(value_name = "ENTRYPOINT")]
@@ -105,72 +114,10 @@ pub struct OffersArgs {
     #[arg(short = 'n', long)]
     pub name: Option<String>,
 
-    /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
-    #[arg(long)]
-    pub infra: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub cloud: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub region: Option<String>,
-    /// Deprecated: use --infra.
-    #[arg(long, hide = true)]
-    pub zone: Option<String>,
-    /// Number of nodes (prices are for all of them).
-    #[arg(long, value_name = "N")]
-    pub num_nodes: Option<String>,
-    /// vCPUs per node: N or N+.
-    #[arg(long)]
-    pub cpus: Option<String>,
-    /// Memory per node in GB: N, N+, or with a unit (32GB).
-    #[arg(long)]
-    pub memory: Option<String>,
-    /// OS disk size in GB.
-    #[arg(long, value_name = "GB")]
-    pub disk_size: Option<i64>,
-    /// OS disk tier.
-    #[arg(long, value_parser = PossibleValuesParser::new(DISK_TIERS), ignore_case = true)]
-    pub disk_tier: Option<String>,
-    /// Network tier.
-    #[arg(long, value_parser = PossibleValuesParser::new(NETWORK_TIERS), ignore_case = true)]
-    pub network_tier: Option<String>,
-    /// Spot offers only (also: --use-spot).
-    #[arg(long, visible_alias = "use-spot", conflicts_with_all = ["on_demand", "any_market"])]
-    pub spot: bool,
-    /// On-demand offers only (also: --no-use-spot).
-    #[arg(long, visible_alias = "no-use-spot", conflicts_with = "any_market")]
-    pub on_demand: bool,
-    /// Both markets: each instance as an on-demand and a spot offer.
-    #[arg(long)]
-    pub any_market: bool,
-    /// Image id (`docker:<image>` for a container).
-    #[arg(long)]
-    pub image_id: Option<String>,
-    /// Dotenv file of environment variables for the task.
-    #[arg(long, value_name = "FILE")]
-    pub env_file: Option<PathBuf>,
-    /// Environment variable KEY=VALUE, or KEY to take it from here (repeatable).
-    #[arg(long, value_name = "KEY[=VALUE]")]
-    pub env: Vec<String>,
-    /// Dotenv file of secrets for the task (values are never printed).
-    #[arg(long, value_name = "FILE")]
-    pub secret_file: Option<PathBuf>,
-    /// Secret KEY=VALUE, or KEY to take it from here (repeatable; never printed).
-    #[arg(long, value_name = "KEY[=VALUE]")]
-    pub secret: Vec<String>,
-    /// Local (instance) storage: [nvme|ssd:]SIZE[+] or a mode.
-    #[arg(long)]
-    pub local_disk: Option<String>,
-    /// Accelerators: NAME[:COUNT], or memory-based (32GB+, nvidia:16GB:2).
-    #[arg(long)]
-    pub gpus: Option<String>,
-    /// Instance type.
-    #[arg(short = 't', long)]
-    pub instance_type: Option<String>,
-    /// Ports to open: a port, a range or a comma-separated list (repeatable).
-    #[arg(long)]
-    pub ports: Vec<String>,
+    /// The request, as `sky launch` takes it, with the market flags of
+    /// the listing.
+    #[command(flatten)]
+    pub request: RequestArgs<OffersMarket>,
     /// Workspace (= --config active_workspace=NAME).
     #[arg(short = 'w', long)]
     pub workspace: Option<String>,
@@ -207,6 +154,21 @@ pub struct OffersArgs {
     pub common: CommonArgs,
 }
 
+#[cfg_attr(doc, doc = "`sky offers`' market flags (in place of `sky launch`'s).")]
+#[allow(missing_docs)]
+#[derive(Debug, Args)]
+pub struct OffersMarket {
+    /// Spot offers only (also: --use-spot).
+    #[arg(long, visible_alias = "use-spot", conflicts_with_all = ["on_demand", "any_market"])]
+    pub spot: bool,
+    /// On-demand offers only (also: --no-use-spot).
+    #[arg(long, visible_alias = "no-use-spot", conflicts_with = "any_market")]
+    pub on_demand: bool,
+    /// Both markets: each instance as an on-demand and a spot offer.
+    #[arg(long)]
+    pub any_market: bool,
+}
+
 /// `sky offers`, resolved.
 #[derive(Debug)]
 pub struct Offers {
@@ -232,28 +194,7 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         entrypoint,
         config,
         name,
-        infra,
-        cloud,
-        region,
-        zone,
-        num_nodes,
-        cpus,
-        memory,
-        disk_size,
-        disk_tier,
-        network_tier,
-        spot,
-        on_demand,
-        any_market,
-        image_id,
-        env_file,
-        env: env_flags,
-        secret_file,
-        secret,
-        local_disk,
-        gpus,
-        instance_type,
-        ports,
+        request,
         workspace,
         max_offers,
         sort_by,
@@ -265,6 +206,16 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         output,
         common,
     } = args;
+    let OffersMarket {
+        spot,
+        on_demand,
+        any_market,
+    } = request.market;
+    // `--spot` / `--on-demand` are launch's `--use-spot` / `--no-use-spot`.
+    let (request, _) = request.with_market(LaunchMarket {
+        use_spot: spot,
+        no_use_spot: on_demand,
+    });
     let launch = LaunchArgs {
         entrypoint,
         config,
@@ -275,27 +226,7 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         backend: None,
         name,
         workdir: None,
-        infra,
-        cloud,
-        region,
-        zone,
-        num_nodes,
-        cpus,
-        memory,
-        disk_size,
-        disk_tier,
-        network_tier,
-        use_spot: spot,
-        no_use_spot: on_demand,
-        image_id,
-        env_file,
-        env: env_flags,
-        secret_file,
-        secret,
-        local_disk,
-        gpus,
-        instance_type,
-        ports,
+        request,
         priority: None,
         async_call: false,
         explain: false,

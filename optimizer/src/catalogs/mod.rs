@@ -239,6 +239,11 @@ fn parse_misses(
     index: Option<&CatalogIndex>,
     mut misses: Vec<(usize, String, String, u64)>,
 ) -> Vec<(usize, VmsResult)> {
+    // A warm launch parses nothing: asking for the cores costs a dozen
+    // system calls (the cgroup's CPU quota files).
+    if misses.is_empty() {
+        return Vec::new();
+    }
     // The largest first: its thread starts while the others are still being
     // spawned, and it is the one that decides when parsing ends.
     misses.sort_by_key(|miss| std::cmp::Reverse(miss.3));

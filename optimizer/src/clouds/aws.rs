@@ -35,6 +35,8 @@ mod options;
 mod s3;
 mod sdk;
 mod sts;
+#[cfg(test)]
+mod tests;
 mod text;
 
 pub use cache::{IDENTITY_CACHE_KIND, IDENTITY_CACHE_SCHEMA};
@@ -58,9 +60,10 @@ use sts::{FALLBACK_REGION, OUTER_GUARD_SLACK};
 /// fan-out decides whether a cloud without credentials is fatal.
 pub struct AwsCloud {
     options: AwsOptions,
-    http: SharedHttpClient,
-    /// The TLS client inside `http`, for [`sdk::prewarm_tls`].
-    https: SharedHttpClient,
+    /// The SDK's HTTP client and the TLS client inside it (for
+    /// [`sdk::prewarm_tls`]), built on first use: a launch served by the
+    /// identity cache never needs them.
+    clients: std::sync::OnceLock<(SharedHttpClient, SharedHttpClient)>,
     /// One resolution for every check of this adapter (see
     /// [`AwsCloud::sharing_identity`]); `None`: each check resolves anew.
     shared: Option<tokio::sync::OnceCell<Result<Resolved, CloudError>>>,
@@ -91,15 +94,19 @@ impl Default for AwsCloud {
 
 impl AwsCloud {
     /// An adapter with these options. The HTTPS client (rustls with ring)
-    /// is built once here and shared by every check.
+    /// is built once, by the first check that calls AWS, and shared by
+    /// every later one.
     pub fn new(options: AwsOptions) -> Self {
-        let (http, https) = sdk::http_clients();
         AwsCloud {
             options,
-            http,
-            https,
+            clients: std::sync::OnceLock::new(),
             shared: None,
         }
+    }
+
+    /// The SDK's HTTP client, and the TLS client inside it.
+    fn clients(&self) -> &(SharedHttpClient, SharedHttpClient) {
+        self.clients.get_or_init(sdk::http_clients)
     }
 
     /// An adapter whose compute check ([`Cloud::check`]) and storage check
@@ -158,32 +165,47 @@ impl AwsCloud {
     }
 
     async fn identity_and_credentials(&self, ctx: &CheckContext) -> Result<Resolved, CloudError> {
-        sdk::prewarm_tls(&self.https, self.options.endpoint_url.as_deref(), ctx);
         let files = SharedFiles::read(ctx)?;
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
-        let sdk = sdk::sdk_config(&self.options, &self.http, ctx, &files, &source).await;
-        let creds = credentials::resolve(&sdk, self.options.credentials_timeout).await?;
-        // From here on, whatever is logged (ours or the SDK's) has these masked.
-        crate::redact::remember_secret(creds.access_key_id());
-        crate::redact::remember_secret(creds.secret_access_key());
-        if let Some(token) = creds.session_token() {
-            crate::redact::remember_secret(token);
+        let cached_before = cache::has_entries(ctx);
+        // A warm launch's identity: from the cache, without the SDK when
+        // the credentials and the region come from the environment alone.
+        let mut opened = None;
+        if cached_before && !ctx.refresh {
+            let cache = opened.insert(cache::open(ctx, &self.options.service.clock));
+            if let Some((store, hasher)) = cache
+                && let Some(resolved) = self.cached_without_sdk(ctx, &files, &source, store, hasher)
+            {
+                return Ok(resolved);
+            }
         }
+        let (http, https) = self.clients();
+        sdk::prewarm_tls(
+            https,
+            self.options.endpoint_url.as_deref(),
+            ctx,
+            cached_before,
+        );
+        let sdk = sdk::sdk_config(&self.options, http, ctx, &files, &source).await;
+        let creds = credentials::resolve(&sdk, self.options.credentials_timeout).await?;
+        remember_secrets(&creds);
         let region = sdk
             .region()
             .map(|r| r.to_string())
             .unwrap_or_else(|| FALLBACK_REGION.to_string());
-        let cache = cache::open(ctx, &self.options.service.clock).map(|(store, hasher)| {
-            let key = cache::fingerprint(
-                &hasher,
-                ctx,
-                &files,
-                &creds,
-                &region,
-                self.options.endpoint_url.as_deref(),
-            );
-            (store, key)
-        });
+        let cache = opened
+            .unwrap_or_else(|| cache::open(ctx, &self.options.service.clock))
+            .map(|(store, hasher)| {
+                let key = cache::fingerprint(
+                    &hasher,
+                    ctx,
+                    &files,
+                    &creds,
+                    &region,
+                    self.options.endpoint_url.as_deref(),
+                );
+                (store, key)
+            });
         let span = tracing::Span::current();
 
         if let Some((store, key)) = &cache
@@ -267,6 +289,52 @@ impl AwsCloud {
             }
             Err(e) => Err(e),
         }
+    }
+    /// The cached identity when [`credentials::from_environment`] can
+    /// say what the SDK would resolve: the cache key is the same, and a
+    /// hit needs neither the SDK's configuration nor its credential chain.
+    /// `None`: not that case, or a miss (the SDK path looks again).
+    fn cached_without_sdk(
+        &self,
+        ctx: &CheckContext,
+        files: &SharedFiles,
+        source: &credentials::Source,
+        store: &crate::state::CacheStore,
+        hasher: &crate::state::KeyedHasher,
+    ) -> Option<Resolved> {
+        let (creds, region) = credentials::from_environment(ctx, source)?;
+        remember_secrets(&creds);
+        let key = cache::fingerprint(
+            hasher,
+            ctx,
+            files,
+            &creds,
+            &region,
+            self.options.endpoint_url.as_deref(),
+        );
+        let Lookup::Hit { value, age } = store.get::<AwsIdentity>(&key) else {
+            return None;
+        };
+        tracing::Span::current().record("cache", "hit");
+        debug!(
+            cache = "hit",
+            age_ms = age.as_millis() as u64,
+            "AWS identity from the cache (credentials from the environment)"
+        );
+        Some(Resolved {
+            outcome: outcome(value, CacheUse::Hit { age }),
+            creds,
+            region,
+        })
+    }
+}
+
+/// From here on, whatever is logged (ours or the SDK's) has these masked.
+fn remember_secrets(creds: &aws_credential_types::Credentials) {
+    crate::redact::remember_secret(creds.access_key_id());
+    crate::redact::remember_secret(creds.secret_access_key());
+    if let Some(token) = creds.session_token() {
+        crate::redact::remember_secret(token);
     }
 }
 

@@ -236,4 +236,16 @@ impl StateDir {
         let auth = self.hasher()?;
         store::CacheStore::open(&self.root, kind, schema, self.euid, auth)
     }
+
+    /// [`StateDir::store`] and [`StateDir::hasher`] together, the key read
+    /// once (a cache whose keys are digests under the same key).
+    pub fn store_and_hasher(
+        &self,
+        kind: &str,
+        schema: u32,
+    ) -> Result<(CacheStore, KeyedHasher), StateError> {
+        let hasher = self.hasher()?;
+        let store = store::CacheStore::open(&self.root, kind, schema, self.euid, hasher.clone())?;
+        Ok((store, hasher))
+    }
 }

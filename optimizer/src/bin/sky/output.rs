@@ -28,21 +28,29 @@ impl Printer {
     /// each stderr line so that the two interleave as written.
     pub fn print(&self, lines: &[Line]) {
         let mut stdout = std::io::stdout().lock();
+        // The stdout lines between two stderr ones go out in one write
+        // (stdout is line-buffered: one system call per line otherwise).
+        let mut pending = String::new();
+        // A closed pipe (`sky ... | head`) is not an error worth reporting.
+        let mut put = |pending: &mut String| {
+            let _ = stdout.write_all(pending.as_bytes());
+            let _ = stdout.flush();
+            pending.clear();
+        };
         for line in lines {
             match line.stream {
                 Stream::Stdout => {
-                    let text = self.paint(self.color, &line.text);
-                    // A closed pipe (`sky ... | head`) is not an error worth reporting.
-                    let _ = writeln!(stdout, "{text}");
+                    pending.push_str(&self.paint(self.color, &line.text));
+                    pending.push('\n');
                 }
                 Stream::Stderr => {
-                    let _ = stdout.flush();
+                    put(&mut pending);
                     let color = self.color && std::io::stderr().is_terminal();
                     eprintln!("{}", self.paint(color, &line.text));
                 }
             }
         }
-        let _ = stdout.flush();
+        put(&mut pending);
     }
 
     /// Prints one line of text on stdout.

@@ -24,8 +24,8 @@ const CREDENTIAL_EXPIRY_MARGIN: Duration = Duration::from_secs(5 * 60);
 /// warning) when the folder cannot be used.
 pub(super) fn open(ctx: &CheckContext, clock: &Clock) -> Option<(CacheStore, KeyedHasher)> {
     let opened = StateDir::open(&ctx.state_dir).and_then(|dir| {
-        let store = dir.store(IDENTITY_CACHE_KIND, IDENTITY_CACHE_SCHEMA)?;
-        Ok((store.with_clock(clock.clone()), dir.hasher()?))
+        let (store, hasher) = dir.store_and_hasher(IDENTITY_CACHE_KIND, IDENTITY_CACHE_SCHEMA)?;
+        Ok((store.with_clock(clock.clone()), hasher))
     });
     match opened {
         Ok(cache) => Some(cache),
@@ -36,6 +36,13 @@ pub(super) fn open(ctx: &CheckContext, clock: &Clock) -> Option<(CacheStore, Key
             None
         }
     }
+}
+
+/// Whether any identity was ever cached in this state folder: when none
+/// was, no lookup can hit (and the TLS prewarm is worth starting).
+pub(super) fn has_entries(ctx: &CheckContext) -> bool {
+    std::fs::read_dir(ctx.state_dir.join(IDENTITY_CACHE_KIND))
+        .is_ok_and(|mut entries| entries.next().is_some())
 }
 
 /// The cache key: an HMAC of every input that selects the identity.

@@ -60,6 +60,48 @@ pub(super) async fn resolve(
     }
 }
 
+/// The credentials and region the SDK's default chains would resolve, when
+/// both come from the environment alone (detection said
+/// [`Source::Environment`], and `AWS_REGION` or `AWS_DEFAULT_REGION` is
+/// set): what the identity cache is keyed by, without building the SDK's
+/// configuration (its profile files, providers and HTTP stack: most of a
+/// warm launch's AWS cost). `None`: only the SDK can say; a launch then
+/// resolves through it as before.
+///
+/// Mirrors aws-config 1.x: `EnvironmentVariableCredentialsProvider`
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, a non-blank trimmed
+/// `AWS_SESSION_TOKEN`, a non-blank trimmed `AWS_ACCOUNT_ID`) and
+/// `EnvironmentVariableRegionProvider` (`AWS_REGION`, else
+/// `AWS_DEFAULT_REGION`, as given). A region the SDK would read as empty
+/// is left to the SDK. Anything this gets wrong only misses the cache.
+pub(super) fn from_environment(
+    ctx: &CheckContext,
+    source: &Source,
+) -> Option<(aws_credential_types::Credentials, String)> {
+    if *source != Source::Environment {
+        return None;
+    }
+    let region = ctx
+        .env
+        .get("AWS_REGION")
+        .or_else(|| ctx.env.get("AWS_DEFAULT_REGION"))
+        .filter(|r| !r.is_empty())?
+        .clone();
+    let value = |name: &str| ctx.env.get(name).filter(|v| !v.trim().is_empty());
+    let access_key = value("AWS_ACCESS_KEY_ID")?;
+    let secret_key = value("AWS_SECRET_ACCESS_KEY")?;
+    let trimmed = |name: &str| value(name).map(|v| v.trim().to_string());
+    let mut builder = aws_credential_types::Credentials::builder()
+        .access_key_id(access_key)
+        .secret_access_key(secret_key)
+        .provider_name("EnvironmentVariable");
+    builder.set_session_token(trimmed("AWS_SESSION_TOKEN"));
+    builder.set_account_id(
+        trimmed("AWS_ACCOUNT_ID").map(aws_credential_types::attributes::AccountId::from),
+    );
+    Some((builder.build(), region))
+}
+
 /// The shared config and credentials files in play, read once per check.
 #[derive(Debug)]
 pub(super) struct SharedFiles {

@@ -14,7 +14,6 @@ use aws_types::SdkConfig;
 use aws_types::os_shim_internal::{Env, Fs};
 use tracing::debug;
 
-use super::cache::IDENTITY_CACHE_KIND;
 use super::credentials::{SharedFiles, Source};
 use super::options::AwsOptions;
 use crate::clouds::CheckContext;
@@ -103,16 +102,15 @@ impl aws_smithy_runtime_api::client::http::HttpConnector for SchemeConnector {
 
 /// Loads the system trust store on a detached thread when this launch
 /// will certainly call STS (`--refresh`, or no identity was ever cached in
-/// this state folder): the request then follows the SDK configuration and
-/// the cache set-up (key, folders, fsyncs), work the 8–20 ms load can
-/// overlap. Detached, so it never delays the exit.
+/// this state folder: `cached_before` false): the request then follows the
+/// SDK configuration and the cache set-up (key, folders, fsyncs), work the
+/// 8–20 ms load can overlap. Detached, so it never delays the exit.
 pub(super) fn prewarm_tls(
     https: &SharedHttpClient,
     endpoint_url: Option<&str>,
     ctx: &CheckContext,
+    cached_before: bool,
 ) {
-    let cached_before = std::fs::read_dir(ctx.state_dir.join(IDENTITY_CACHE_KIND))
-        .is_ok_and(|mut entries| entries.next().is_some());
     if (cached_before && !ctx.refresh) || sts_endpoint_is_plain_http(endpoint_url, ctx) {
         return;
     }

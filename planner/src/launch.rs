@@ -331,6 +331,30 @@ impl ParsedTask {
             _ => CatalogNeeds::all(),
         }
     }
+
+    /// The catalog clouds the request names (`cloud:`/`infra:` of any
+    /// resource of any task, after the overrides) that are not among
+    /// `candidates`, in cloud order. SkyPilot's `Resources.validate` checks
+    /// a pinned region, zone or instance type against that cloud's catalog
+    /// whether or not the cloud is enabled
+    /// (`_try_validate_and_set_region_zone` → `cloud.validate_region_zone`,
+    /// `_try_validate_instance_type`); the launch loads those catalogs too.
+    /// Empty for a request that does not parse.
+    pub fn clouds_named_outside(&self, candidates: &[CloudId]) -> Vec<CloudId> {
+        let Ok((dag, _)) = &self.parsed else {
+            return Vec::new();
+        };
+        let mut named: Vec<CloudId> = dag
+            .tasks
+            .iter()
+            .flat_map(|t| t.resources.all())
+            .filter_map(|r| r.cloud)
+            .filter(|c| c.has_csv_catalog() && !candidates.contains(c))
+            .collect();
+        named.sort();
+        named.dedup();
+        named
+    }
 }
 
 /// Which catalog rows [`plan`] can read for this request, per cloud in

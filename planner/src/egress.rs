@@ -83,7 +83,12 @@ pub fn cloud_egress_cost(cloud: CloudId, gigabytes: f64) -> f64 {
             let mut cost = 0.0;
             for (threshold, price) in [(150.0, 0.05), (50.0, 0.07), (0.0, 0.09)] {
                 cost += (gb - threshold) * price;
-                gb -= gb - threshold;
+                // Python's `num_gigabytes -= (num_gigabytes - threshold)`,
+                // kept as written: in floats it is not exactly `threshold`.
+                #[allow(clippy::misrefactored_assign_op)]
+                {
+                    gb -= gb - threshold;
+                }
             }
             cost
         }

@@ -449,3 +449,41 @@ pub fn plan_parsed(
         explanation: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> ParsedTask {
+        let source = TaskSource::Yaml {
+            path: "task.yaml".into(),
+            text: text.into(),
+        };
+        parse_task(&source, &Overrides::default(), &[])
+    }
+
+    /// The catalogs a launch adds for validation: only clouds with a
+    /// catalog that the task names outside the candidates — none for a task
+    /// that names no such cloud (the warm path reads nothing more).
+    #[test]
+    fn clouds_named_outside_the_candidates() {
+        let candidates = [CloudId::Aws, CloudId::Gcp];
+        let chain = "name: a\nresources:\n  infra: nebius/eu-north1\n---\nname: b\nresources:\n  any_of:\n    - cloud: oci\n    - cloud: aws\n    - cloud: kubernetes\n";
+        assert_eq!(
+            parsed(chain).clouds_named_outside(&candidates),
+            vec![CloudId::Nebius, CloudId::Oci]
+        );
+        let inside = "resources:\n  cloud: gcp\n  region: us-central1\n";
+        assert!(parsed(inside).clouds_named_outside(&candidates).is_empty());
+        assert!(
+            parsed("run: echo\n")
+                .clouds_named_outside(&candidates)
+                .is_empty()
+        );
+        assert!(
+            parsed("resources: [")
+                .clouds_named_outside(&candidates)
+                .is_empty()
+        );
+    }
+}

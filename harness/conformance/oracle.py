@@ -408,6 +408,16 @@ def _install_patches(sc: Dict[str, Any], state: Dict[str, Any]) -> None:
 
         setattr(k8s_adaptor, api_name, _refuse)
 
+    # 4b. The hosted catalog of a scenario's removed files (`[catalogs]
+    #     hosted`): SkyPilot downloads a `vms.csv` its folder lacks
+    #     (`common.read_catalog`), which offline is a `CloudError`. For the
+    #     clouds listed, that download is answered with the fixture file
+    #     (what `sky` bundles, standing for the hosted catalog of the fixture
+    #     world), as `cloud_patches/shadeform.py` does with its snapshot.
+    hosted = (sc.get('catalogs') or {}).get('hosted', [])
+    if hosted:
+        _serve_hosted(hosted, state)
+
     # 5. Per-cloud patches: `cloud_patches/<cloud>.py` defines
     #    `install(sc, state)` for a cloud whose optimizer path needs more
     #    than its catalog (an API SkyPilot calls, a local file it reads).
@@ -422,6 +432,39 @@ def _install_patches(sc: Dict[str, Any], state: Dict[str, Any]) -> None:
             spec.loader.exec_module(module)
             module.install(sc, state)
     del sky
+
+
+def _serve_hosted(clouds: List[str], state: Dict[str, Any]) -> None:
+    """Answers the hosted-catalog download of each cloud's `vms.csv` with
+    `fixtures/catalogs/<cloud>/vms.csv`; every other request still meets the
+    network guard. Downloads are recorded in `state['catalog_downloads']`."""
+    # pylint: disable=import-outside-toplevel
+    import requests
+    from sky.skylet import constants
+    base = (f'{constants.HOSTED_CATALOG_DIR_URL}/'
+            f'{constants.CATALOG_SCHEMA_VERSION}')
+    files = {
+        f'{base}/{c}/vms.csv':
+            os.path.join(HERE, '..', '..', 'fixtures', 'catalogs', c,
+                         'vms.csv') for c in clouds
+    }
+    downloads = state.setdefault('catalog_downloads', [])
+    real_get = requests.get
+
+    def get(*args, **kwargs):
+        asked = kwargs.get('url', args[0] if args else None)
+        if asked not in files:
+            return real_get(*args, **kwargs)
+        downloads.append(asked)
+        response = requests.models.Response()
+        response.status_code = 200
+        response.url = asked
+        with open(files[asked], 'rb') as f:
+            response._content = f.read()  # pylint: disable=protected-access
+        response.encoding = 'utf-8'
+        return response
+
+    requests.get = get
 
 
 def _format_exception(e: BaseException) -> str:

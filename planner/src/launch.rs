@@ -331,6 +331,30 @@ impl ParsedTask {
             _ => CatalogNeeds::all(),
         }
     }
+
+    /// The catalog clouds the request names (`cloud:`/`infra:` of any
+    /// resource of any task, after the overrides) that are not among
+    /// `candidates`, in cloud order. SkyPilot's `Resources.validate` checks
+    /// a pinned region, zone or instance type against that cloud's catalog
+    /// whether or not the cloud is enabled
+    /// (`_try_validate_and_set_region_zone` → `cloud.validate_region_zone`,
+    /// `_try_validate_instance_type`); the launch loads those catalogs too.
+    /// Empty for a request that does not parse.
+    pub fn clouds_named_outside(&self, candidates: &[CloudId]) -> Vec<CloudId> {
+        let Ok((dag, _)) = &self.parsed else {
+            return Vec::new();
+        };
+        let mut named: Vec<CloudId> = dag
+            .tasks
+            .iter()
+            .flat_map(|t| t.resources.all())
+            .filter_map(|r| r.cloud)
+            .filter(|c| c.has_csv_catalog() && !candidates.contains(c))
+            .collect();
+        named.sort();
+        named.dedup();
+        named
+    }
 }
 
 /// Which catalog rows [`plan`] can read for this request, per cloud in
@@ -423,5 +447,43 @@ pub fn plan_parsed(
         client_notices,
         provision,
         explanation: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> ParsedTask {
+        let source = TaskSource::Yaml {
+            path: "task.yaml".into(),
+            text: text.into(),
+        };
+        parse_task(&source, &Overrides::default(), &[])
+    }
+
+    /// The catalogs a launch adds for validation: only clouds with a
+    /// catalog that the task names outside the candidates — none for a task
+    /// that names no such cloud (the warm path reads nothing more).
+    #[test]
+    fn clouds_named_outside_the_candidates() {
+        let candidates = [CloudId::Aws, CloudId::Gcp];
+        let chain = "name: a\nresources:\n  infra: nebius/eu-north1\n---\nname: b\nresources:\n  any_of:\n    - cloud: oci\n    - cloud: aws\n    - cloud: kubernetes\n";
+        assert_eq!(
+            parsed(chain).clouds_named_outside(&candidates),
+            vec![CloudId::Nebius, CloudId::Oci]
+        );
+        let inside = "resources:\n  cloud: gcp\n  region: us-central1\n";
+        assert!(parsed(inside).clouds_named_outside(&candidates).is_empty());
+        assert!(
+            parsed("run: echo\n")
+                .clouds_named_outside(&candidates)
+                .is_empty()
+        );
+        assert!(
+            parsed("resources: [")
+                .clouds_named_outside(&candidates)
+                .is_empty()
+        );
     }
 }

@@ -34,6 +34,7 @@ pub mod catalog;
 pub mod check;
 pub mod cloud;
 pub mod config;
+pub mod egress;
 pub mod explain;
 pub mod feasibility;
 pub mod gpus;

@@ -8,6 +8,7 @@
 //! their text, as SkyPilot's exceptions do.
 
 use crate::cloud::CloudId;
+use crate::egress;
 use crate::feasibility::{self, CloudLog, Refusal};
 use crate::pytext::{format_fixed, py_list, py_str_repr};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
@@ -66,8 +67,12 @@ pub struct TaskPlan {
 pub struct Plan {
     /// Per task, in order.
     pub tasks: Vec<TaskPlan>,
-    /// Total cost per hour of the plan.
+    /// Total cost per hour of the plan, with the egress of its data moves.
     pub total_cost: f64,
+    /// The data moves of the plan that cost something (`inputs:` /
+    /// `outputs:`), as SkyPilot prints them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub egress: Vec<crate::egress::EgressRow>,
 }
 
 /// The notices plus either a plan or SkyPilot's error.
@@ -625,28 +630,26 @@ fn optimize_inner(
             other => local.push(other.all().to_vec()),
         }
     }
-    let mut plans: Vec<TaskPlan> = Vec::new();
     let mut candidates_per_task = Vec::new();
+    let mut rows_per_task = Vec::new();
     for (task, resources) in dag.tasks.iter().zip(&local) {
         let (rows, en) = estimate(world, task, resources, false, notices)?;
-        // DP over a chain without egress: each task takes its first minimum.
-        let mut best = 0;
-        for (i, r) in rows.iter().enumerate() {
-            if r.cost < rows[best].cost {
-                best = i;
-            }
-        }
-        let chosen = rows[best].clone();
         candidates_per_task.push(en.cloud_candidates);
+        rows_per_task.push(rows);
+    }
+    let best = optimize_by_dp(&dag.tasks, &rows_per_task)?;
+    let mut plans: Vec<TaskPlan> = Vec::new();
+    for ((task, rows), best) in dag.tasks.iter().zip(rows_per_task).zip(&best) {
         plans.push(TaskPlan {
             name: task.name.clone(),
             num_nodes: task.num_nodes,
-            chosen,
+            chosen: rows[*best].clone(),
             considered: rows,
             table_rows: Vec::new(),
             instance_hints: None,
         });
     }
+    let chosen_clouds: Vec<CloudId> = plans.iter().map(|p| p.chosen.cloud).collect();
     // Display pass: ordered tasks are re-estimated on all entries, quietly.
     for (i, task) in dag.tasks.iter().enumerate() {
         if let ResourceSet::Ordered(list) = &task.resources {
@@ -656,7 +659,16 @@ fn optimize_inner(
             }
         }
     }
-    let total_cost = plans.iter().map(|p| p.chosen.cost).sum();
+    // `_compute_total_cost`: in topological order, each task's cost then
+    // the egress into it.
+    let mut total_cost = 0.0;
+    for (i, (task, p)) in dag.tasks.iter().zip(&plans).enumerate() {
+        total_cost += p.chosen.cost;
+        let parent = i.checked_sub(1).map(|j| (&dag.tasks[j], chosen_clouds[j]));
+        total_cost += egress::edge_cost(parent, task, chosen_clouds[i])?;
+    }
+    let task_repr = |t: &Task| egress::task_repr(t, &|r| repr_with_region_zone(world, r));
+    let egress = egress::plan_rows(&dag.tasks, &chosen_clouds, &task_repr)?;
     for (i, task) in dag.tasks.iter().enumerate() {
         let plan = &mut plans[i];
         let mut groups: Vec<(GroupKey, Considered)> = Vec::new();
@@ -713,7 +725,63 @@ fn optimize_inner(
     Ok(Plan {
         tasks: plans,
         total_cost,
+        egress,
     })
+}
+
+/// `Optimizer._optimize_by_dp` over the chain, egress included: each
+/// candidate's cost plus the cheapest way to reach it from a parent
+/// candidate (the parent's best total plus the egress between their
+/// clouds; the first task's parent is the inputs' store). Ties keep the
+/// first candidate, as SkyPilot's strict `<` does; the last task's best is
+/// the first minimum, then the back pointers give the others. Returns the
+/// chosen row of each task.
+fn optimize_by_dp(tasks: &[Task], rows: &[Vec<Considered>]) -> Result<Vec<usize>, RequestError> {
+    let mut objective: Vec<Vec<f64>> = Vec::with_capacity(tasks.len());
+    let mut back: Vec<Vec<usize>> = Vec::with_capacity(tasks.len());
+    for (i, task) in tasks.iter().enumerate() {
+        let mut best = Vec::with_capacity(rows[i].len());
+        let mut pointers = Vec::with_capacity(rows[i].len());
+        for r in &rows[i] {
+            let (min, arg) = if i == 0 {
+                (0.0 + egress::edge_cost(None, task, r.cloud)?, 0)
+            } else {
+                let mut min = f64::INFINITY;
+                let mut arg = 0;
+                for (j, parent) in rows[i - 1].iter().enumerate() {
+                    let edge =
+                        egress::edge_cost(Some((&tasks[i - 1], parent.cloud)), task, r.cloud)?;
+                    if objective[i - 1][j] + edge < min {
+                        min = objective[i - 1][j] + edge;
+                        arg = j;
+                    }
+                }
+                (min, arg)
+            };
+            best.push(r.cost + min);
+            pointers.push(arg);
+        }
+        objective.push(best);
+        back.push(pointers);
+    }
+    let Some(last) = objective.last() else {
+        return Ok(Vec::new());
+    };
+    // The dummy sink: no egress into it.
+    let mut chosen = 0;
+    let mut min = f64::INFINITY;
+    for (j, v) in last.iter().enumerate() {
+        if v + 0.0 < min {
+            min = v + 0.0;
+            chosen = j;
+        }
+    }
+    let mut picks = vec![0; tasks.len()];
+    for i in (0..tasks.len()).rev() {
+        picks[i] = chosen;
+        chosen = back[i][chosen];
+    }
+    Ok(picks)
 }
 
 /// The cost a table row shows, read back as a number (`float(f'{cost:.2f}')`):

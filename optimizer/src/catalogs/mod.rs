@@ -21,7 +21,7 @@ pub(crate) use fetch::{Deadlines, refresh};
 pub(crate) use folder::default_folder;
 pub(crate) use gather::{Gathered, ReadAhead, gather};
 pub use plan::CatalogOptions;
-pub(crate) use plan::{Mode, Plan};
+pub(crate) use plan::{Mode, Plan, load_named};
 pub(crate) use signal::{Need, signal_need};
 
 use std::path::{Path, PathBuf};

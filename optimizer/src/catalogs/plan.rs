@@ -14,12 +14,13 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use planner::assemble::FoundCatalogs;
 use planner::cloud::{CatalogPull, CloudId};
 use planner::launch::{CatalogKind, CatalogSource};
 
 use super::download::{DownloadOptions, Job};
 use super::folder::{self, Folder, Standing};
-use super::{ACCELERATORS_FILE, Input, METADATA_FILE, has_bundled, vms_file};
+use super::{ACCELERATORS_FILE, Input, METADATA_FILE, has_bundled, load_vms, vms_file};
 use crate::clouds::EnvMap;
 use crate::config::ConfigError;
 use crate::state::Clock;
@@ -173,6 +174,51 @@ impl Plan {
             .map(|(c, _)| *c)
             .collect()
     }
+}
+
+/// The catalogs of `clouds` — clouds a task names that are not among the
+/// launch's candidates ([`planner::launch::ParsedTask::clouds_named_outside`])
+/// — added to `found`, for validation only: SkyPilot's `Resources.validate`
+/// checks a pinned region, zone or instance type against that cloud's
+/// catalog whether or not the cloud is enabled
+/// (`sky/resources.py::_try_validate_and_set_region_zone` →
+/// `cloud.validate_region_zone`), and the optimizer's
+/// `_check_specified_clouds` then says the cloud is not enabled.
+///
+/// Read from the launch's folder as the others are, with no note (they
+/// price nothing): a file due for a refresh is read as it is, and a file
+/// the folder lacks comes from the bundled copy (SkyPilot would download
+/// it; a cloud that is not enabled does not hold a launch on the network).
+/// A cloud with neither stays without a catalog, and its region is left to
+/// the enabled-cloud check. A file that does not read is the launch's
+/// error, as SkyPilot's `read_catalog` is.
+pub(crate) fn load_named(
+    mode: &Mode,
+    clouds: &[CloudId],
+    found: &mut FoundCatalogs,
+    now: SystemTime,
+) -> Result<(), ConfigError> {
+    for &cloud in clouds {
+        if found.catalog.cloud(cloud).is_some() || !cloud.has_csv_catalog() {
+            continue;
+        }
+        let input = match slot(mode, &vms_file(cloud), Some(cloud), now) {
+            Slot::Ready(input, _) => input,
+            Slot::Fetch(job) => match mode.shared() {
+                Some(f) if f.path(&job.file).is_file() => Input::File {
+                    path: f.path(&job.file),
+                    meta: None,
+                },
+                _ if has_bundled(cloud) => Input::Bundled,
+                _ => continue,
+            },
+            Slot::Absent => continue,
+        };
+        let _span = tracing::info_span!("named_catalog", cloud = cloud.repr()).entered();
+        let (catalog, _skipped) = load_vms(cloud, &input, None)?;
+        found.catalog.insert(catalog);
+    }
+    Ok(())
 }
 
 /// One file's slot: `cloud`'s `vms.csv`, or a `common/` table (`None`).

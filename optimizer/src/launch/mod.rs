@@ -43,7 +43,7 @@ pub use offers::offers;
 pub use options::{DEFAULT_CLOUD_TIMEOUT, LaunchError, LaunchOptions, Request};
 pub use refresh::refresh_catalogs;
 
-use crate::catalogs::ReadAhead;
+use crate::catalogs::{self, ReadAhead};
 use crate::config::ConfigError;
 use configure::{Carried, Configured, configure};
 use probe::probe;
@@ -56,18 +56,31 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
         mode,
         carried,
     } = configure(options, request)?;
-    let probed = probe(
+    let named_mode = mode.clone();
+    let mut probed = probe(
         options,
         &settings,
         mode,
         read_ahead(&source, &request.overrides),
     )
     .await?;
+    // The request as the plan reads it (parsed here when the `common/`
+    // tables were not at hand for the read-ahead), and the catalogs of
+    // clouds it names outside the candidates (validation only).
+    let parsed = probed.parsed.take().unwrap_or_else(|| {
+        let metadata = &probed.found.catalogs.catalog.gpu_metadata;
+        planner::launch::parse_task(&source, &request.overrides, metadata)
+    });
+    let named = parsed.clouds_named_outside(&settings.candidates.clouds);
+    if !named.is_empty() {
+        let now = options.catalogs.clock.now();
+        catalogs::load_named(&named_mode, &named, &mut probed.found.catalogs, now)?;
+    }
     let prepared = assemble(settings, probed.found, carried)?;
     let mut result = planner::launch::plan_parsed(
         prepared,
         source,
-        probed.parsed,
+        Some(parsed),
         &request.overrides,
         &local_paths::HostPaths::new(options),
     );

@@ -86,6 +86,11 @@ struct Catalogs {
     /// Clouds whose `vms.csv` is removed.
     #[serde(default)]
     remove: Vec<String>,
+    /// Removed files the oracle's hosted catalog serves (the fixture file,
+    /// which `sky` bundles); `sky` itself reads the folder as it is.
+    #[serde(default)]
+    #[allow(dead_code)]
+    hosted: Vec<String>,
 }
 
 /// Copies the files of `from` below `to`, creating folders.

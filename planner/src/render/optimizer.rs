@@ -5,6 +5,7 @@
 
 use super::notices::notice;
 use crate::cloud::CloudId;
+use crate::egress::EgressRow;
 use crate::optimize::{Considered, InstanceHints, Optimized, Plan, TaskPlan};
 use crate::pytext::{format_fixed, format_float, py_str_repr};
 use crate::resources::{AccCount, DiskTier, infra_display};
@@ -21,7 +22,7 @@ pub fn log(optimized: &Optimized) -> Vec<String> {
 
 /// A plan's tables and hints.
 pub fn plan_log(plan: &Plan) -> Vec<String> {
-    let mut out = plan_tables(&plan.tasks, plan.tasks.len() > 1);
+    let mut out = plan_tables(&plan.tasks, &plan.egress, plan.tasks.len() > 1);
     for task in &plan.tasks {
         if let Some(hints) = &task.instance_hints {
             out.extend(instance_hints(&task.chosen, hints));
@@ -57,8 +58,8 @@ pub fn cells(c: &Considered) -> [String; 6] {
 }
 
 /// The "Considered resources" tables (and, for a chain, the "Best plan"
-/// table first), one entry per `logger.info`.
-fn plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
+/// table first, then the egress plan), one entry per `logger.info`.
+fn plan_tables(plans: &[TaskPlan], egress: &[EgressRow], multi_task: bool) -> Vec<String> {
     let mut out = Vec::new();
     let fields = ["INFRA", "INSTANCE", "vCPUs", "Mem(GB)", "GPUS"];
     if multi_task {
@@ -73,6 +74,24 @@ fn plan_tables(plans: &[TaskPlan], multi_task: bool) -> Vec<String> {
             rows.push(row);
         }
         out.push(framed_table(&rows));
+    }
+    // `_print_egress_plan`: `logger.info(f'Egress plan:\n{table}\n')`.
+    if !egress.is_empty() {
+        let mut rows = vec![vec![
+            "SOURCE".to_string(),
+            "TARGET".to_string(),
+            "SIZE (GB)".to_string(),
+            "COST ($)".to_string(),
+        ]];
+        rows.extend(egress.iter().map(|e| {
+            vec![
+                e.source.clone(),
+                e.target.clone(),
+                e.size.clone(),
+                crate::egress::cost_text(e.cost),
+            ]
+        }));
+        out.push(format!("Egress plan:\n{}\n", framed_table(&rows)));
     }
     for p in plans {
         if multi_task {

@@ -33,7 +33,9 @@ pub use overrides::{Overrides, ProvisionFlags, apply_cli_overrides, apply_overri
 pub use resource_set::resource_set_from_mapping;
 pub use round_trip::ssh_infra_round_trip;
 pub use sections::parse_task_config;
-pub use types::{Dag, ResourceSet, ServiceKind, Task, TaskSpec, TaskVolume, VolumeSource, Workdir};
+pub use types::{
+    Dag, DataSize, ResourceSet, ServiceKind, Task, TaskSpec, TaskVolume, VolumeSource, Workdir,
+};
 pub use yaml::{parse_task_yaml, parse_task_yaml_with};
 
 pub use crate::schema::config::TASK_CONFIG_KEYS;

@@ -85,6 +85,24 @@ pub struct TaskSpec {
     pub service: Option<ServiceKind>,
     /// Task `volumes:`, by mount path.
     pub volumes: Vec<TaskVolume>,
+    /// `inputs:` — where the task's input data lives and its estimated
+    /// size (SkyPilot's experimental egress planning).
+    pub inputs: Option<DataSize>,
+    /// `outputs:` — the task's output data and its estimated size.
+    pub outputs: Option<DataSize>,
+}
+
+/// One `inputs:`/`outputs:` entry (`Task.set_inputs` / `set_outputs`): a
+/// path and its estimated size in gigabytes, which the optimizer charges
+/// as egress between clouds (`sky/optimizer.py::_egress_cost`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSize {
+    /// The path as written (`gs://bucket/dir`, `s3://…`, or a name).
+    pub path: String,
+    /// The estimated size (GB).
+    pub gigabytes: f64,
+    /// The size as Python prints the YAML number (`70`, `0.1`).
+    pub shown: String,
 }
 
 /// Where a task's working directory comes from.

@@ -10,10 +10,10 @@ use super::env_vars::{fill_in_env_vars, fill_str};
 use super::file_mounts::parse_file_mounts;
 use super::resource_set::resource_set_from_mapping;
 use super::sections::{parse_envs, parse_secret_names, parse_task_config, parse_task_volumes};
-use super::types::{Dag, ResourceSet, ServiceKind, Task, TaskSpec, Workdir};
+use super::types::{Dag, DataSize, ResourceSet, ServiceKind, Task, TaskSpec, Workdir};
 use crate::catalog::GpuMetadata;
 use crate::pytext::py_str_repr;
-use crate::resources::{RequestError, Resources};
+use crate::resources::{ErrorKind, RequestError, Resources};
 use crate::schema::value::{kind_name, value_text};
 use crate::schema::{self, MAX_TASKS, MAX_YAML_DEPTH};
 
@@ -140,6 +140,8 @@ fn task_from_mapping(
     let envs = parse_envs(map.get("envs"), env_overrides)?;
     let secret_names = parse_secret_names(map.get("secrets"))?;
     let file_mounts = parse_file_mounts(map.get("file_mounts"), &envs)?;
+    let inputs = parse_data_size(map.get("inputs"), "input")?;
+    let outputs = parse_data_size(map.get("outputs"), "output")?;
     let config = parse_task_config(map.get("config"))?;
     let mut resources = match map.get("resources") {
         None | Some(Value::Null) => ResourceSet::AnyOf(vec![Resources::default()]),
@@ -202,8 +204,39 @@ fn task_from_mapping(
             file_mounts,
             service,
             volumes: parse_task_volumes(map.get("volumes"))?,
+            inputs,
+            outputs,
         },
     })
+}
+
+/// `inputs:` / `outputs:` (`Task.from_yaml_config`): the schema allows at
+/// most one entry with a number value; an empty mapping fails SkyPilot's
+/// `assert len(inputs_dict) == 1, 'Only one input is allowed.'`.
+fn parse_data_size(value: Option<&Value>, what: &str) -> Result<Option<DataSize>, RequestError> {
+    let Some(Value::Mapping(m)) = value else {
+        return Ok(None);
+    };
+    let Some((key, size)) = m.iter().next().filter(|_| m.len() == 1) else {
+        return Err(RequestError::new(
+            ErrorKind::AssertionError,
+            format!("Only one {what} is allowed."),
+        ));
+    };
+    let gigabytes = match size {
+        Value::Number(n) => n.as_f64().unwrap_or(0.0),
+        _ => 0.0,
+    };
+    let shown = match size {
+        Value::Number(n) if n.is_f64() => crate::pytext::py_float_str(gigabytes),
+        Value::Number(n) => n.to_string(),
+        other => value_text(other).unwrap_or_default(),
+    };
+    Ok(Some(DataSize {
+        path: value_text(key).unwrap_or_default(),
+        gigabytes,
+        shown,
+    }))
 }
 
 fn parse_num_nodes(v: &Value) -> Result<u32, RequestError> {

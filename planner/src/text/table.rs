@@ -9,7 +9,7 @@ fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
         .map(|i| {
             rows.iter()
                 .filter_map(|r| r.get(i))
-                .map(|c| display_width(c))
+                .flat_map(|c| c.split('\n').map(display_width))
                 .max()
                 .unwrap_or(0)
         })
@@ -29,22 +29,30 @@ fn pad(cell: &str, width: usize) -> String {
 pub fn framed_table(rows: &[Vec<String>]) -> String {
     let widths = column_widths(rows);
     let rule = "-".repeat(1 + widths.iter().map(|w| w + 3).sum::<usize>());
-    let line = |row: &Vec<String>| {
-        let mut s = String::from(" ");
-        for (i, w) in widths.iter().enumerate() {
-            s.push_str(&pad(row.get(i).map_or("", String::as_str), *w));
-            s.push_str("   ");
-        }
-        s
+    // A cell of several lines (the egress plan's task reprs) makes its row
+    // that many lines high; the other cells are blank below their first.
+    let lines = |row: &Vec<String>| {
+        let height = row.iter().map(|c| c.split('\n').count()).max().unwrap_or(1);
+        (0..height)
+            .map(|k| {
+                let mut s = String::from(" ");
+                for (i, w) in widths.iter().enumerate() {
+                    let cell = row.get(i).and_then(|c| c.split('\n').nth(k));
+                    s.push_str(&pad(cell.unwrap_or(""), *w));
+                    s.push_str("   ");
+                }
+                s
+            })
+            .collect::<Vec<String>>()
     };
     let mut out = Vec::with_capacity(rows.len() + 3);
     out.push(rule.clone());
     if let Some(h) = rows.first() {
-        out.push(line(h));
+        out.extend(lines(h));
     }
     out.push(rule.clone());
     for r in rows.iter().skip(1) {
-        out.push(line(r));
+        out.extend(lines(r));
     }
     out.push(rule);
     out.join("\n")

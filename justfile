@@ -80,11 +80,13 @@ test:
 
 # Issue 12's heavy loops (not in CI): the hostile-input generators at full count, 100 SIGKILLed
 # writers, 16 processes × 200 writes, 200 signals, canaries at every SKY_LOG level, and the fault
-# mocks with peak RSS (< 64 MB) and wall time (deadline + 50 ms) measured on the release binary.
+# mocks with peak RSS (< 64 MB) and wall time (deadline + 50 ms) measured on the release binary,
+# every host sending without end at once, and SkyPilot 0.14.1's `read_catalog` beside `sky` on one
+# catalog folder (the conformance venv: SKY_CONFORMANCE_VENV, default ./.venv-conformance).
 [group('test')]
 stress:
     cargo build --release -p optimizer --bin sky
-    SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^catalog_faults::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|Summary|panicked|leaked'
+    SKY_CONFORMANCE_VENV="${SKY_CONFORMANCE_VENV:-$PWD/.venv-conformance}" SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^catalog_faults::/) | test(/^catalog_shared::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|every host|silent primary|skipped:|Summary|panicked|leaked'
 
 # Accept changed insta snapshots after reviewing them with `git diff`.
 [group('test')]

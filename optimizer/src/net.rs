@@ -24,6 +24,11 @@ pub(crate) enum NetError {
     /// No complete answer within the deadline.
     #[error("no answer within {0:?}")]
     Timeout(Duration),
+    /// Not even the status line and headers within the time allowed for
+    /// them ([`HttpClient::exchange_streamed`]'s `answer_within`): a host
+    /// that accepts and stays silent, worth another host.
+    #[error("no answer within {0:?}")]
+    Silent(Duration),
     /// Connecting, TLS, or reading the body failed (a body cut short is this).
     #[error("{0}")]
     Transport(String),
@@ -161,19 +166,23 @@ impl HttpClient {
     /// to `sink` as it arrives — nothing of it is kept here, so memory does
     /// not grow with the body — all within `deadline`, refusing a body over
     /// `max_body` bytes (counted as it arrives). Any other status keeps at
-    /// most [`ERROR_BODY_BYTES`] of its body.
+    /// most [`ERROR_BODY_BYTES`] of its body. The status and headers must
+    /// come within `answer_within` (at most `deadline`), else
+    /// [`NetError::Silent`]: the rest of the deadline is left for another
+    /// host.
     pub async fn exchange_streamed(
         &self,
         request: Request<Full<Bytes>>,
         deadline: Duration,
+        answer_within: Duration,
         max_body: usize,
         mut sink: impl FnMut(&[u8]) -> Result<(), String> + Send,
     ) -> Result<StreamedAnswer, NetError> {
+        let answer_within = answer_within.min(deadline);
         let work = async {
-            let response = self
-                .client
-                .request(request)
+            let response = tokio::time::timeout(answer_within, self.client.request(request))
                 .await
+                .map_err(|_| NetError::Silent(answer_within))?
                 .map_err(|e| NetError::Transport(crate::clouds::error_chain(&e)))?;
             let (parts, mut body) = response.into_parts();
             let success = parts.status.is_success();

@@ -46,8 +46,18 @@ pub const HOSTED_CATALOG_DIR_URL: &str =
 pub const HOSTED_CATALOG_DIR_URL_S3_MIRROR: &str =
     "https://skypilot-catalog.s3.us-east-1.amazonaws.com/catalogs";
 
-/// Largest catalog accepted (the biggest hosted file, AWS, is a few MB).
-pub const MAX_CATALOG_BYTES: usize = 64 << 20;
+/// Largest catalog accepted: 16 MB, four times the biggest hosted file
+/// (AWS's `vms.csv`, about 3.6 MB), so that a body read back for its check
+/// and the catalog parsed from it stay well under the 64 MB a launch may
+/// use whatever a host sends.
+pub const MAX_CATALOG_BYTES: usize = 16 << 20;
+/// Most rows a catalog may have (AWS's, the longest, has about 40,000):
+/// counted while the body is streamed back from its temporary file, before
+/// anything is parsed, so that a body of many tiny rows is refused before
+/// it costs memory.
+pub const MAX_CATALOG_ROWS: usize = 200_000;
+/// The piece of a temporary file read at a time by [`precheck`].
+const PRECHECK_CHUNK: usize = 64 << 10;
 /// Longest server text kept in an error.
 const MAX_MESSAGE_CHARS: usize = 80;
 /// Lock polling: first and longest pause.
@@ -321,12 +331,14 @@ enum Got {
 /// streams to its own temporary file).
 static CHECKING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 
+/// One GET of `url` before `deadline`, its status and headers due by
+/// `answer_by` (a host silent until then is given up for the next one).
 async fn get(
     client: &HttpClient,
     url: &str,
     target: &Path,
     validators: Option<&Validators>,
-    deadline: Instant,
+    (answer_by, deadline): (Instant, Instant),
     max_bytes: usize,
 ) -> Got {
     let mut request = Request::builder().method(Method::GET).uri(url).header(
@@ -351,7 +363,9 @@ async fn get(
         Ok(r) => r,
         Err(e) => return Got::Fatal(format!("invalid URL {shown:?}: {e}")),
     };
-    let left = deadline.saturating_duration_since(Instant::now());
+    let now = Instant::now();
+    let left = deadline.saturating_duration_since(now);
+    let answer_within = answer_by.saturating_duration_since(now);
     // The body streams to a temporary file beside the target as it arrives
     // (small writes to the page cache), its md5 taken on the way.
     let mut temp: Option<TempFile> = None;
@@ -367,10 +381,14 @@ async fn get(
         file.write(piece).map_err(|e| e.to_string())
     };
     let answer = client
-        .exchange_streamed(request, left, max_bytes, sink)
+        .exchange_streamed(request, left, answer_within, max_bytes, sink)
         .await;
     match answer {
         Err(NetError::Timeout(_)) => Got::Fatal(format!("no answer from {shown} in time")),
+        Err(NetError::Silent(waited)) => Got::Retryable(format!(
+            "no answer from {shown} in {:.1} s",
+            waited.as_secs_f64()
+        )),
         Err(e @ NetError::TooLarge(_)) => Got::Fatal(format!("{shown}: {e}")),
         Err(NetError::Transport(e)) => Got::Retryable(format!("cannot reach {shown}: {e}")),
         Ok(answer) if answer.status == StatusCode::NOT_MODIFIED => {
@@ -594,14 +612,29 @@ async fn get_from_bases<'b>(
     deadline: Instant,
 ) -> Result<(&'b str, Got), String> {
     let mut errors = Vec::new();
-    for &base in bases {
+    for (at, &base) in bases.iter().enumerate() {
+        let now = Instant::now();
+        if now >= deadline {
+            // Not asked: nothing to remember about this host.
+            break;
+        }
+        // A host followed by another must answer (status and headers) in
+        // half the time left, so that a host that accepts and stays silent
+        // leaves the next one the other half of the same deadline; the last
+        // host has all of it. A slow body is not cut short: once a host
+        // answers, its body has until the deadline.
+        let answer_by = if at + 1 < bases.len() {
+            now + (deadline - now) / 2
+        } else {
+            deadline
+        };
         let url = DownloadOptions::file_url(base, asked.file);
         let got = get(
             asked.client,
             &url,
             &asked.target,
             validators,
-            deadline,
+            (answer_by, deadline),
             asked.max_bytes,
         )
         .await;
@@ -653,9 +686,10 @@ where
         .await
         .map_err(|e| format!("the download check failed: {e}"))?;
     tokio::task::spawn_blocking(move || {
+        let shown = redact_url(&validators.url);
+        precheck(temp.path()).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
         let body = std::fs::read(temp.path())
             .map_err(|e| format!("cannot read {}: {e}", temp.path().display()))?;
-        let shown = redact_url(&validators.url);
         let value = check(&body).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
         drop(body);
         publish(&folder, &file, temp, &validators)?;
@@ -665,6 +699,54 @@ where
     })
     .await
     .unwrap_or_else(|e| Err(format!("the download task failed: {e}")))
+}
+
+/// Checks a downloaded body in bounded pieces ([`PRECHECK_CHUNK`]) from its
+/// temporary file, before it is read whole and parsed: a CSV's text (no NUL
+/// byte, a header line of comma-separated names, not markup) of at most
+/// [`MAX_CATALOG_ROWS`] rows. Garbage, a binary file or a page of tiny rows
+/// is refused here at the cost of one piece of memory.
+fn precheck(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut piece = vec![0u8; PRECHECK_CHUNK];
+    let mut header: Vec<u8> = Vec::new();
+    let mut in_header = true;
+    let mut rows = 0usize;
+    loop {
+        let n = file
+            .read(&mut piece)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let piece = &piece[..n];
+        if piece.contains(&0) {
+            return Err("it is not text (a NUL byte)".into());
+        }
+        if in_header {
+            let end = piece.iter().position(|&b| b == b'\n');
+            header.extend_from_slice(&piece[..end.unwrap_or(n)]);
+            if header.len() > PRECHECK_CHUNK {
+                return Err(format!(
+                    "its first line is longer than {PRECHECK_CHUNK} bytes (not a CSV header)"
+                ));
+            }
+            in_header = end.is_none();
+        }
+        rows += piece.iter().filter(|&&b| b == b'\n').count();
+        if rows > MAX_CATALOG_ROWS + 1 {
+            return Err(format!("it has more than {MAX_CATALOG_ROWS} rows"));
+        }
+    }
+    let header =
+        std::str::from_utf8(&header).map_err(|_| "its first line is not UTF-8 text".to_string())?;
+    // Markup (a login page) or JSON (an API's error) is not a CSV header.
+    let names_only = header.contains(',') && !header.contains(['<', '>', '{', '}']);
+    if !names_only {
+        return Err("its first line is not a CSV header (column names)".into());
+    }
+    Ok(())
 }
 
 /// Publishes the file (its temporary file renamed over it), then its md5

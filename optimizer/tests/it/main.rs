@@ -24,6 +24,8 @@ mod catalog_download;
 mod offline;
 // The download path against every way a catalog host can misbehave (issue 26).
 mod catalog_faults;
+// SkyPilot 0.14.1 and `sky` on one catalog folder at once (needs SKY_CONFORMANCE_VENV).
+mod catalog_shared;
 // OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
 mod oci;
 // Nebius tenant prices against the gRPC mock: tokens, pricing, cache, failures.

@@ -598,6 +598,7 @@ async fn a_paged_node_list_is_followed_to_its_last_page() {
         .and(path("/api/v1/nodes"))
         .and(query_param("continue", "p2"))
         .respond_with(ResponseTemplate::new(200).set_body_string(page(&["c"], "")))
+        .with_priority(1)
         .expect(1)
         .mount(&server)
         .await;

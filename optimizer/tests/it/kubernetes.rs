@@ -579,3 +579,53 @@ async fn node_cache_seam() {
     );
     server.verify().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paged_node_list_is_followed_to_its_last_page() {
+    use wiremock::matchers::query_param;
+    let server = MockServer::start().await;
+    let page = |names: &[&str], next: &str| {
+        let items: Vec<String> = names
+            .iter()
+            .map(|n| format!(r#"{{"metadata":{{"name":"{n}"}}}}"#))
+            .collect();
+        format!(
+            r#"{{"kind":"NodeList","metadata":{{"continue":"{next}"}},"items":[{}]}}"#,
+            items.join(",")
+        )
+    };
+    Mock::given(method("GET"))
+        .and(path("/api/v1/nodes"))
+        .and(query_param("continue", "p2"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(page(&["c"], "")))
+        .with_priority(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v1/nodes"))
+        .and(query_param("limit", "500"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(page(&["a", "b"], "p2")))
+        .with_priority(2)
+        .expect(1)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kc = write_kubeconfig(
+        dir.path(),
+        "config",
+        &[("kind", &server.uri())],
+        Some("kind"),
+    );
+    let cloud = KubernetesCloud::new(fast_options());
+    let listed = contexts_of(cloud.check(&ctx(dir.path(), Some(&kc), None)).await);
+    let names: Vec<&str> = listed[0]
+        .nodes
+        .as_ref()
+        .expect("nodes")
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    server.verify().await;
+}

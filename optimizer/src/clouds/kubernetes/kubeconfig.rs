@@ -6,8 +6,14 @@
 //! the contexts with `sky/clouds/kubernetes.py::Kubernetes.existing_allowed_contexts`;
 //! here the environment and home folder come from the [`CheckContext`],
 //! never from the process.
+//!
+//! A warm launch need not read the files at all: [`KubeconfigIdentity`] is
+//! what the files look like on disk (one `stat` each), and the node cache
+//! remembers, per identity, the context names and current context a parse
+//! gave (see [`NodeCache::recall`](super::NodeCache::recall)).
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use kube::config::{Cluster, Kubeconfig};
 use planner::catalog::kubernetes::{AllowedContexts, allowed_contexts};
@@ -28,7 +34,49 @@ pub struct ResolvedContexts {
     pub warnings: Vec<String>,
 }
 
+/// What identifies the kubeconfig files' contents without reading them:
+/// the paths that would be read (the override, `KUBECONFIG` or the default)
+/// and each one's size, modification and change times, device and inode, or
+/// that it is absent. Not secret (never stored: the node cache keeps an HMAC
+/// digest of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeconfigIdentity {
+    /// The canonical description digested into the cache key.
+    pub fingerprint: String,
+    /// The latest modification time among the files present (`None`: no
+    /// file). A file modified within the last moments may be modified again
+    /// within the same timestamp tick, unseen: such an identity is not
+    /// remembered (git's "racily clean" index entries).
+    pub newest_mtime: Option<SystemTime>,
+}
+
 impl KubernetesCloud {
+    /// The identity of the kubeconfig files [`load_kubeconfig`](Self::load_kubeconfig)
+    /// would read now: one `stat` per path, no read.
+    pub fn kubeconfig_identity(&self, ctx: &CheckContext) -> KubeconfigIdentity {
+        use std::fmt::Write;
+        let mut fingerprint = String::from("kubeconfig-identity/1");
+        let mut newest_mtime: Option<SystemTime> = None;
+        for path in self.kubeconfig_paths(ctx) {
+            // Debug quoting keeps a path with a newline unambiguous.
+            let _ = write!(fingerprint, "\n{:?} ", path.as_os_str());
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => {
+                    fingerprint.push_str(&crate::catalogs::fingerprint(&meta));
+                    if let Ok(mtime) = meta.modified() {
+                        newest_mtime = Some(newest_mtime.map_or(mtime, |n| n.max(mtime)));
+                    }
+                }
+                Ok(_) => fingerprint.push_str("not a file"),
+                Err(_) => fingerprint.push_str("absent"),
+            }
+        }
+        KubeconfigIdentity {
+            fingerprint,
+            newest_mtime,
+        }
+    }
+
     /// The kubeconfig files to read: the override, else `KUBECONFIG` from
     /// `ctx.env` (colon-separated, `~` expanded with `ctx.home`), else
     /// `<home>/.kube/config`.
@@ -70,16 +118,7 @@ impl KubernetesCloud {
     pub fn resolve_contexts(&self, ctx: &CheckContext) -> Result<ResolvedContexts, CloudError> {
         let kubeconfig = self.load_kubeconfig(ctx)?.unwrap_or_default();
         let names: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
-        let allow_all_env = ctx
-            .env
-            .get("SKYPILOT_ALLOW_ALL_KUBERNETES_CONTEXTS")
-            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1"));
-        let allowed = allowed_contexts(
-            &names,
-            kubeconfig.current_context.as_deref(),
-            ctx.kubernetes_allowed_contexts.as_deref(),
-            allow_all_env,
-        );
+        let allowed = allowed_of(ctx, &names, kubeconfig.current_context.as_deref());
         let warnings = allowed.warning().into_iter().collect();
         Ok(ResolvedContexts {
             kubeconfig,
@@ -87,6 +126,26 @@ impl KubernetesCloud {
             warnings,
         })
     }
+}
+
+/// The allowed contexts among `names` (SkyPilot's `existing_allowed_contexts`):
+/// `allowed_contexts` from the config, `SKYPILOT_ALLOW_ALL_KUBERNETES_CONTEXTS`
+/// from `ctx.env`, else the current context.
+pub(super) fn allowed_of(
+    ctx: &CheckContext,
+    names: &[String],
+    current: Option<&str>,
+) -> AllowedContexts {
+    let allow_all_env = ctx
+        .env
+        .get("SKYPILOT_ALLOW_ALL_KUBERNETES_CONTEXTS")
+        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1"));
+    allowed_contexts(
+        names,
+        current,
+        ctx.kubernetes_allowed_contexts.as_deref(),
+        allow_all_env,
+    )
 }
 
 /// The name of the cluster entry `context` points at.
@@ -122,6 +181,32 @@ pub(super) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
     cluster_named(kubeconfig, cluster)
         .and_then(|c| c.server.clone())
         .unwrap_or_default()
+}
+
+/// What a context's node listing depends on, for the node cache key (only
+/// ever digested, never stored): its API server, and the context, cluster
+/// and user entries as the kubeconfig says them. Another server, namespace,
+/// CA or credential (token, client key, exec plugin) is another key, so a
+/// changed context or credential lists the nodes again.
+pub(super) fn target_of(kubeconfig: &Kubeconfig, context: &str) -> String {
+    let inner = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref());
+    let cluster = cluster_named(
+        kubeconfig,
+        context_cluster(kubeconfig, context).unwrap_or_default(),
+    );
+    let user = inner
+        .and_then(|c| c.user.as_deref())
+        .and_then(|u| kubeconfig.auth_infos.iter().find(|a| a.name == u))
+        .and_then(|a| a.auth_info.as_ref());
+    // Through `Value`, whose maps are sorted: the same entries give the same
+    // text in every process (`AuthInfo` holds a `HashMap`).
+    serde_json::to_value((server_of(kubeconfig, context), inner, cluster, user))
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| server_of(kubeconfig, context))
 }
 
 /// `path` for messages, `~/...` when it is under `home`.

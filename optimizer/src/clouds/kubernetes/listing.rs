@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use planner::catalog::kubernetes::{
-    KubeContext, KubeNode, parse_node_list, parse_pod_list, pod_field_selector,
+    KubeContext, KubeNode, ListPage, parse_node_page, parse_pod_page, pod_field_selector,
     unreachable_api_message, unreachable_timeout_message,
 };
 use planner::gpus::kubernetes::Pods;
@@ -225,7 +225,7 @@ impl KubernetesCloud {
     /// One listing: every page of `/api/v1/nodes`, within the request timeout.
     async fn list_once(&self, client: &kube::Client) -> Result<Vec<KubeNode>, Failure> {
         self.list_all(client, "/api/v1/nodes", None, |body| {
-            parse_node_list(body).map_err(|e| e.to_string())
+            parse_node_page(body).map_err(|e| e.to_string())
         })
         .await
     }
@@ -236,7 +236,7 @@ impl KubernetesCloud {
         client: &kube::Client,
         path: &str,
         field_selector: Option<&str>,
-        parse: impl Fn(&[u8]) -> Result<Vec<T>, String>,
+        parse: impl Fn(&[u8]) -> Result<ListPage<T>, String>,
     ) -> Result<Vec<T>, Failure> {
         let attempt = async {
             let mut items = Vec::new();
@@ -267,8 +267,8 @@ impl KubernetesCloud {
         path: &str,
         field_selector: Option<&str>,
         token: Option<String>,
-        parse: &impl Fn(&[u8]) -> Result<Vec<T>, String>,
-    ) -> Result<(Vec<T>, Option<String>), Failure> {
+        parse: &impl Fn(&[u8]) -> Result<ListPage<T>, String>,
+    ) -> Result<ListPage<T>, Failure> {
         let mut params = kube::api::ListParams::default().limit(PAGE_LIMIT);
         if let Some(t) = token {
             params = params.continue_token(&t);
@@ -311,8 +311,8 @@ impl KubernetesCloud {
                     Failure::Api(text)
                 });
             }
-            let items = parse(&body[..]).map_err(Failure::Malformed)?;
-            Ok((items, continue_token(&body)))
+            // The items and the next page's token in one pass over the body.
+            parse(&body[..]).map_err(Failure::Malformed)
         }
     }
 
@@ -335,7 +335,7 @@ impl KubernetesCloud {
             for attempt in 1..=attempts {
                 match self
                     .list_all(&client, "/api/v1/pods", Some(&selector), |body| {
-                        parse_pod_list(body).map_err(|e| e.to_string())
+                        parse_pod_page(body).map_err(|e| e.to_string())
                     })
                     .await
                 {
@@ -359,24 +359,6 @@ impl KubernetesCloud {
         .instrument(span)
         .await
     }
-}
-
-/// `metadata.continue` of a list answer, when there is a next page.
-fn continue_token(body: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(rename = "continue")]
-        next: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct List {
-        metadata: Option<Meta>,
-    }
-    serde_json::from_slice::<List>(body)
-        .ok()?
-        .metadata?
-        .next
-        .filter(|t| !t.is_empty())
 }
 
 /// SkyPilot's timeout text, with the deadline that fired.

@@ -34,14 +34,17 @@ mod fixture;
 mod kubeconfig;
 mod listing;
 mod node_cache;
+#[cfg(test)]
+mod remembered_tests;
 
 pub use backoff::BackoffPolicy;
 pub use exec_credentials::{
     EXEC_CREDENTIALS_KIND, EXEC_CREDENTIALS_SCHEMA, EXPIRY_MARGIN, ExecCredentials,
 };
 pub use fixture::{contexts_from_fixture_dir, pods_from_fixture_dir};
+pub use kubeconfig::KubeconfigIdentity;
 pub(crate) use node_cache::LazyStateNodeCache;
-pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache};
+pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache, RememberedKubeconfig};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -54,7 +57,7 @@ use planner::check::{CacheUse, CheckOutcome, CloudError, CloudFacts};
 use planner::cloud::CloudId;
 
 use super::{CheckContext, Cloud, Credentials, ServiceOptions};
-use kubeconfig::{display_path, server_of};
+use kubeconfig::{allowed_of, display_path, target_of};
 
 /// How [`KubernetesCloud`] reaches the clusters.
 #[derive(Clone)]
@@ -142,6 +145,19 @@ impl KubernetesCloud {
     }
 
     async fn check_inner(&self, ctx: &CheckContext) -> Result<CheckOutcome, CloudError> {
+        // The node cache's kubeconfig is read by identity (a `stat` per file).
+        let remembering = self
+            .options
+            .node_cache
+            .as_ref()
+            .filter(|_| self.options.fixture_dir.is_none())
+            .map(|cache| (cache, self.kubeconfig_identity(ctx)));
+        if let Some((cache, identity)) = &remembering
+            && !ctx.refresh
+            && let Some(outcome) = self.check_remembered(ctx, cache.as_ref(), identity)
+        {
+            return Ok(outcome);
+        }
         let resolved = self.resolve_contexts(ctx)?;
         for warning in &resolved.warnings {
             tracing::warn!("{warning}");
@@ -157,6 +173,21 @@ impl KubernetesCloud {
                 cache: CacheUse::None,
             });
         }
+        if let Some((cache, identity)) = &remembering {
+            let kubeconfig = &resolved.kubeconfig;
+            let targets: Vec<String> = kubeconfig
+                .contexts
+                .iter()
+                .map(|c| target_of(kubeconfig, &c.name))
+                .collect();
+            let named: Vec<(&str, &str)> = kubeconfig
+                .contexts
+                .iter()
+                .zip(&targets)
+                .map(|(c, t)| (c.name.as_str(), t.as_str()))
+                .collect();
+            cache.remember(identity, &named, kubeconfig.current_context.as_deref());
+        }
 
         let (out, cache) = self
             .list_with_cache(ctx, &resolved.kubeconfig, contexts)
@@ -164,6 +195,50 @@ impl KubernetesCloud {
         Ok(CheckOutcome {
             facts: CloudFacts::Kubernetes(out),
             cache,
+        })
+    }
+
+    /// The check of a warm launch, without reading the kubeconfig: when the
+    /// node cache remembers the files as they are (`identity`) and holds a
+    /// fresh listing of every allowed context. `None`: the check reads the
+    /// kubeconfig (and lists what is not cached) as usual.
+    fn check_remembered(
+        &self,
+        ctx: &CheckContext,
+        cache: &dyn NodeCache,
+        identity: &KubeconfigIdentity,
+    ) -> Option<CheckOutcome> {
+        let remembered = cache.recall(identity)?;
+        let allowed = allowed_of(ctx, &remembered.names, remembered.current.as_deref());
+        if allowed.contexts.is_empty() {
+            return None;
+        }
+        let hits = cache.get_remembered(
+            &remembered,
+            &allowed.contexts,
+            self.options.service.cache_ttl,
+        );
+        let hits: Vec<(Vec<KubeNode>, Duration)> = hits.into_iter().collect::<Option<_>>()?;
+        if let Some(warning) = allowed.warning() {
+            tracing::warn!("{warning}");
+        }
+        let age = hits.iter().map(|(_, age)| *age).max()?;
+        let contexts = allowed
+            .contexts
+            .into_iter()
+            .zip(hits)
+            .map(|(name, (nodes, _))| {
+                let span = tracing::info_span!("kubernetes.list_nodes", context = %name, nodes = nodes.len(), outcome = "cache_hit");
+                let _entered = span.enter();
+                KubeContext {
+                    name,
+                    nodes: Ok(nodes),
+                }
+            })
+            .collect();
+        Some(CheckOutcome {
+            facts: CloudFacts::Kubernetes(contexts),
+            cache: CacheUse::Hit { age },
         })
     }
 
@@ -177,7 +252,7 @@ impl KubernetesCloud {
         contexts: &[String],
     ) -> (Vec<KubeContext>, CacheUse) {
         // Cache first (no network for fresh entries), then list the rest concurrently.
-        let servers: Vec<String> = contexts.iter().map(|c| server_of(kubeconfig, c)).collect();
+        let servers: Vec<String> = contexts.iter().map(|c| target_of(kubeconfig, c)).collect();
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
         let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = match cache {
             Some(cache) => {
@@ -217,7 +292,7 @@ impl KubernetesCloud {
 
         let mut out = Vec::with_capacity(contexts.len());
         let mut max_age: Option<Duration> = None;
-        // Each context with the API server its nodes were just listed from (`None`: cached).
+        // Each context with the target its nodes were just listed from (`None`: cached).
         for ((name, hit), server) in contexts.iter().zip(cached.iter_mut()).zip(&servers) {
             if let Some((nodes, age)) = hit.take() {
                 let span = tracing::info_span!("kubernetes.list_nodes", context = %name, nodes = nodes.len(), outcome = "cache_hit");

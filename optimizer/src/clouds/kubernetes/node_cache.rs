@@ -10,6 +10,8 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, UNIX_EPOCH};
 
+use super::kubeconfig::KubeconfigIdentity;
+
 use planner::catalog::kubernetes::KubeNode;
 use serde::{Deserialize, Serialize};
 
@@ -21,29 +23,89 @@ use crate::state::{duration_ms, unix_ms};
 /// calls take every context of a launch at once, so that an on-disk cache
 /// can read and write them together. [`LazyStateNodeCache`] is the on-disk
 /// one; tests bring their own.
+///
+/// A context's listing is keyed by the context name and its *target*: what
+/// the listing depends on in the kubeconfig (API server, context, cluster
+/// and user entries, credentials included), which the cache may only
+/// digest, never store. The cache may also remember a kubeconfig's context
+/// names under the files' identity, so that a warm launch finds the
+/// listings without parsing the kubeconfig ([`recall`](NodeCache::recall)).
 pub trait NodeCache: Send + Sync {
-    /// For each `(context, API server)` of `contexts`, in order: its cached
+    /// For each `(context, target)` of `contexts`, in order: its cached
     /// nodes no older than `max_age` and their age, or `None`.
     fn get(
         &self,
         contexts: &[(&str, &str)],
         max_age: Duration,
     ) -> Vec<Option<(Vec<KubeNode>, Duration)>>;
-    /// Stores successful listings: `(context, API server, nodes)`.
+    /// Stores successful listings: `(context, target, nodes)`, and what
+    /// [`remember`](NodeCache::remember) was told since the last `put`.
     fn put(&self, listings: &[(&str, &str, &[KubeNode])], ttl: Duration);
     /// Called on a blocking thread while contexts are listed without
     /// consulting the cache (`--refresh`): the on-disk cache reads what the
     /// coming [`put`](NodeCache::put) merges into, so the put need not.
     fn prepare_put(&self) {}
+    /// The kubeconfig whose files had `identity` when it was
+    /// [remembered](NodeCache::remember): its contexts, and per context
+    /// the key its listing is under. `None` (the default): not remembered,
+    /// or the files changed since.
+    fn recall(&self, identity: &KubeconfigIdentity) -> Option<RememberedKubeconfig> {
+        let _ = identity;
+        None
+    }
+    /// For each context of `contexts` (names of `kubeconfig`'s contexts):
+    /// its cached nodes no older than `max_age` and their age, or `None`.
+    fn get_remembered(
+        &self,
+        kubeconfig: &RememberedKubeconfig,
+        contexts: &[String],
+        max_age: Duration,
+    ) -> Vec<Option<(Vec<KubeNode>, Duration)>> {
+        let _ = (kubeconfig, max_age);
+        vec![None; contexts.len()]
+    }
+    /// Remembers that the kubeconfig files of `identity` hold `contexts`
+    /// (each name with its target, in the files' order) and `current`;
+    /// written by the next [`put`](NodeCache::put). Does nothing by default.
+    fn remember(
+        &self,
+        identity: &KubeconfigIdentity,
+        contexts: &[(&str, &str)],
+        current: Option<&str>,
+    ) {
+        let _ = (identity, contexts, current);
+    }
 }
+
+/// A kubeconfig as the node cache remembers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RememberedKubeconfig {
+    /// HMAC digest of the files' [`KubeconfigIdentity`].
+    identity: String,
+    /// The context names, in the files' order.
+    pub names: Vec<String>,
+    /// The `current-context`.
+    pub current: Option<String>,
+    /// Per name, the key of its listing (an HMAC digest of the context and its target).
+    keys: Vec<String>,
+}
+
+/// How many kubeconfigs (identities) the entry remembers: the Kubernetes
+/// one, SSH Node Pools', a few `KUBECONFIG`s taken in turn.
+const MAX_REMEMBERED: usize = 8;
+
+/// A kubeconfig modified less than this long ago is not remembered: it may
+/// be written again within the same timestamp tick, with the same size.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// Cache kind (folder) of Kubernetes node listings.
 pub const NODE_CACHE_KIND: &str = "kube-nodes";
 
 /// Schema version of node cache entries (2: nodes carry taints, capacity
 /// devices and the capacity `sky gpus list` shows; 3: every context's
-/// listing in one entry).
-pub const NODE_CACHE_SCHEMA: u32 = 3;
+/// listing in one entry; 4: listings keyed by the context's target, and the
+/// remembered kubeconfigs beside them).
+pub const NODE_CACHE_SCHEMA: u32 = 4;
 
 /// The one entry of the kind: every context's listing.
 const ENTRY_KEY: &str = "listings";
@@ -52,11 +114,20 @@ const ENTRY_KEY: &str = "listings";
 /// context. A larger set of listings is not cached (and a warning says so).
 const MAX_ENTRY_BYTES: u64 = 32 << 20;
 
+/// The one entry: every context's listing, and the kubeconfigs remembered.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Entry {
+    /// Most recently remembered first, at most [`MAX_REMEMBERED`].
+    kubeconfigs: Vec<RememberedKubeconfig>,
+    /// The listings.
+    listings: Vec<Listing>,
+}
+
 /// One context's listing inside the entry.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Listing {
-    /// HMAC digest of the context name and its API server: the entry names
-    /// neither (a server URL may carry credentials).
+    /// HMAC digest of the context name and its target: the entry names
+    /// neither (a server URL or a user entry may carry credentials).
     key: String,
     /// When the nodes were listed, in milliseconds since the Unix epoch.
     listed_at_unix_ms: u64,
@@ -91,8 +162,10 @@ pub struct LazyStateNodeCache {
 struct OpenedNodeCache {
     store: crate::state::CacheStore,
     hasher: crate::state::KeyedHasher,
-    /// The listings on disk, once read (`None` before the first read).
-    listings: Mutex<Option<Vec<Listing>>>,
+    /// The entry on disk, once read (`None` before the first read).
+    listings: Mutex<Option<Entry>>,
+    /// A kubeconfig remembered since the last put, for the next one to write.
+    pending: Mutex<Option<RememberedKubeconfig>>,
     /// Whether this process has swept the folder of other entries.
     swept: std::sync::atomic::AtomicBool,
 }
@@ -127,26 +200,48 @@ impl OpenedNodeCache {
                 .with_max_entry_bytes(MAX_ENTRY_BYTES),
             hasher: state.hasher()?,
             listings: Mutex::new(None),
+            pending: Mutex::new(None),
             swept: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
-    fn key(&self, context: &str, server: &str) -> String {
+    fn key(&self, context: &str, target: &str) -> String {
         self.hasher.digest(&[
             ("context", context.as_bytes()),
-            ("server", server.as_bytes()),
+            ("target", target.as_bytes()),
         ])
     }
 
-    /// The listings, read from disk on first use; any defect of the entry
-    /// (absent, expired, damaged, foreign) leaves none.
-    fn with_listings<R>(&self, f: impl FnOnce(&mut Vec<Listing>) -> R) -> R {
+    fn identity_key(&self, identity: &KubeconfigIdentity) -> String {
+        self.hasher
+            .digest(&[("kubeconfig", identity.fingerprint.as_bytes())])
+    }
+
+    /// The entry, read from disk on first use; any defect of it (absent,
+    /// expired, damaged, foreign) leaves none.
+    fn with_listings<R>(&self, f: impl FnOnce(&mut Entry) -> R) -> R {
         let mut guard = self.listings.lock().unwrap_or_else(|e| e.into_inner());
-        let listings = guard.get_or_insert_with(|| match self.store.get(ENTRY_KEY) {
+        let entry = guard.get_or_insert_with(|| match self.store.get(ENTRY_KEY) {
             crate::state::Lookup::Hit { value, .. } => value,
-            crate::state::Lookup::Miss(_) => Vec::new(),
+            crate::state::Lookup::Miss(_) => Entry::default(),
         });
-        f(listings)
+        f(entry)
+    }
+
+    /// The fresh nodes of the listing under `key`, and their age.
+    fn fresh(
+        listings: &[Listing],
+        key: &str,
+        now: u64,
+        max_age: Duration,
+    ) -> Option<(Vec<KubeNode>, Duration)> {
+        let listing = listings.iter().find(|l| l.key == key)?;
+        // Listed in the future (a clock went back): its age is unknown.
+        if listing.listed_at_unix_ms > now || now >= listing.expires_at_unix_ms {
+            return None;
+        }
+        let age = Duration::from_millis(now - listing.listed_at_unix_ms);
+        (age <= max_age).then(|| (listing.nodes.clone(), age))
     }
 
     fn now_ms(&self) -> u64 {
@@ -164,20 +259,73 @@ impl NodeCache for LazyStateNodeCache {
             return vec![None; contexts.len()];
         };
         let now = cache.now_ms();
-        let keys: Vec<String> = contexts.iter().map(|(c, s)| cache.key(c, s)).collect();
-        cache.with_listings(|listings| {
+        let keys: Vec<String> = contexts.iter().map(|(c, t)| cache.key(c, t)).collect();
+        cache.with_listings(|entry| {
             keys.iter()
-                .map(|key| {
-                    let listing = listings.iter().find(|l| &l.key == key)?;
-                    // Listed in the future (a clock went back): its age is unknown.
-                    if listing.listed_at_unix_ms > now || now >= listing.expires_at_unix_ms {
-                        return None;
-                    }
-                    let age = Duration::from_millis(now - listing.listed_at_unix_ms);
-                    (age <= max_age).then(|| (listing.nodes.clone(), age))
+                .map(|key| OpenedNodeCache::fresh(&entry.listings, key, now, max_age))
+                .collect()
+        })
+    }
+
+    fn recall(&self, identity: &KubeconfigIdentity) -> Option<RememberedKubeconfig> {
+        let cache = self.opened()?;
+        let key = cache.identity_key(identity);
+        cache.with_listings(|entry| {
+            entry
+                .kubeconfigs
+                .iter()
+                .find(|k| k.identity == key && k.keys.len() == k.names.len())
+                .cloned()
+        })
+    }
+
+    fn get_remembered(
+        &self,
+        kubeconfig: &RememberedKubeconfig,
+        contexts: &[String],
+        max_age: Duration,
+    ) -> Vec<Option<(Vec<KubeNode>, Duration)>> {
+        let Some(cache) = self.opened() else {
+            return vec![None; contexts.len()];
+        };
+        let now = cache.now_ms();
+        cache.with_listings(|entry| {
+            contexts
+                .iter()
+                .map(|name| {
+                    let at = kubeconfig.names.iter().position(|n| n == name)?;
+                    let key = kubeconfig.keys.get(at)?;
+                    OpenedNodeCache::fresh(&entry.listings, key, now, max_age)
                 })
                 .collect()
         })
+    }
+
+    fn remember(
+        &self,
+        identity: &KubeconfigIdentity,
+        contexts: &[(&str, &str)],
+        current: Option<&str>,
+    ) {
+        let Some(cache) = self.opened() else {
+            return;
+        };
+        // No file, or one modified just now (or in the future): not remembered.
+        let settled = identity.newest_mtime.is_some_and(|mtime| {
+            mtime
+                .checked_add(RACY_WINDOW)
+                .is_some_and(|settled_at| settled_at <= cache.store.now())
+        });
+        if !settled {
+            return;
+        }
+        let remembered = RememberedKubeconfig {
+            identity: cache.identity_key(identity),
+            names: contexts.iter().map(|(c, _)| c.to_string()).collect(),
+            current: current.map(str::to_string),
+            keys: contexts.iter().map(|(c, t)| cache.key(c, t)).collect(),
+        };
+        *cache.pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(remembered);
     }
 
     fn prepare_put(&self) {
@@ -187,16 +335,34 @@ impl NodeCache for LazyStateNodeCache {
     }
 
     fn put(&self, new: &[(&str, &str, &[KubeNode])], ttl: Duration) {
-        if new.is_empty() {
-            return;
-        }
         let Some(cache) = self.opened() else {
             return;
         };
+        let pending = cache
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if new.is_empty() && pending.is_none() {
+            return;
+        }
         let now = cache.now_ms();
         let expires = now.saturating_add(duration_ms(ttl));
-        let written = cache.with_listings(|listings| {
-            let keys: Vec<String> = new.iter().map(|(c, s, _)| cache.key(c, s)).collect();
+        let written = cache.with_listings(|entry| {
+            let remembered = match pending {
+                Some(p) if !entry.kubeconfigs.first().is_some_and(|k| *k == p) => {
+                    entry.kubeconfigs.retain(|k| k.identity != p.identity);
+                    entry.kubeconfigs.insert(0, p);
+                    entry.kubeconfigs.truncate(MAX_REMEMBERED);
+                    true
+                }
+                _ => false,
+            };
+            if new.is_empty() && !remembered {
+                return Ok(());
+            }
+            let keys: Vec<String> = new.iter().map(|(c, t, _)| cache.key(c, t)).collect();
+            let listings = &mut entry.listings;
             listings.retain(|l| now < l.expires_at_unix_ms && !keys.contains(&l.key));
             listings.extend(
                 keys.into_iter()
@@ -215,7 +381,7 @@ impl NodeCache for LazyStateNodeCache {
                 .unwrap_or(expires);
             cache.store.put_until(
                 ENTRY_KEY,
-                &*listings,
+                &*entry,
                 UNIX_EPOCH + Duration::from_millis(until),
             )
         });
@@ -327,7 +493,7 @@ mod tests {
         );
         // A put drops the expired listing from the entry.
         later.put(&[("c", "https://c", &a)], ttl);
-        let listings = later.opened().unwrap().with_listings(|l| l.len());
+        let listings = later.opened().unwrap().with_listings(|e| e.listings.len());
         assert_eq!(listings, 2);
     }
 

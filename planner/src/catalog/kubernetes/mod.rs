@@ -58,13 +58,13 @@ pub use labels::{
 };
 pub use nodes::{
     ACCELERATOR_RESOURCE_KEYS, AMD_GPU_KEY, KubeContext, KubeNode, KubeParseError, KubeTaint,
-    NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice, detect_label_formatter,
-    gpu_resource_key, has_high_performance_network, parse_node_list, parse_node_list_with,
-    reduce_tpu_topology,
+    ListPage, NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice,
+    detect_label_formatter, gpu_resource_key, has_high_performance_network, parse_node_list,
+    parse_node_list_with, parse_node_page, reduce_tpu_topology,
 };
 pub use pods::{
     EXCLUDED_POD_PHASES, KubePod, NodeAllocation, accelerator_request, allocated_by_node,
-    parse_pod_list, pod_field_selector,
+    parse_pod_list, parse_pod_page, pod_field_selector,
 };
 pub use pricing::{KubePricing, KubePricingLevel, PricingConfigError, hourly_cost};
 pub use quantity::{parse_cpu_quantity, parse_memory_gib};

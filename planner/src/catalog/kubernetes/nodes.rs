@@ -246,6 +246,24 @@ pub enum KubeParseError {
 struct RawNodeList {
     #[serde(default, deserialize_with = "null_as_default")]
     items: Vec<RawNode>,
+    #[serde(default, deserialize_with = "continue_token")]
+    metadata: Option<String>,
+}
+
+/// `metadata.continue` of a list, when a non-empty string: the token of the
+/// next page. Any other `metadata` (absent, null, not an object, no token)
+/// is no next page, never an error.
+pub(super) fn continue_token<'de, D>(d: D) -> Result<Option<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Object(mut meta) => match meta.remove("continue") {
+            Some(serde_json::Value::String(token)) if !token.is_empty() => Some(token),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 #[derive(Deserialize, Default)]
@@ -317,21 +335,117 @@ where
 }
 
 /// A string map that also accepts numbers/bools as values (`"cpu": 4`) and null.
+///
+/// Read entry by entry, as `BTreeMap<String, serde_json::Value>` then
+/// filtered would read it (a later duplicate key wins; a value that is not
+/// a scalar drops its key), without building a `Value` per entry: labels and
+/// resource maps are most of a node list.
 pub(super) fn lenient_string_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    let raw: Option<BTreeMap<String, serde_json::Value>> = Option::deserialize(d)?;
-    Ok(raw
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(k, v)| match v {
-            serde_json::Value::String(s) => Some((k, s)),
-            serde_json::Value::Number(n) => Some((k, n.to_string())),
-            serde_json::Value::Bool(b) => Some((k, b.to_string())),
-            _ => None,
-        })
-        .collect())
+    let raw: Option<LenientMap> = Option::deserialize(d)?;
+    Ok(raw.map(|m| m.0).unwrap_or_default())
+}
+
+/// A JSON object's scalar entries as strings (see [`lenient_string_map`]).
+struct LenientMap(BTreeMap<String, String>);
+
+impl<'de> Deserialize<'de> for LenientMap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = LenientMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LenientMap, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((key, LenientScalar(value))) =
+                    map.next_entry::<String, LenientScalar>()?
+                {
+                    match value {
+                        Some(v) => {
+                            out.insert(key, v);
+                        }
+                        None => {
+                            out.remove(&key);
+                        }
+                    }
+                }
+                Ok(LenientMap(out))
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}
+
+/// A JSON value as `serde_json::Value`'s display of it when it is a string,
+/// number or bool; `None` for anything else (read and skipped).
+struct LenientScalar(Option<String>);
+
+impl<'de> Deserialize<'de> for LenientScalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::IgnoredAny;
+        struct Scalar;
+        impl<'de> serde::de::Visitor<'de> for Scalar {
+            type Value = LenientScalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(Some(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(Some(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(Some(serde_json::Number::from(v).to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(Some(serde_json::Number::from(v).to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<LenientScalar, E> {
+                // `Value` keeps a non-finite float as null.
+                Ok(LenientScalar(
+                    serde_json::Number::from_f64(v).map(|n| n.to_string()),
+                ))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(Some(v.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(None))
+            }
+            fn visit_none<E>(self) -> Result<LenientScalar, E> {
+                Ok(LenientScalar(None))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<LenientScalar, D::Error> {
+                LenientScalar::deserialize(d)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<LenientScalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LenientScalar(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LenientScalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LenientScalar(None))
+            }
+        }
+        d.deserialize_any(Scalar)
+    }
 }
 
 /// Parses the API server's `NodeList` JSON (`GET /api/v1/nodes`).
@@ -341,6 +455,22 @@ where
 /// (or an unreadable input) is an error.
 pub fn parse_node_list(json: &[u8]) -> Result<Vec<KubeNode>, KubeParseError> {
     parse_node_list_with(json, |_| None)
+}
+
+/// One page of a list answer: its items, and the `metadata.continue` token
+/// of the next page (`None`: the last page).
+pub type ListPage<T> = (Vec<T>, Option<String>);
+
+/// Like [`parse_node_list`], for one page of a paged listing: the nodes and
+/// the next page's token, in one pass over the answer.
+pub fn parse_node_page(json: &[u8]) -> Result<ListPage<KubeNode>, KubeParseError> {
+    let list: RawNodeList = serde_json::from_slice(json)?;
+    let nodes = list
+        .items
+        .into_iter()
+        .map(|raw| node_from_raw(raw, &|_| None))
+        .collect();
+    Ok((nodes, list.metadata))
 }
 
 /// Like [`parse_node_list`], with a caller-provided accelerator canonicaliser
@@ -571,6 +701,68 @@ mod tests {
         for (key, value, want) in cases {
             let n = gpu_node("n", (key, value), 1, "8", "32Gi", true);
             assert_eq!(n.accelerator.as_deref(), want, "{key}={value}");
+        }
+    }
+
+    #[test]
+    fn a_page_says_its_continue_token_and_odd_metadata_is_no_token() {
+        let items = r#""items":[{"metadata":{"name":"n1"}}]"#;
+        for (metadata, want) in [
+            (
+                r#","metadata":{"continue":"abc","resourceVersion":"1"}"#,
+                Some("abc"),
+            ),
+            (r#","metadata":{"continue":""}"#, None),
+            (r#","metadata":{"continue":7}"#, None),
+            (r#","metadata":{"continue":null}"#, None),
+            (r#","metadata":"odd""#, None),
+            (r#","metadata":null"#, None),
+            ("", None),
+        ] {
+            let doc = format!("{{{items}{metadata}}}");
+            let (nodes, next) = parse_node_page(doc.as_bytes()).expect(&doc);
+            assert_eq!(nodes.len(), 1, "{doc}");
+            assert_eq!(next.as_deref(), want, "{doc}");
+            let pods = format!(r#"{{"items":[]{metadata}}}"#);
+            let (_, next) =
+                crate::catalog::kubernetes::parse_pod_page(pods.as_bytes()).expect(&pods);
+            assert_eq!(next.as_deref(), want, "{pods}");
+        }
+    }
+
+    #[test]
+    fn lenient_maps_read_as_through_serde_json_value() {
+        // The reading this replaced: a `Value` map, scalars kept as strings.
+        fn through_value(json: &str) -> Option<BTreeMap<String, String>> {
+            let raw: Option<BTreeMap<String, serde_json::Value>> =
+                serde_json::from_str(json).ok()?;
+            Some(
+                raw.unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(k, v)| match v {
+                        serde_json::Value::String(s) => Some((k, s)),
+                        serde_json::Value::Number(n) => Some((k, n.to_string())),
+                        serde_json::Value::Bool(b) => Some((k, b.to_string())),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        }
+        #[derive(Deserialize)]
+        struct Holder(#[serde(deserialize_with = "lenient_string_map")] BTreeMap<String, String>);
+        for json in [
+            r#"{"cpu":"4","memory":"16Gi","n":4,"f":2.50,"big":1e400,"neg":-3,"huge":18446744073709551616,"t":true,"z":null,"o":{"a":[1,{"b":2}]},"l":[1,"x"]}"#,
+            r#"{"a":"1","a":{"x":1}}"#,
+            r#"{"a":{"x":1},"a":"2"}"#,
+            r#"{"e":1.0,"g":-0.0,"h":0.1,"u":"\u00e9"}"#,
+            "{}",
+            "null",
+            r#""text""#,
+            "[1]",
+            "7",
+        ] {
+            let ours = serde_json::from_str::<Holder>(json).ok().map(|h| h.0);
+            assert_eq!(ours, through_value(json), "{json}");
         }
     }
 

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::nodes::{
-    ACCELERATOR_RESOURCE_KEYS, KubeParseError, NEURON_RESOURCE_KEY, TPU_RESOURCE_KEY, device_count,
-    lenient_string_map, null_as_default,
+    ACCELERATOR_RESOURCE_KEYS, KubeParseError, ListPage, NEURON_RESOURCE_KEY, TPU_RESOURCE_KEY,
+    continue_token, device_count, lenient_string_map, null_as_default,
 };
 use super::quantity::{parse_cpu_quantity, parse_memory_gib};
 
@@ -63,6 +63,8 @@ pub struct NodeAllocation {
 struct RawPodList {
     #[serde(default, deserialize_with = "null_as_default")]
     items: Vec<RawPod>,
+    #[serde(default, deserialize_with = "continue_token")]
+    metadata: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -117,8 +119,15 @@ struct RawPodStatus {
 /// fields read as absent; only a document that is not a JSON object with an
 /// `items` array is an error.
 pub fn parse_pod_list(json: &[u8]) -> Result<Vec<KubePod>, KubeParseError> {
+    parse_pod_page(json).map(|(pods, _)| pods)
+}
+
+/// Like [`parse_pod_list`], for one page of a paged listing: the pods and
+/// the next page's token, in one pass over the answer.
+pub fn parse_pod_page(json: &[u8]) -> Result<ListPage<KubePod>, KubeParseError> {
     let list: RawPodList = serde_json::from_slice(json)?;
-    Ok(list
+    let next = list.metadata;
+    let pods = list
         .items
         .into_iter()
         .map(|raw| KubePod {
@@ -143,7 +152,8 @@ pub fn parse_pod_list(json: &[u8]) -> Result<Vec<KubePod>, KubeParseError> {
                 .filter(|r| !r.is_empty())
                 .collect(),
         })
-        .collect())
+        .collect();
+    Ok((pods, next))
 }
 
 /// `get_node_accelerator_count` over a request or resource map: the GPU key,

@@ -182,7 +182,7 @@ impl Phases {
     pub fn text(&self) -> String {
         let rows = self.rows();
         harness::table::text_table(&HEADER, &rows, |i| {
-            if matches!(i, 3..=5) {
+            if right_aligned(i) {
                 harness::table::Align::Right
             } else {
                 harness::table::Align::Left
@@ -192,15 +192,20 @@ impl Phases {
 
     /// A markdown table for `report.md`.
     pub fn markdown(&self) -> String {
-        let mut s = format!(
-            "| {} |\n|---|---|---|--:|--:|---|---|\n",
-            HEADER.join(" | ")
-        );
+        let align: Vec<&str> = (0..HEADER.len())
+            .map(|i| if right_aligned(i) { "--:" } else { "---" })
+            .collect();
+        let mut s = format!("| {} |\n|{}|\n", HEADER.join(" | "), align.join("|"));
         for row in self.rows() {
             let _ = writeln!(s, "| {} |", row.join(" | "));
         }
         s
     }
+}
+
+/// Whether column `i` of [`HEADER`] holds numbers (seconds, share, CPU).
+fn right_aligned(i: usize) -> bool {
+    matches!(i, 3..=5)
 }
 
 /// The columns of the phase table.
@@ -234,6 +239,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| total |  |  | 40.0 | 100 % |"), "{md}");
+        assert!(md.contains("\n|---|---|---|--:|--:|--:|---|---|\n"), "{md}");
         // A phase timed here states its CPU time (a total is summed only
         // when every phase has one).
         assert!(p.phases()[1].cpu.is_some());

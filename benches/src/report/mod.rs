@@ -241,10 +241,13 @@ fn compare(
         if wt.join(".git").exists() {
             git(&wt, &["checkout", "--force", "--detach", base_sha])?;
         } else {
-            // A worktree deleted by hand is still registered until pruned.
-            git(ws, &["worktree", "prune"])?;
+            // `--force`: a worktree deleted by hand is still registered
+            // (as missing) and would be refused; no other worktree is touched.
             let wt_arg = wt.display().to_string();
-            git(ws, &["worktree", "add", "--detach", &wt_arg, base_sha])?;
+            git(
+                ws,
+                &["worktree", "add", "--force", "--detach", &wt_arg, base_sha],
+            )?;
         }
         let linked = seed_target(&head_target.join("release"), &base_target.join("release"))
             .with_context(|| format!("seeding {} from the head's build", base_target.display()))?;

@@ -118,10 +118,21 @@ fixtures-gen:
 
 # --- bench -------------------------------------------------------------------
 
+# The bench-profile build of the bench recipes. The bench profile unwinds
+# (its binaries otherwise inherit release's panic = "abort" and every
+# workspace crate is compiled twice; see BENCH_PANIC_ENV in
+# benches/src/runner.rs; cargo's "panic setting is ignored" warning means
+# the benchmark target only).
+bench_build := "CARGO_PROFILE_BENCH_PANIC=unwind cargo bench -p benches --bench main --no-run"
+# The report's bench-profile build of the head (benches/src/report/side.rs
+# BENCH_BUILD): the criterion executable, bench-ops, bench-gate and the
+# harness in one command and one feature set.
+report_build := "CARGO_PROFILE_BENCH_PANIC=unwind cargo build --profile bench -p benches -p harness --bench main --bin bench-ops --bin bench-gate --bin harness"
+
 # Run the benchmark suite (+ callgrind instruction counts); with NAME, compare to benches/baselines/NAME.json and exit 1 on a regression.
 [group('bench')]
 bench NAME="":
-    cargo bench -p benches --bench main --no-run
+    {{bench_build}}
     target/release/bench-gate run {{ if NAME == "" { "" } else { "--baseline " + NAME } }}
 
 # SkyPilot 0.14.1 (import + optimize, offline) and `sky launch` on the same catalogs and request, in one run: both medians and the ratio.
@@ -133,37 +144,37 @@ bench-vs-skypilot *ARGS:
 # Whole-process `sky launch --dryrun -y --gpus H100:8` (release, 30 runs): median and peak RSS.
 [group('bench')]
 bench-process RUNS="30":
-    cargo bench -p benches --bench main --no-run
+    {{bench_build}}
     target/release/bench-gate process --runs {{RUNS}}
 
 # Whole-process `sky gpus list --all` on the bundled catalogs (release, 30 runs; goal: median <= 5 ms).
 [group('bench')]
 bench-gpus-list RUNS="30":
-    cargo bench -p benches --bench main --no-run
+    {{bench_build}}
     target/release/bench-gate process --runs {{RUNS}} --command gpus-list-all
 
 # Run the suite and store it as the portable baseline benches/baselines/NAME.json.
 [group('bench')]
 bench-save NAME:
-    cargo bench -p benches --bench main --no-run
+    {{bench_build}}
     target/release/bench-gate save {{NAME}}
 
 # Only the deterministic instruction counts (callgrind), gated against benches/baselines/NAME.json.
 [group('bench')]
 bench-instructions NAME:
-    cargo bench -p benches --bench main --no-run
+    {{bench_build}}
     target/release/bench-gate instructions --baseline {{NAME}}
 
 # Pull-request report: BASE_REV in a git worktree, bench + harness on both sides, reports/pr-<head>-vs-<base>/report.md (prints where its time went).
 [group('bench')]
 report BASE_REV="HEAD":
-    cargo bench -p benches --bench main --no-run
+    {{report_build}}
     target/release/bench-gate report {{BASE_REV}}
 
 # The pull-request report end to end at a small scale: two benchmarks, a 1 s profile, 2 harness runs, against HEAD~1.
 [group('bench')]
 report-smoke BASE_REV="HEAD~1":
-    cargo bench -p benches --bench main --no-run
+    {{report_build}}
     target/release/bench-gate report {{BASE_REV}} --filter '^(render/framed-table|launch/warm-concurrent/latency-0)$' --profile '^render/framed-table$' --profile-seconds 1 --harness-runs 2
 
 # --- check -------------------------------------------------------------------

@@ -84,7 +84,8 @@ pub fn run_suite(opts: &SuiteOptions) -> anyhow::Result<Results> {
             None => {
                 let mut c = Command::new("cargo");
                 c.args(["bench", "-p", "benches", "--bench", "main", "--"])
-                    .current_dir(&opts.workspace);
+                    .current_dir(&opts.workspace)
+                    .env(BENCH_PANIC_ENV.0, BENCH_PANIC_ENV.1);
                 c
             }
         };
@@ -550,7 +551,8 @@ pub fn profile(
         None => {
             let mut c = Command::new("cargo");
             c.args(["bench", "-p", "benches", "--bench", "main", "--"])
-                .current_dir(workspace);
+                .current_dir(workspace)
+                .env(BENCH_PANIC_ENV.0, BENCH_PANIC_ENV.1);
             c
         }
     };
@@ -577,10 +579,23 @@ pub fn profile(
     Ok(dirs)
 }
 
+/// The bench profile's panic strategy, set on every cargo command that builds
+/// in it (`bench-gate`'s and the `bench*` recipes'). The bench profile
+/// inherits `panic = "abort"` from `[profile.release]`; cargo builds a
+/// benchmark and its dependencies with `unwind` regardless, but the
+/// package's binaries (`bench-ops`, `bench-gate`) with the profile's
+/// `abort`, so every workspace crate and 287 dependency units were compiled
+/// twice (cargo's unit graph: 697 units, 412 with this). Cargo warns that
+/// "`panic` setting is ignored for `bench` profile": it is ignored for the
+/// benchmark target only, which unwinds either way. Not in `Cargo.toml`:
+/// there cargo would print that warning on every command of the workspace.
+pub const BENCH_PANIC_ENV: (&str, &str) = ("CARGO_PROFILE_BENCH_PANIC", "unwind");
+
 /// The bench-profile build: the criterion executable, and with it (cargo
 /// builds a package's binaries for its benchmarks) `bench-ops` and
 /// `bench-gate`, so one command builds all three in one profile and one
-/// feature set. Their paths come from cargo's JSON messages.
+/// feature set (with [`BENCH_PANIC_ENV`]). Their paths come from cargo's
+/// JSON messages.
 pub const BENCH_BUILD: [&str; 8] = [
     "bench",
     "-p",
@@ -592,26 +607,135 @@ pub const BENCH_BUILD: [&str; 8] = [
     "json-render-diagnostics",
 ];
 
-/// What [`BENCH_BUILD`] produced.
+/// What a bench-profile build produced.
 #[derive(Debug, Clone)]
 pub struct BenchExecutables {
     /// The criterion executable (`target/release/deps/main-<hash>`).
     pub bench_exe: PathBuf,
     /// `bench-ops` (bench profile), for callgrind.
     pub ops_exe: PathBuf,
+    /// The harness binary, when the build included it.
+    pub harness_exe: Option<PathBuf>,
+    /// What cargo compiled.
+    pub work: BuildWork,
 }
 
-/// `(target kind, target name, executable)` of a cargo `compiler-artifact`
-/// message that produced an executable.
-fn artifact(line: &str) -> Option<(String, String, PathBuf)> {
+/// What one cargo command compiled: a count that does not depend on how
+/// busy the machine is, for reasoning about the build's time elsewhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildWork {
+    /// Units (crate targets) the build needed, fresh or not.
+    pub units: usize,
+    /// Units compiled by this command (not fresh).
+    pub compiled: usize,
+    /// Of those, workspace crates (the rest are third-party).
+    pub compiled_workspace: usize,
+}
+
+impl BuildWork {
+    /// `"12 of 412 units compiled (10 workspace)"`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} of {} units compiled ({} workspace)",
+            self.compiled, self.units, self.compiled_workspace
+        )
+    }
+
+    /// Both counts summed.
+    pub fn plus(self, other: BuildWork) -> BuildWork {
+        BuildWork {
+            units: self.units + other.units,
+            compiled: self.compiled + other.compiled,
+            compiled_workspace: self.compiled_workspace + other.compiled_workspace,
+        }
+    }
+}
+
+/// A cargo `compiler-artifact` message.
+#[derive(Debug, Clone, PartialEq)]
+struct Artifact {
+    /// Its target's first kind (`bin`, `bench`, `lib`, …).
+    kind: String,
+    /// Its target's name.
+    name: String,
+    /// The executable it produced, if any.
+    executable: Option<PathBuf>,
+    /// Whether cargo reused it (not compiled by this command).
+    fresh: bool,
+    /// Whether it is a workspace crate (a `path+file://` package).
+    workspace: bool,
+}
+
+/// The [`Artifact`] of one line of cargo's JSON messages, if it is one.
+fn artifact(line: &str) -> Option<Artifact> {
     let v: serde_json::Value = serde_json::from_str(line).ok()?;
     if v["reason"] != "compiler-artifact" {
         return None;
     }
-    let exe = v["executable"].as_str()?;
-    let kind = v["target"]["kind"].as_array()?.first()?.as_str()?;
-    let name = v["target"]["name"].as_str()?;
-    Some((kind.to_string(), name.to_string(), PathBuf::from(exe)))
+    Some(Artifact {
+        kind: v["target"]["kind"]
+            .as_array()?
+            .first()?
+            .as_str()?
+            .to_string(),
+        name: v["target"]["name"].as_str()?.to_string(),
+        executable: v["executable"].as_str().map(PathBuf::from),
+        fresh: v["fresh"].as_bool().unwrap_or(false),
+        workspace: v["package_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("path+file://")),
+    })
+}
+
+/// Runs `cargo ARGS` (which must ask for `--message-format
+/// json-render-diagnostics`) in `workspace` into `target`, with `env`;
+/// diagnostics go to the terminal. Returns every artifact it reported.
+fn cargo_artifacts(
+    workspace: &Path,
+    target: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> anyhow::Result<Vec<Artifact>> {
+    let mut child = Command::new("cargo")
+        .args(args)
+        .current_dir(workspace)
+        .env("CARGO_TARGET_DIR", target)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running cargo")?;
+    let mut artifacts = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line.context("reading cargo's messages")?;
+            artifacts.extend(artifact(&line));
+        }
+    }
+    let status = child.wait().context("waiting for cargo")?;
+    if !status.success() {
+        bail!("`cargo {}` failed ({status})", args.join(" "));
+    }
+    Ok(artifacts)
+}
+
+fn work_of(artifacts: &[Artifact]) -> BuildWork {
+    let compiled: Vec<&Artifact> = artifacts.iter().filter(|a| !a.fresh).collect();
+    BuildWork {
+        units: artifacts.len(),
+        compiled: compiled.len(),
+        compiled_workspace: compiled.iter().filter(|a| a.workspace).count(),
+    }
+}
+
+/// Runs the cargo build `args` (JSON messages) in `workspace` into `target`
+/// and returns what it compiled.
+pub fn cargo_build(
+    workspace: &Path,
+    target: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> anyhow::Result<BuildWork> {
+    cargo_artifacts(workspace, target, args, env).map(|a| work_of(&a))
 }
 
 /// Runs [`BENCH_BUILD`] in `workspace` into `target` and returns the
@@ -620,38 +744,37 @@ pub fn build_bench_executables(
     workspace: &Path,
     target: &Path,
 ) -> anyhow::Result<BenchExecutables> {
-    let mut child = Command::new("cargo")
-        .args(BENCH_BUILD)
-        .current_dir(workspace)
-        .env("CARGO_TARGET_DIR", target)
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("running cargo")?;
-    let mut bench_exe = None;
-    let mut ops_exe = None;
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines() {
-            let line = line.context("reading cargo's messages")?;
-            match artifact(&line) {
-                Some((kind, name, exe)) if kind == "bench" && name == "main" => {
-                    bench_exe = Some(exe)
-                }
-                Some((kind, name, exe)) if kind == "bin" && name == "bench-ops" => {
-                    ops_exe = Some(exe)
-                }
-                _ => {}
-            }
-        }
-    }
-    let status = child.wait().context("waiting for cargo")?;
-    if !status.success() {
-        bail!("`cargo {}` failed ({status})", BENCH_BUILD.join(" "));
-    }
+    build_bench_with(workspace, target, &BENCH_BUILD)
+}
+
+/// Runs the bench-profile build `args` (JSON messages; building at least the
+/// `main` bench and `bench-ops`) with [`BENCH_PANIC_ENV`] and returns the
+/// executables it built.
+pub fn build_bench_with(
+    workspace: &Path,
+    target: &Path,
+    args: &[&str],
+) -> anyhow::Result<BenchExecutables> {
+    let artifacts = cargo_artifacts(workspace, target, args, &[BENCH_PANIC_ENV])?;
+    let exe = |kind: &str, name: &str| {
+        artifacts
+            .iter()
+            .find(|a| a.kind == kind && a.name == name)
+            .and_then(|a| a.executable.clone())
+    };
+    let (bench_exe, ops_exe) = (exe("bench", "main"), exe("bin", "bench-ops"));
+    let harness_exe = exe("bin", "harness");
+    let work = work_of(&artifacts);
     match (bench_exe, ops_exe) {
-        (Some(bench_exe), Some(ops_exe)) => Ok(BenchExecutables { bench_exe, ops_exe }),
+        (Some(bench_exe), Some(ops_exe)) => Ok(BenchExecutables {
+            bench_exe,
+            ops_exe,
+            harness_exe,
+            work,
+        }),
         (b, o) => bail!(
             "`cargo {}` reported no executable for {}",
-            BENCH_BUILD.join(" "),
+            args.join(" "),
             [
                 (b.is_none(), "the `main` bench"),
                 (o.is_none(), "`bench-ops`")
@@ -686,21 +809,54 @@ mod tests {
 
     #[test]
     fn artifacts_name_the_executables() {
-        let bench = r#"{"reason":"compiler-artifact","target":{"kind":["bench"],"name":"main"},"executable":"/t/release/deps/main-1"}"#;
+        let bench = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/benches#0.1.0","target":{"kind":["bench"],"name":"main"},"executable":"/t/release/deps/main-1","fresh":false}"#;
         assert_eq!(
             artifact(bench),
-            Some((
-                "bench".into(),
-                "main".into(),
-                "/t/release/deps/main-1".into()
-            ))
+            Some(Artifact {
+                kind: "bench".into(),
+                name: "main".into(),
+                executable: Some("/t/release/deps/main-1".into()),
+                fresh: false,
+                workspace: true,
+            })
         );
-        let lib = r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"benches"},"executable":null}"#;
-        assert_eq!(artifact(lib), None);
+        let lib = r#"{"reason":"compiler-artifact","package_id":"registry+https://github.com/rust-lang/crates.io-index#serde@1.0.0","target":{"kind":["lib"],"name":"serde"},"executable":null,"fresh":true}"#;
+        let lib = artifact(lib).unwrap();
+        assert_eq!(
+            (lib.executable, lib.fresh, lib.workspace),
+            (None, true, false)
+        );
         assert_eq!(
             artifact(r#"{"reason":"build-finished","success":true}"#),
             None
         );
         assert_eq!(artifact("not json"), None);
+    }
+
+    #[test]
+    fn build_work_counts_what_was_compiled() {
+        let a = |fresh, workspace| Artifact {
+            kind: "lib".into(),
+            name: "x".into(),
+            executable: None,
+            fresh,
+            workspace,
+        };
+        let w = work_of(&[
+            a(true, false),
+            a(false, false),
+            a(false, true),
+            a(true, true),
+        ]);
+        assert_eq!(
+            w,
+            BuildWork {
+                units: 4,
+                compiled: 2,
+                compiled_workspace: 1
+            }
+        );
+        assert_eq!(w.text(), "2 of 4 units compiled (1 workspace)");
+        assert_eq!(w.plus(w).units, 8);
     }
 }

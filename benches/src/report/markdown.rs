@@ -97,6 +97,7 @@ pub(super) struct ReportParts<'a> {
     pub(super) base_rev: &'a str,
     pub(super) commands: &'a [String],
     pub(super) summary: &'a str,
+    pub(super) noise: Option<&'a str>,
     pub(super) regressions: usize,
     pub(super) harness_md: &'a str,
     pub(super) flames: &'a [(String, PathBuf)],
@@ -129,6 +130,9 @@ pub(super) fn report_markdown(p: &ReportParts<'_>) -> String {
         } else {
             let _ = writeln!(md, "{line}");
         }
+    }
+    if let Some(noise) = p.noise {
+        let _ = writeln!(md, "\n{noise}");
     }
     let _ = writeln!(md, "\n## Harness\n\n{}", p.harness_md);
     for t in p.traces {
@@ -203,6 +207,7 @@ mod tests {
             base_rev: "HEAD~1",
             commands: &["cargo bench -p benches --bench main --".to_string()],
             summary: &summary,
+            noise: Some("**Noise band at this run's budget:** test"),
             regressions: gate::regressions(&rows),
             harness_md: "### Harness summary, head\n\n| mode | median |\n|---|---|\n| warm | 1 ms |\n",
             flames: &[("CPU flamegraph, head".into(), flame)],

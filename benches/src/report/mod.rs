@@ -1,13 +1,17 @@
 //! `just report [BASE_REV]`: the pull-request report. The base revision is
-//! checked out in a git worktree under `target/bench-worktrees/`; its target
-//! dir (shared by every base, so a base reported again is already built) is
-//! seeded with hard links to the head's build, so only the crates that
-//! differ are rebuilt. Each side is built once, completely, by two cargo
-//! commands ([`side`]); every later step runs those executables directly.
-//! Then: instruction counts of both sides side by side ([`instructions`]),
-//! the criterion suite of each side, a CPU profile and a harness run on
-//! both sides; everything lands in `reports/pr-<head>-vs-<base>/`, with the
-//! time each phase took ([`phases`]).
+//! checked out in one git worktree, `target/bench-worktrees/base` (checked
+//! out anew for each base, so the workspace crates a new base leaves
+//! unchanged are not compiled again); its target dir
+//! `target/bench-worktrees/target` (shared by every base) is seeded with
+//! hard links to the head's build, so third-party crates are never rebuilt
+//! for it. Each side is built once, completely, by two cargo commands
+//! ([`side`]: the shipped `sky`, and everything else in the bench profile);
+//! every later step runs those executables directly. Then: instruction
+//! counts of both sides side by side ([`instructions`]), the criterion suite
+//! of each side, a CPU profile and a harness run on both sides; everything
+//! lands in `reports/pr-<head>-vs-<base>/`, with when each phase started,
+//! how long it took, the load average and the work it did ([`phases`]), and
+//! the noise band of the gating rows ([`noise`]).
 //!
 //! Every step must succeed on both sides: a step that fails ends the report
 //! with an error naming the side and the step (and a `report.md` that says
@@ -15,6 +19,7 @@
 
 mod instructions;
 mod markdown;
+mod noise;
 pub mod phases;
 mod side;
 
@@ -26,12 +31,12 @@ use anyhow::{Context, bail};
 use harness::flame::{self, Chart, Counts};
 
 use crate::gate::{self, Environment, Thresholds};
-use crate::runner::{self, BENCH_BUILD, BenchExecutables as Built, SuiteOptions};
+use crate::runner::{self, SuiteOptions};
 pub use markdown::{ARTIFACT_URL, COMMENT_MARKER};
 use markdown::{ReportParts, VIEWING, comment_markdown, report_markdown};
 use phases::Phases;
-pub use side::RELEASE_BUILD;
-use side::{Side, seed_target};
+pub use side::{BENCH_BUILD, RELEASE_BUILD};
+use side::{Built, Side, bench_env_text, seed_target};
 
 /// Report options.
 #[derive(Debug, Clone)]
@@ -112,12 +117,13 @@ fn copy_profile(
 /// `harness run <scenario>` of one side, with that side's release build.
 fn run_harness(
     side: &Side<'_>,
+    built: &Built,
     opts: &ReportOptions,
     out: &Path,
     baseline: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let exe = side.target.join("release/harness");
-    let mut cmd = Command::new(&exe);
+    let exe = &built.harness_exe;
+    let mut cmd = Command::new(exe);
     cmd.args(["run", &opts.harness_scenario, "--no-progress", "--out"])
         .arg(out)
         .current_dir(side.workspace)
@@ -195,7 +201,24 @@ fn compare(
     let mut phases = Phases::default();
     let head_target = runner::target_dir(ws);
     let wt_root = head_target.join("bench-worktrees");
-    let wt = wt_root.join(base_short);
+    // One worktree for every base, checked out anew each time: cargo's
+    // fingerprints are per path and per source mtime, and a checkout
+    // rewrites only the files that differ, so the workspace crates a new
+    // base leaves untouched are not compiled again. The lock keeps two
+    // reports of one tree from checking it out under each other.
+    let wt = wt_root.join("base");
+    std::fs::create_dir_all(&wt_root).with_context(|| format!("creating {}", wt_root.display()))?;
+    let lock_path = wt_root.join("base.lock");
+    let lock = std::fs::File::create(&lock_path)
+        .with_context(|| format!("creating {}", lock_path.display()))?;
+    if lock.try_lock().is_err() {
+        eprintln!(
+            "bench-gate: waiting for another report of this tree ({})",
+            lock_path.display()
+        );
+        lock.lock()
+            .with_context(|| format!("locking {}", lock_path.display()))?;
+    }
     let base_target = wt_root.join("target");
     let head = Side {
         name: "head",
@@ -213,12 +236,18 @@ fn compare(
     // 0. Build both sides completely before measuring anything; the base
     //    reuses the head's compiled dependencies.
     let head_built = phases.time("build", "head", || head.step("building", head.build()))?;
+    phases.work(build_work(&head_built));
     phases.time("worktree, seeding its target", "base", || {
-        if !wt.join(".git").exists() {
-            std::fs::create_dir_all(&wt_root)
-                .with_context(|| format!("creating {}", wt_root.display()))?;
+        if wt.join(".git").exists() {
+            git(&wt, &["checkout", "--force", "--detach", base_sha])?;
+        } else {
+            // `--force`: a worktree deleted by hand is still registered
+            // (as missing) and would be refused; no other worktree is touched.
             let wt_arg = wt.display().to_string();
-            git(ws, &["worktree", "add", "--detach", &wt_arg, base_sha])?;
+            git(
+                ws,
+                &["worktree", "add", "--force", "--detach", &wt_arg, base_sha],
+            )?;
         }
         let linked = seed_target(&head_target.join("release"), &base_target.join("release"))
             .with_context(|| format!("seeding {} from the head's build", base_target.display()))?;
@@ -226,14 +255,16 @@ fn compare(
         anyhow::Ok(())
     })?;
     let base_built = phases.time("build", "base", || base.step("building", base.build()))?;
+    phases.work(build_work(&base_built));
     for (side, t) in [
         ("the base worktree", &base_target),
         ("the head", &head_target),
     ] {
         commands.push(format!(
-            "(in {side}) CARGO_TARGET_DIR={} cargo {} && cargo {}",
+            "(in {side}) CARGO_TARGET_DIR={} cargo {} && {} cargo {}",
             rel(t, ws),
             RELEASE_BUILD.join(" "),
+            bench_env_text(),
             BENCH_BUILD.join(" ")
         ));
     }
@@ -248,7 +279,7 @@ fn compare(
             let dir = head_target.join("bench/callgrind-report");
             let both = phases.time("instruction counts (callgrind)", "both", || {
                 instructions::count_both(
-                    (&base_built.ops_exe, &head_built.ops_exe),
+                    (&base_built.exes.ops_exe, &head_built.exes.ops_exe),
                     &dir,
                     opts.filter.as_deref(),
                     &thresholds,
@@ -263,6 +294,12 @@ fn compare(
                     );
                 }
             }
+            phases.work(format!(
+                "{} callgrind runs of bench-ops ({} operations per side; {} near the threshold counted three times)",
+                if both.recounted > 0 { 6 } else { 2 },
+                both.head.len(),
+                both.recounted
+            ));
             commands.push(format!(
                 "valgrind --tool=callgrind … bench-ops{}   # both sides, one pass each side by side; {} operation(s) near the threshold counted three times",
                 opts.filter.as_deref().map(|f| format!(" '{f}'")).unwrap_or_default(),
@@ -279,6 +316,7 @@ fn compare(
 
     // 2. Benchmarks: base first, then head, each its prebuilt executable.
     let suite = |side: &Side<'_>, built: &Built, name: &str| {
+        let built = &built.exes;
         let r = runner::run_suite(&SuiteOptions {
             workspace: side.workspace.to_path_buf(),
             target_dir: side.target.clone(),
@@ -299,15 +337,17 @@ fn compare(
     for (side, built) in [("base", &base_built), ("head", &head_built)] {
         commands.push(format!(
             "{} --bench{filter_arg}   # the {side}'s criterion executable, from benches/",
-            rel(&built.bench_exe, ws)
+            rel(&built.exes.bench_exe, ws)
         ));
     }
     let mut base_results = phases.time("criterion suite", "base", || {
         suite(&base, &base_built, &format!("base-{base_short}"))
     })?;
+    phases.work(suite_work(&base_results));
     let mut head_results = phases.time("criterion suite", "head", || {
         suite(&head, &head_built, "head")
     })?;
+    phases.work(suite_work(&head_results));
     base_results.instructions = base_counts;
     head_results.instructions = head_counts;
     let note = counts_note.or_else(|| {
@@ -321,6 +361,7 @@ fn compare(
     let rows = gate::compare(&base_results, &head_results, &thresholds);
     let busy = gate::busy_machine(&base_results, &head_results, &thresholds);
     let summary = gate::summary_markdown(Some(&base_results), &head_results, &rows, busy);
+    let noise = noise::noise_band(&rows, &thresholds);
     std::fs::write(out.join("bench-summary.md"), &summary)?;
 
     // 3. CPU flamegraphs of one benchmark on both sides, and their differentials.
@@ -337,7 +378,7 @@ fn compare(
                 &side.target,
                 &opts.profile_filter,
                 opts.profile_seconds,
-                Some(&built.bench_exe),
+                Some(&built.exes.bench_exe),
             ),
         )?;
         let mut notes = Vec::new();
@@ -350,8 +391,14 @@ fn compare(
         ));
         Ok(folded)
     };
+    let profile_work = format!(
+        "1 benchmark, {} s of --profile-time (plus its setup)",
+        opts.profile_seconds
+    );
     let base_folded = phases.time("CPU profile", "base", || profile(&base, &base_built))?;
+    phases.work(profile_work.clone());
     let head_folded = phases.time("CPU profile", "head", || profile(&head, &head_built))?;
+    phases.work(profile_work);
     let fwd = out.join("cpu-diff-base-to-head.svg");
     let back = out.join("cpu-diff-head-to-base.svg");
     // Each graph is drawn in its second profile's shape, red where that
@@ -412,16 +459,27 @@ fn compare(
             rel(&hh, ws),
             rel(&hb, ws)
         ));
+        let harness_work = format!(
+            "`harness run {}`: {} timed launches per mode, 3 modes, then its traced and profiled launches",
+            opts.harness_scenario,
+            opts.harness_runs
+                .map_or_else(|| "the scenario's".to_string(), |n| n.to_string())
+        );
         phases.time("harness run", "base", || {
-            base.step("the harness run", run_harness(&base, opts, &hb, None))
+            base.step(
+                "the harness run",
+                run_harness(&base, &base_built, opts, &hb, None),
+            )
         })?;
+        phases.work(harness_work.clone());
         let hb_report = only_subdir(&hb)?;
         phases.time("harness run", "head", || {
             head.step(
                 "the harness run",
-                run_harness(&head, opts, &hh, Some(&hb_report)),
+                run_harness(&head, &head_built, opts, &hh, Some(&hb_report)),
             )
         })?;
+        phases.work(harness_work);
         let hh_report = only_subdir(&hh)?;
         for (title, dir) in [("head", &hh_report), ("base", &hb_report)] {
             let s = std::fs::read_to_string(dir.join("summary.md"))
@@ -463,6 +521,7 @@ fn compare(
         base_rev: &opts.base_rev,
         commands: &commands,
         summary: &summary,
+        noise: noise.as_deref(),
         regressions: n,
         harness_md: &harness_md,
         flames: &flames,
@@ -483,6 +542,28 @@ fn compare(
         path,
         regressions: n,
     })
+}
+
+/// A side's build work: both cargo commands' counts.
+fn build_work(built: &Built) -> String {
+    format!(
+        "release `sky`: {}; bench profile: {}",
+        built.release.text(),
+        built.bench.text()
+    )
+}
+
+/// A suite run's work: benchmarks and criterion samples.
+fn suite_work(results: &gate::Results) -> String {
+    let samples: usize = results
+        .benchmarks
+        .values()
+        .map(|b| b.samples_ns.len())
+        .sum();
+    format!(
+        "{} benchmarks, {samples} criterion samples",
+        results.benchmarks.len()
+    )
 }
 
 /// The one report folder a `harness run --out DIR` wrote under `DIR`.

@@ -4,28 +4,54 @@
 //! rebuilt later (see [`Side::build`]).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
-use crate::runner::{self, BenchExecutables};
+use crate::runner::{self, BENCH_PANIC_ENV, BenchExecutables, BuildWork};
 
-/// The release build of a side: `sky` and the harness together, so cargo
-/// resolves their dependencies' features once (built apart, `sky` alone
-/// and the harness's copy of the optimizer differ in features such as
-/// hyper's `server` and libc's `extra_traits`, and every switch between
-/// the two rebuilt a different copy of the dependency tree).
-pub const RELEASE_BUILD: [&str; 10] = [
+/// The release build of a side: `sky` alone, exactly as it ships (built
+/// beside the harness, cargo would unify their dependencies' features —
+/// hyper's `server`, libc's `extra_traits` — into a `sky` nobody ships, and
+/// compile the harness, the mocks and their dependencies a second time in
+/// the release profile). The `process/*` rows and the harness's launches
+/// run this binary.
+pub const RELEASE_BUILD: [&str; 8] = [
     "build",
     "--release",
     "-p",
     "optimizer",
     "--bin",
     "sky",
+    "--message-format",
+    "json-render-diagnostics",
+];
+
+/// The bench-profile build of a side, one command and one feature set
+/// (with [`BENCH_PANIC_ENV`]): the criterion executable, `bench-ops`,
+/// `bench-gate` and the harness binary, which links the same planner,
+/// optimizer, mocks and harness libraries as the criterion executable, so
+/// the harness costs one binary rather than a release build of its own.
+/// Its in-process launches (trace, span and CPU profiles) run at the
+/// release profile's optimisation plus line tables; its timed launches are
+/// the release `sky` ([`RELEASE_BUILD`]) as a child process.
+pub const BENCH_BUILD: [&str; 17] = [
+    "build",
+    "--profile",
+    "bench",
+    "-p",
+    "benches",
     "-p",
     "harness",
+    "--bench",
+    "main",
+    "--bin",
+    "bench-ops",
+    "--bin",
+    "bench-gate",
     "--bin",
     "harness",
+    "--message-format",
+    "json-render-diagnostics",
 ];
 
 /// One side of the comparison: a tree and the target dir it builds into.
@@ -38,37 +64,51 @@ pub struct Side<'a> {
     pub target: PathBuf,
 }
 
-impl Side<'_> {
-    /// Builds every binary the report runs on this side: `sky` and the
-    /// harness (release, one command), the criterion suite, `bench-ops` and
-    /// `bench-gate` (bench profile, one command). Later steps run these
-    /// executables directly and never invoke cargo again.
-    pub fn build(&self) -> anyhow::Result<BenchExecutables> {
-        self.cargo(&RELEASE_BUILD)
-            .status()
-            .context("running cargo")
-            .and_then(|s| {
-                if s.success() {
-                    Ok(())
-                } else {
-                    bail!("`cargo {}` failed ({s})", RELEASE_BUILD.join(" "))
-                }
-            })?;
-        runner::build_bench_executables(self.workspace, &self.target)
-    }
+/// Everything a side's build produced.
+pub struct Built {
+    /// The criterion executable and `bench-ops`.
+    pub exes: BenchExecutables,
+    /// The harness binary (bench profile, beside the release `sky`).
+    pub harness_exe: PathBuf,
+    /// What the release build compiled.
+    pub release: BuildWork,
+    /// What the bench-profile build compiled.
+    pub bench: BuildWork,
+}
 
-    fn cargo(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("cargo");
-        c.args(args)
-            .current_dir(self.workspace)
-            .env("CARGO_TARGET_DIR", &self.target);
-        c
+impl Side<'_> {
+    /// Builds every binary the report runs on this side: `sky` (release,
+    /// [`RELEASE_BUILD`]), then the criterion suite, `bench-ops`,
+    /// `bench-gate` and the harness (bench profile, [`BENCH_BUILD`]). Later
+    /// steps run these executables directly and never invoke cargo again.
+    pub fn build(&self) -> anyhow::Result<Built> {
+        let release = runner::cargo_build(self.workspace, &self.target, &RELEASE_BUILD, &[])?;
+        let exes = runner::build_bench_with(self.workspace, &self.target, &BENCH_BUILD)?;
+        let harness_exe = exes.harness_exe.clone().with_context(|| {
+            format!(
+                "`cargo {}` reported no executable for the harness",
+                BENCH_BUILD.join(" ")
+            )
+        })?;
+        let bench = exes.work;
+        Ok(Built {
+            exes,
+            harness_exe,
+            release,
+            bench,
+        })
     }
 
     /// `what` failed on this side.
     pub fn step<T>(&self, what: &str, r: anyhow::Result<T>) -> anyhow::Result<T> {
         r.with_context(|| format!("{} side: {what} failed", self.name))
     }
+}
+
+/// The environment of [`BENCH_BUILD`], as a shell prefix for the report's
+/// list of commands.
+pub fn bench_env_text() -> String {
+    format!("{}={}", BENCH_PANIC_ENV.0, BENCH_PANIC_ENV.1)
 }
 
 /// Hard-links every file of `from` into `to` that `to` does not have yet:
@@ -103,6 +143,23 @@ fn seed_level(from: &Path, to: &Path, top: bool) -> std::io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_recipe_prebuilds_what_the_report_builds() {
+        // `just report` builds the head before `bench-gate report` runs: the
+        // same command, or the report's own build would compile it again.
+        let justfile =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../justfile"))
+                .unwrap();
+        let args = &BENCH_BUILD[..BENCH_BUILD.len() - 2];
+        assert_eq!(BENCH_BUILD[BENCH_BUILD.len() - 2], "--message-format");
+        let expected = format!(
+            "report_build := \"{} cargo {}\"",
+            bench_env_text(),
+            args.join(" ")
+        );
+        assert!(justfile.contains(&expected), "justfile lacks {expected}");
+    }
 
     #[test]
     fn seeding_links_files_without_touching_the_source() {

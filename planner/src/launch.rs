@@ -219,6 +219,19 @@ pub struct LaunchResult {
 }
 
 impl LaunchResult {
+    /// Fills [`LaunchResult::explanation`] (`sky launch --explain`): for a
+    /// launch that reached the optimizer, every task; else only the clouds
+    /// left out.
+    pub fn explain(&mut self) {
+        let _span = tracing::info_span!("explain").entered();
+        self.explanation = Some(crate::explain::explain(
+            &self.prepared.world,
+            &self.prepared.absent,
+            self.dag.as_ref(),
+            self.optimized.result.as_ref().ok(),
+        ));
+    }
+
     /// The error that ended the launch, if any.
     pub fn error(&self) -> Option<&RequestError> {
         self.optimized.result.as_ref().err()

@@ -23,10 +23,9 @@ use crate::assemble::{Absence, Absent};
 use crate::cloud::CloudId;
 use crate::feasibility::{self, Refusal};
 
-use crate::launch::LaunchResult;
 use crate::optimize::{self, Considered};
 use crate::resources::Resources;
-use crate::task::{ResourceSet, Task};
+use crate::task::{Dag, ResourceSet, Task};
 use crate::world::World;
 
 /// How many of the chosen cloud's cheapest locations are listed.
@@ -208,32 +207,26 @@ pub struct Locations {
     pub tie: bool,
 }
 
-impl LaunchResult {
-    /// Fills [`LaunchResult::explanation`] (`sky launch --explain`): for a
-    /// launch that reached the optimizer, every task; else only the clouds
-    /// left out.
-    pub fn explain(&mut self) {
-        let _span = tracing::info_span!("explain").entered();
-        self.explanation = Some(explain(self));
-    }
-}
-
-/// The explanation of `result`.
-pub fn explain(result: &LaunchResult) -> Explanation {
-    let prepared = &result.prepared;
-    let world = &prepared.world;
-    let plan = result.optimized.result.as_ref().ok();
-    let tasks = result
-        .dag
-        .iter()
+/// The explanation of one launch: the assembled `world` and the clouds it
+/// left out (`absent`), the validated tasks (`None` when the launch stopped
+/// before the optimizer) and the optimizer's plan (`None` when it failed).
+/// The launch keeps the result ([`LaunchResult::explain`](crate::launch::LaunchResult::explain)); this module
+/// reads only the parts, so it sits below `launch`.
+pub fn explain(
+    world: &World,
+    absent: &[Absent],
+    dag: Option<&Dag>,
+    plan: Option<&optimize::Plan>,
+) -> Explanation {
+    let tasks = dag
+        .into_iter()
         .flat_map(|dag| dag.tasks.iter().enumerate())
         .map(|(i, task)| {
             let plan = plan.and_then(|p| p.tasks.get(i));
-            explain_task(world, &prepared.absent, task, plan)
+            explain_task(world, absent, task, plan)
         })
         .collect();
-    let not_considered = prepared
-        .absent
+    let not_considered = absent
         .iter()
         .filter_map(|a| match a.why {
             Absence::NotDeclared => Some(NotConsidered {

@@ -5,6 +5,7 @@
 
 use super::listing::{Compiled, Listing, compile, list_impl};
 use super::rows::Row;
+use super::summary::CloudSummary;
 use super::{CloudGpuRows, Filter, GpusError};
 use crate::cloud::CloudId;
 
@@ -114,5 +115,18 @@ fn list_rows(
             list_impl(cat.label, rows, filter, compiled)
         }
         _ => list_impl(cat.label, cat.rows().collect(), filter, compiled),
+    }
+}
+
+impl CloudSummary {
+    /// The summary of a cloud's catalog, as its rows answer (here rather
+    /// than in `summary`, which stays below the listing it stores).
+    pub fn of(rows: &CloudGpuRows) -> CloudSummary {
+        CloudSummary::from_listings(
+            rows.cloud,
+            list_cloud_unfiltered(rows, true),
+            list_cloud_unfiltered(rows, false),
+            super::accelerator_names(&[rows]),
+        )
     }
 }

@@ -20,8 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::merge::list_cloud_unfiltered;
-use super::{CloudGpuRows, Listing, Num, Offer};
+use super::{Listing, Num, Offer};
 use crate::cloud::CloudId;
 
 /// Bumped whenever the stored layout or what a listing computes changes.
@@ -54,18 +53,23 @@ pub struct CloudSummary {
 }
 
 impl CloudSummary {
-    /// The summary of a cloud's catalog, as its rows answer.
-    pub fn of(rows: &CloudGpuRows) -> CloudSummary {
-        let priced = list_cloud_unfiltered(rows, true);
-        let unpriced = list_cloud_unfiltered(rows, false);
+    /// A summary of `cloud` from its two unfiltered answers and accelerator
+    /// names ([`CloudSummary::of`], in `merge`, computes them from the
+    /// rows); `unpriced` is kept only where it differs from `priced`.
+    pub(super) fn from_listings(
+        cloud: CloudId,
+        priced: Listing,
+        unpriced: Listing,
+        names: Vec<String>,
+    ) -> CloudSummary {
         // Compared as stored (bit for bit: `NaN` equals `NaN` there).
         let same = postcard::to_allocvec(&StoredListing::of(&priced)).ok()
             == postcard::to_allocvec(&StoredListing::of(&unpriced)).ok();
         CloudSummary {
-            cloud: rows.cloud,
+            cloud,
             unpriced: (!same).then_some(unpriced),
             priced,
-            names: super::accelerator_names(&[rows]),
+            names,
         }
     }
 
@@ -233,6 +237,7 @@ impl<'a> StoredListing<'a> {
 mod tests {
     use super::*;
     use crate::catalog::CloudCatalog;
+    use crate::gpus::CloudGpuRows;
     use crate::gpus::{Query, SortBy, json_listing, report};
     use crate::render::gpus::text;
 

@@ -394,15 +394,16 @@ pub fn plan(
     overrides: &Overrides,
     paths: &dyn LocalPaths,
 ) -> LaunchResult {
-    plan_parsed(prepared, source, None, overrides, paths)
+    let parsed = parse_task(&source, overrides, &prepared.world.catalog.gpu_metadata);
+    plan_parsed(prepared, source, parsed, overrides, paths)
 }
 
-/// [`plan`], reusing `parsed` when the task was read ahead with the GPU
-/// metadata the world holds (else it is parsed here).
+/// [`plan`] on a task already parsed with the GPU metadata the world
+/// holds (read ahead by the launch, or parsed after the probe).
 pub fn plan_parsed(
     mut prepared: Prepared,
     source: TaskSource,
-    parsed: Option<ParsedTask>,
+    parsed: ParsedTask,
     overrides: &Overrides,
     paths: &dyn LocalPaths,
 ) -> LaunchResult {
@@ -422,8 +423,6 @@ pub fn plan_parsed(
         let failure = (Stage::Entrypoint, RequestError::value(e), Vec::new());
         return failed(prepared, source, failure);
     }
-    let parsed = parsed
-        .unwrap_or_else(|| parse_task(&source, overrides, &prepared.world.catalog.gpu_metadata));
     let resolved = parsed.parsed.and_then(|(mut dag, notices)| {
         // The client's checks of local paths, after every document parsed
         // and before anything is sent (`sdk.validate`).

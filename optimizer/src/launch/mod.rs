@@ -80,7 +80,7 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
     let mut result = planner::launch::plan_parsed(
         prepared,
         source,
-        Some(parsed),
+        parsed,
         &request.overrides,
         &local_paths::HostPaths::new(options),
     );

@@ -107,6 +107,8 @@ async fn the_second_launch_does_not_run_the_plugin() {
     let first = launch_cloud(&c).check(&c).await.expect("first launch");
     assert!(listed(&first) > 0, "the plugin's token was accepted");
     assert_eq!(runs(&counter), 1, "the first launch runs the plugin once");
+    // What a launch reports carries no token.
+    assert!(!format!("{first:?}").contains("exec-token"));
 
     let second = launch_cloud(&c).check(&c).await.expect("second launch");
     assert_eq!(listed(&second), listed(&first));
@@ -127,6 +129,10 @@ async fn the_second_launch_does_not_run_the_plugin() {
     assert!(!name.contains("exec") && !name.contains("runs"), "{name}");
     let mode = entries[0].metadata().unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
+    for folder in [c.state_dir.join(EXEC_CREDENTIALS_KIND), c.state_dir.clone()] {
+        let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", folder.display());
+    }
 }
 
 #[tokio::test]

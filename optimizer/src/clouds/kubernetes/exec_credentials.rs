@@ -95,6 +95,15 @@ impl Credential {
         }
     }
 
+    /// Registers its secret parts with the log redactor, so that no log or
+    /// trace line can show them even if a library prints them
+    /// ([`crate::redact::remember_secret`], as the AWS and GCP adapters do).
+    fn remember(&self) {
+        for secret in [&self.token, &self.client_key_data].into_iter().flatten() {
+            crate::redact::remember_secret(secret);
+        }
+    }
+
     /// Whether a client can authenticate with it.
     fn is_usable(&self) -> bool {
         self.token.is_some()
@@ -265,10 +274,12 @@ impl ExecCredentials {
     /// plugin's (run here, blocking; stored when it says when it expires).
     pub fn credential(&self, key: &str, exec: &ExecConfig) -> Result<Credential, ExecError> {
         if let Some(hit) = self.get(key) {
+            hit.remember();
             tracing::debug!("exec credential from the cache");
             return Ok(hit);
         }
         let (credential, expires) = run_plugin(exec)?;
+        credential.remember();
         if let Some(expires) = expires {
             self.put(key, &credential, expires);
         }
@@ -454,6 +465,62 @@ mod tests {
         assert_eq!(cache.get("k2"), None);
         cache.forget("k1");
         assert_eq!(cache.get("k1"), None);
+        // The entry sits in a private folder of the private state folder.
+        for dir in [
+            tmp.path().join(EXEC_CREDENTIALS_KIND),
+            tmp.path().to_path_buf(),
+        ] {
+            let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+        }
+    }
+
+    /// A credential from the cache is masked in every log and trace line.
+    #[test]
+    fn a_cached_credential_is_registered_with_the_redactor() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = ExecCredentials::new(tmp.path(), &BTreeMap::new());
+        let secret = "exec-cache-token-0d2f9a";
+        let cred = Credential {
+            token: Some(secret.into()),
+            client_certificate_data: None,
+            client_key_data: None,
+        };
+        cache.put("k", &cred, SystemTime::now() + Duration::from_secs(600));
+        let line = format!("authorization: Bearer {secret}");
+        assert!(
+            crate::redact::redact(&line).contains(secret),
+            "not yet seen"
+        );
+        // The plugin is never run: the entry answers.
+        let got = cache.credential("k", &exec("/nonexistent/plugin", &[], &[]));
+        assert_eq!(got.unwrap(), cred);
+        assert!(!crate::redact::redact(&line).contains(secret));
+    }
+
+    /// An entry whose expiry has passed is never served, and is deleted
+    /// when met (written here by a store whose clock ran an hour behind).
+    #[test]
+    fn an_entry_past_its_expiry_is_a_miss_and_is_deleted() {
+        use crate::state::Clock;
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = ExecCredentials::new(tmp.path(), &BTreeMap::new());
+        let cred = Credential {
+            token: Some("secret-token".into()),
+            client_certificate_data: None,
+            client_key_data: None,
+        };
+        let state = StateDir::open(tmp.path()).unwrap();
+        let past = state
+            .store(EXEC_CREDENTIALS_KIND, EXEC_CREDENTIALS_SCHEMA)
+            .unwrap()
+            .with_clock(Clock::behind_by(Duration::from_secs(3600)));
+        let expired = past.now() + Duration::from_secs(600);
+        past.put_until("old", &cred, expired).unwrap();
+        let file = tmp.path().join(EXEC_CREDENTIALS_KIND).join("old.json");
+        assert!(file.exists());
+        assert_eq!(cache.get("old"), None);
+        assert!(!file.exists(), "the expired token is removed from disk");
     }
 
     #[test]

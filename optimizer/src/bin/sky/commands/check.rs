@@ -7,7 +7,7 @@ use optimizer::args::Check;
 use optimizer::launch;
 use planner::launch::Exit;
 use planner::render;
-use planner::render::launch::Line;
+use planner::render::launch::{Line, Stream};
 
 use crate::output::{Printer, error_line};
 
@@ -23,9 +23,10 @@ pub async fn run(args: Check, printer: &Printer) -> anyhow::Result<Exit> {
     if let Some(message) = &report.invalid {
         // `-o json` discards the streamed text (the header) too.
         if !args.json {
-            for line in render::check::report(&report, &render::check::CheckView::default()) {
-                printer.stdout(&line);
-            }
+            print_stdout(
+                printer,
+                render::check::report(&report, &render::check::CheckView::default()),
+            );
         }
         // `check_capabilities` raises it after the header.
         error_line(&format!("ValueError: {message}"));
@@ -59,9 +60,7 @@ pub async fn run(args: Check, printer: &Printer) -> anyhow::Result<Exit> {
     if let Some(clouds) = declared {
         lines.push(render::check::declared_note(clouds));
     }
-    for line in &lines {
-        printer.stdout(line);
-    }
+    print_stdout(printer, lines);
     // `4` when the summary lists nothing ("No infra to check/enabled.") and
     // `SKY_ENABLED_CLOUDS` declares nothing either: launches would have no
     // cloud. (Empty, it declares no cloud, as for a launch, and the report
@@ -71,4 +70,19 @@ pub async fn run(args: Check, printer: &Printer) -> anyhow::Result<Exit> {
     } else {
         Exit::NoCloud
     })
+}
+
+/// Prints `lines` to stdout as one write ([`Printer::print`] joins the
+/// stdout lines between two stderr ones): the report is some 60 lines, and
+/// stdout is line-buffered, so one `printer.stdout` per line was one system
+/// call each. The bytes are the same.
+fn print_stdout(printer: &Printer, lines: Vec<String>) {
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|text| Line {
+            stream: Stream::Stdout,
+            text,
+        })
+        .collect();
+    printer.print(&lines);
 }

@@ -637,12 +637,7 @@ fn optimize_inner(
         candidates_per_task.push(en.cloud_candidates);
         rows_per_task.push(rows);
     }
-    let no_egress = without_egress(&dag.tasks);
-    let best = if no_egress {
-        optimize_without_egress(&rows_per_task)
-    } else {
-        optimize_by_dp(&dag.tasks, &rows_per_task)?
-    };
+    let best = optimize_by_dp(&dag.tasks, &rows_per_task)?;
     let mut plans: Vec<TaskPlan> = Vec::new();
     for ((task, rows), best) in dag.tasks.iter().zip(rows_per_task).zip(&best) {
         plans.push(TaskPlan {
@@ -666,22 +661,14 @@ fn optimize_inner(
     }
     // `_compute_total_cost`: in topological order, each task's cost then
     // the egress into it.
-    // Without egress every edge costs exactly 0.0 (adding it changes no
-    // sum) and there is no data move to print.
     let mut total_cost = 0.0;
     for (i, (task, p)) in dag.tasks.iter().zip(&plans).enumerate() {
         total_cost += p.chosen.cost;
-        if !no_egress {
-            let parent = i.checked_sub(1).map(|j| (&dag.tasks[j], chosen_clouds[j]));
-            total_cost += egress::edge_cost(parent, task, chosen_clouds[i])?;
-        }
+        let parent = i.checked_sub(1).map(|j| (&dag.tasks[j], chosen_clouds[j]));
+        total_cost += egress::edge_cost(parent, task, chosen_clouds[i])?;
     }
-    let egress = if no_egress {
-        Vec::new()
-    } else {
-        let task_repr = |t: &Task| egress::task_repr(t, &|r| repr_with_region_zone(world, r));
-        egress::plan_rows(&dag.tasks, &chosen_clouds, &task_repr)?
-    };
+    let task_repr = |t: &Task| egress::task_repr(t, &|r| repr_with_region_zone(world, r));
+    let egress = egress::plan_rows(&dag.tasks, &chosen_clouds, &task_repr)?;
     for (i, task) in dag.tasks.iter().enumerate() {
         let plan = &mut plans[i];
         let mut groups: Vec<(GroupKey, Considered)> = Vec::new();
@@ -740,49 +727,6 @@ fn optimize_inner(
         total_cost,
         egress,
     })
-}
-
-/// Whether no edge of the chain can cost anything: the first task reads no
-/// `inputs:` (the only edge from the dummy source) and no task before the
-/// last writes sized `outputs:` (each later edge's size is its parent's;
-/// the edge into the dummy sink is free). [`egress::edge_cost`] is then
-/// exactly `0.0` everywhere and never fails, and
-/// [`egress::plan_rows`] prints nothing.
-fn without_egress(tasks: &[Task]) -> bool {
-    let Some((_, parents)) = tasks.split_last() else {
-        return true;
-    };
-    tasks.first().is_none_or(|t| t.spec.inputs.is_none())
-        && parents
-            .iter()
-            .all(|t| t.spec.outputs.as_ref().is_none_or(|o| o.gigabytes == 0.0))
-}
-
-/// [`optimize_by_dp`] when every edge costs `0.0` ([`without_egress`]),
-/// without its tables: every candidate of a task then has the same best
-/// parent (the parent's first minimum), so each task's pick is the first
-/// minimum of its own costs plus the parent's minimum, compared exactly as
-/// the programme compares them (`v + 0.0 < min` from `inf`, first index on
-/// ties or when nothing compares), the same floats in the same order: the
-/// same picks, with one pass and no allocation per candidate.
-fn optimize_without_egress(rows: &[Vec<Considered>]) -> Vec<usize> {
-    let mut picks = Vec::with_capacity(rows.len());
-    // The parent's minimum objective; the dummy source's edge is `0.0 + 0.0`.
-    let mut carry = 0.0 + 0.0;
-    for task_rows in rows {
-        let mut min = f64::INFINITY;
-        let mut arg = 0;
-        for (j, r) in task_rows.iter().enumerate() {
-            let v = r.cost + carry;
-            if v + 0.0 < min {
-                min = v + 0.0;
-                arg = j;
-            }
-        }
-        picks.push(arg);
-        carry = min;
-    }
-    picks
 }
 
 /// `Optimizer._optimize_by_dp` over the chain, egress included: each
@@ -898,82 +842,4 @@ fn instance_hints(
         count: acc.count.0,
         clouds,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::task::DataSize;
-
-    fn rows(costs: &[f64]) -> Vec<Considered> {
-        costs
-            .iter()
-            .map(|&cost| Considered {
-                cloud: CloudId::Aws,
-                instance_type: String::new(),
-                region: None,
-                zone: None,
-                accelerators: None,
-                use_spot: false,
-                vcpus: None,
-                memory_gb: None,
-                cost,
-                request_index: 0,
-                resources: Resources::default(),
-            })
-            .collect()
-    }
-
-    /// The one-pass pick equals the dynamic programme's on chains without
-    /// egress, ties and sums that round together included (`0.1 + 2.0`
-    /// equals `0.1000000000000001 + 2.0`: the programme keeps the first).
-    #[test]
-    fn picks_without_egress_equal_the_programmes() {
-        let near = 0.100_000_000_000_000_1;
-        let cases: Vec<Vec<Vec<f64>>> = vec![
-            vec![vec![3.0, 1.0, 1.0, 2.0]],
-            vec![vec![5.0]],
-            vec![vec![f64::INFINITY, 2.0, 2.0]],
-            vec![vec![f64::INFINITY, f64::INFINITY]],
-            vec![vec![3.0, 2.0], vec![near, 0.1, 0.2]],
-            vec![vec![1.0, 1.0], vec![0.5, 0.25], vec![7.0, 7.0, 6.0]],
-            vec![vec![0.0, -0.0], vec![-0.0, 0.0]],
-        ];
-        for costs in cases {
-            let rows: Vec<Vec<Considered>> = costs.iter().map(|c| rows(c)).collect();
-            let tasks = vec![Task::default(); rows.len()];
-            assert!(without_egress(&tasks));
-            assert_eq!(
-                optimize_without_egress(&rows),
-                optimize_by_dp(&tasks, &rows).unwrap(),
-                "{costs:?}"
-            );
-        }
-        // The rounding case is a real difference from a plain first minimum.
-        let chain = [rows(&[3.0, 2.0]), rows(&[near, 0.1])];
-        assert_eq!(optimize_without_egress(&chain), vec![1, 0]);
-    }
-
-    /// Only a first task's `inputs:` and sized `outputs:` before the last
-    /// task can cost anything.
-    #[test]
-    fn egress_is_possible_only_through_inputs_or_parent_outputs() {
-        let data = |gigabytes| DataSize {
-            path: "gs://bucket".to_string(),
-            gigabytes,
-            shown: gigabytes.to_string(),
-        };
-        let mut reads = Task::default();
-        reads.spec.inputs = Some(data(70.0));
-        let mut writes = Task::default();
-        writes.spec.outputs = Some(data(70.0));
-        let mut writes_nothing = Task::default();
-        writes_nothing.spec.outputs = Some(data(0.0));
-        assert!(without_egress(&[]));
-        assert!(!without_egress(std::slice::from_ref(&reads)));
-        assert!(without_egress(std::slice::from_ref(&writes)));
-        assert!(!without_egress(&[writes.clone(), Task::default()]));
-        assert!(without_egress(&[writes_nothing, Task::default()]));
-        assert!(without_egress(&[Task::default(), reads]));
-    }
 }

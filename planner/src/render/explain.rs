@@ -503,10 +503,10 @@ pub fn json(e: &Explanation) -> serde_json::Value {
                     "instance_type": l.instance_type,
                     "cheapest": l.cheapest,
                     "total": l.total,
-                    "decided_by": match (l.tie, &t.egress) {
-                        (true, _) => "enumeration_order",
-                        (false, Some(_)) => "egress",
-                        (false, None) => "price",
+                    "decided_by": match (&t.egress, l.tie) {
+                        (Some(_), _) => "egress",
+                        (None, true) => "enumeration_order",
+                        (None, false) => "price",
                     },
                 })),
             });

@@ -122,6 +122,9 @@ pub struct Prepared {
     pub server_warnings: Vec<String>,
     /// The active workspace does not exist (the server refuses the request).
     pub workspace_error: Option<String>,
+    /// The `images.csv` tables of the clouds whose `skypilot:` tags the
+    /// request names ([`ParsedTask::image_tag_clouds`]); empty otherwise.
+    pub image_tags: crate::resources::ImageTags,
 }
 
 /// What the user asked to run, after the entrypoint was read.
@@ -368,6 +371,32 @@ impl ParsedTask {
         named.dedup();
         named
     }
+
+    /// The clouds whose `images.csv` validation reads: those of
+    /// [`IMAGE_TAG_CLOUDS`](crate::resources::IMAGE_TAG_CLOUDS) a resource
+    /// asks a `skypilot:<tag>` image of (`Resources._try_validate_image_id`
+    /// → `cloud.is_image_tag_valid`). Empty for a request without one (the
+    /// usual launch reads nothing more) or that does not parse.
+    pub fn image_tag_clouds(&self) -> Vec<CloudId> {
+        let Ok((dag, _)) = &self.parsed else {
+            return Vec::new();
+        };
+        let mut clouds: Vec<CloudId> = dag
+            .tasks
+            .iter()
+            .flat_map(|t| t.resources.all())
+            .filter(|r| {
+                r.image
+                    .as_ref()
+                    .is_some_and(|i| i.ids.iter().any(|(_, id)| id.starts_with("skypilot:")))
+            })
+            .filter_map(|r| r.cloud)
+            .filter(|c| crate::resources::IMAGE_TAG_CLOUDS.contains(c))
+            .collect();
+        clouds.sort();
+        clouds.dedup();
+        clouds
+    }
 }
 
 /// Which catalog rows [`plan`] can read for this request, per cloud in
@@ -444,7 +473,7 @@ pub fn plan_parsed(
     };
     let validation = tracing::info_span!("validate").in_scope(|| {
         prepared.world.ssh.skipped_logged = crate::validate::lists_ssh_pools(&prepared.world, &dag);
-        crate::validate::validate_dag(&prepared.world, &mut dag)
+        crate::validate::validate_dag_with(&prepared.world, &prepared.image_tags, &mut dag)
     });
     if let Err(e) = validation {
         return failed(prepared, source, (Stage::Validation, e, client_notices));

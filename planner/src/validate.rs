@@ -7,7 +7,7 @@
 use crate::cloud::CloudId;
 use crate::pytext::py_float_str;
 use crate::pytext::{py_repr_list, py_str_repr};
-use crate::resources::{ErrorKind, RequestError, Resources};
+use crate::resources::{ErrorKind, ImageTags, RequestError, Resources};
 use crate::task::Dag;
 use crate::world::World;
 
@@ -17,14 +17,25 @@ fn clouds_repr(clouds: &[CloudId]) -> String {
     py_repr_list(clouds.iter().map(|c| c.repr()))
 }
 
-/// Validates every resource of every task in place.
+/// Validates every resource of every task in place (no `images.csv`:
+/// `skypilot:` tags are accepted).
 pub fn validate_dag(world: &World, dag: &mut Dag) -> Result<(), RequestError> {
+    validate_dag_with(world, &ImageTags::none(), dag)
+}
+
+/// Validates every resource of every task in place, `skypilot:` image tags
+/// against `tags` (the clouds' `images.csv`).
+pub fn validate_dag_with(
+    world: &World,
+    tags: &ImageTags,
+    dag: &mut Dag,
+) -> Result<(), RequestError> {
     for task in &mut dag.tasks {
         let list = match &mut task.resources {
             crate::task::ResourceSet::AnyOf(v) | crate::task::ResourceSet::Ordered(v) => v,
         };
         for r in list.iter_mut() {
-            validate(world, r)?;
+            validate_with(world, tags, r)?;
         }
     }
     Ok(())
@@ -46,14 +57,24 @@ pub fn lists_ssh_pools(world: &World, dag: &Dag) -> bool {
     })
 }
 
-/// Validates one resource in SkyPilot's order (`Resources.validate`).
+/// Validates one resource in SkyPilot's order (`Resources.validate`), with
+/// no `images.csv` (`skypilot:` tags accepted).
 pub fn validate(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+    validate_with(world, &ImageTags::none(), r)
+}
+
+/// [`validate`], `skypilot:` image tags checked against `tags`.
+pub fn validate_with(
+    world: &World,
+    tags: &ImageTags,
+    r: &mut Resources,
+) -> Result<(), RequestError> {
     tpu_cloud(r)?;
     canonicalize_accelerator(world, r)?;
     validate_region_zone(world, r)?;
     validate_instance_type(world, r)?;
     validate_cpus_mem(world, r)?;
-    validate_image_id(world, r)?;
+    validate_image_id(world, tags, r)?;
     validate_disk_tier(r)?;
     validate_ports(world, r)?;
     validate_labels(world, r)?;
@@ -71,8 +92,13 @@ pub const NEBIUS_INFINIBAND_IMAGE_ID: &str =
 
 /// `Resources._try_validate_image_id`: the network tier's default images,
 /// Docker images against `DOCKER_IMAGE`, VM images against `IMAGE_ID`, and
-/// per-region ids narrowed to the resource's region.
-fn validate_image_id(world: &World, r: &mut Resources) -> Result<(), RequestError> {
+/// per-region ids narrowed to the resource's region, `skypilot:` tags
+/// against the cloud's `images.csv` (`tags`).
+fn validate_image_id(
+    world: &World,
+    tags: &ImageTags,
+    r: &mut Resources,
+) -> Result<(), RequestError> {
     use crate::cloud::Feature;
     use crate::resources::ImageSpec;
     if r.network_tier == Some(crate::resources::NetworkTier::Best) {
@@ -158,6 +184,11 @@ fn validate_image_id(world: &World, r: &mut Resources) -> Result<(), RequestErro
         }
     }
     for (region, id) in &ids {
+        // `cloud.is_image_tag_valid(image_id, region)` comes first.
+        if id.starts_with("skypilot:") && tags.is_valid(cloud, id, region.as_deref()) == Some(false)
+        {
+            return Err(crate::resources::invalid_tag(cloud, id, region.as_deref()));
+        }
         if cloud == CloudId::Aws && !id.starts_with("skypilot:") && region.is_none() {
             return Err(RequestError::value(
                 "image_id is only supported for AWS in a specific region, please explicitly specify the region.",

@@ -11,6 +11,7 @@ mod download;
 mod fetch;
 mod folder;
 mod gather;
+mod image_tags;
 mod plan;
 mod signal;
 
@@ -20,6 +21,7 @@ pub use download::{
 pub(crate) use fetch::{Deadlines, refresh};
 pub(crate) use folder::default_folder;
 pub(crate) use gather::{Gathered, ReadAhead, gather};
+pub(crate) use image_tags::load_image_tags;
 pub use plan::CatalogOptions;
 pub(crate) use plan::{Mode, Plan, load_named};
 pub(crate) use signal::{Need, signal_need};

@@ -76,7 +76,9 @@ pub async fn run(options: &LaunchOptions, request: &Request) -> Result<LaunchRes
         let now = options.catalogs.clock.now();
         catalogs::load_named(&named_mode, &named, &mut probed.found.catalogs, now)?;
     }
-    let prepared = assemble(settings, probed.found, carried)?;
+    let mut prepared = assemble(settings, probed.found, carried)?;
+    // `skypilot:` image tags are validated against the cloud's `images.csv`.
+    prepared.image_tags = catalogs::load_image_tags(&named_mode, &parsed.image_tag_clouds());
     let mut result = planner::launch::plan_parsed(
         prepared,
         source,
@@ -124,5 +126,6 @@ fn assemble(settings: Settings, found: Found, carried: Carried) -> Result<Prepar
         volumes: carried.volumes,
         server_warnings: pipeline::server_warnings(&carried.ignored_server_keys),
         workspace_error: a.workspace_error,
+        image_tags: planner::resources::ImageTags::none(),
     })
 }

@@ -16,6 +16,7 @@
 //! [`LaunchResult::explain`]: crate::launch::LaunchResult::explain
 
 mod diagnose;
+mod egress;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,8 @@ use crate::optimize::{self, Considered};
 use crate::resources::Resources;
 use crate::task::{Dag, ResourceSet, Task};
 use crate::world::World;
+
+pub use egress::{DataMove, EgressDecision};
 
 /// How many of the chosen cloud's cheapest locations are listed.
 pub const LOCATIONS_SHOWN: usize = 5;
@@ -70,6 +73,10 @@ pub struct TaskExplanation {
     pub clouds: Vec<CloudVerdict>,
     /// The chosen candidate's cheapest locations.
     pub locations: Option<Locations>,
+    /// Egress decided the row (a cloud cheaper per hour lost on the cost
+    /// of moving the task's data): the figures the optimizer used. `None`
+    /// when the chosen row is also the cheapest per hour.
+    pub egress: Option<EgressDecision>,
 }
 
 /// What one cloud offered one task.
@@ -101,6 +108,9 @@ pub struct Offer {
     pub gap: Option<f64>,
     /// It comes from a later entry of an `ordered` list than the chosen row.
     pub later_ordered_entry: bool,
+    /// When egress decided the task's row: the egress (USD) this offer's
+    /// cloud would have paid for the task's data.
+    pub egress: Option<f64>,
 }
 
 /// Why a cloud has no launchable for a task.
@@ -218,7 +228,7 @@ pub fn explain(
     dag: Option<&Dag>,
     plan: Option<&optimize::Plan>,
 ) -> Explanation {
-    let tasks = dag
+    let mut tasks: Vec<TaskExplanation> = dag
         .into_iter()
         .flat_map(|dag| dag.tasks.iter().enumerate())
         .map(|(i, task)| {
@@ -226,6 +236,9 @@ pub fn explain(
             explain_task(world, absent, task, plan)
         })
         .collect();
+    if let (Some(dag), Some(plan)) = (dag, plan) {
+        egress::annotate(&mut tasks, dag, plan);
+    }
     let not_considered = absent
         .iter()
         .filter_map(|a| match a.why {
@@ -299,6 +312,7 @@ fn explain_task(
                     cheapest,
                     gap,
                     later_ordered_entry,
+                    egress: None,
                 },
             ));
             continue;
@@ -361,6 +375,7 @@ fn explain_task(
         chosen,
         clouds,
         locations,
+        egress: None,
     }
 }
 

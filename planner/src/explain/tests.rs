@@ -233,3 +233,82 @@ fn an_ordered_list_loses_later_entries_on_order_not_price() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A task whose inputs are `gigabytes` in `path`, asking A100:1 of Lambda
+/// (the cheapest per hour) and AWS (dearer), explained whole.
+fn with_inputs(path: &str, gigabytes: f64) -> (TaskExplanation, Vec<String>) {
+    let mut w = world(&[CloudId::Lambda, CloudId::Aws]);
+    let aws = format!("{HEADER}a100.xlarge,A100,1,8,64,,us-east-1,,2.00\n");
+    let (cat, warnings) = CloudCatalog::from_bytes(CloudId::Aws, aws.as_bytes(), "test").unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    w.catalog.insert(cat);
+    let mut t = task(vec![gpu_request("A100:1")]);
+    t.spec.inputs = Some(crate::task::DataSize {
+        path: path.into(),
+        gigabytes,
+        shown: format!("{gigabytes}"),
+    });
+    let dag = Dag { tasks: vec![t] };
+    let optimized = optimize(&w, &dag);
+    let plan = optimized.result.as_ref().ok();
+    let e = explain(&w, &[], Some(&dag), plan);
+    let text = crate::render::explain::text(&e);
+    (e.tasks[0].clone(), text)
+}
+
+#[test]
+fn egress_that_decided_the_row_is_named_with_its_figures() {
+    // 1,000 GB in S3: Lambda is cheaper per hour but would pay AWS's egress.
+    let (e, text) = with_inputs("s3://bucket/data", 1000.0);
+    let chosen = e.chosen.as_ref().unwrap();
+    assert_eq!(chosen.cloud, CloudId::Aws);
+    let decision = e.egress.as_ref().expect("egress decided");
+    assert_eq!(decision.chosen, 0.0);
+    assert_eq!(decision.moves.len(), 1);
+    assert!(decision.moves[0].inputs);
+    assert_eq!(decision.moves[0].from, Some(CloudId::Aws));
+    let theirs = crate::egress::egress_cost(CloudId::Aws, CloudId::Lambda, 1000.0);
+    assert!(theirs > 0.0);
+    match verdict(&e, CloudId::Lambda) {
+        Verdict::Offer(o) => {
+            assert!(o.gap.unwrap() < 0.0, "{o:?}");
+            assert_eq!(o.egress, Some(theirs));
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = crate::text::strip_ansi(&text.join("\n"));
+    assert!(
+        text.contains("chosen: the cheapest with its egress"),
+        "{text}"
+    );
+    assert!(!text.contains("the cheapest launchable"), "{text}");
+    assert!(!text.contains("Decided by price"), "{text}");
+    assert!(
+        text.contains("Decided by egress, not the hourly price: SkyPilot adds to each candidate's cost the egress of the task's data (1000 GB of inputs in AWS)."),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "The cheapest per hour, Lambda gpu_1x_a100 at $1.29, would pay ${:.2} of egress (${:.2} in all); AWS a100.xlarge pays $0.00 ($2.00 in all).",
+            theirs,
+            1.29 + theirs
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn egress_every_cloud_pays_alike_decides_nothing() {
+    // In GCS (not a candidate): both clouds pay the same egress, the
+    // cheapest per hour wins and the explanation is the usual one.
+    let (e, text) = with_inputs("gs://bucket/data", 1000.0);
+    assert_eq!(e.chosen.as_ref().unwrap().cloud, CloudId::Lambda);
+    assert!(e.egress.is_none());
+    assert!(e.clouds.iter().all(|v| match &v.verdict {
+        Verdict::Offer(o) => o.egress.is_none(),
+        _ => true,
+    }));
+    let text = crate::text::strip_ansi(&text.join("\n"));
+    assert!(text.contains("chosen: the cheapest launchable"), "{text}");
+    assert!(!text.contains("egress"), "{text}");
+}

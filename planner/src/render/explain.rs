@@ -10,7 +10,8 @@ use super::pipeline::absence;
 use crate::assemble::Absence;
 use crate::cloud::{CloudId, Credential, Detection};
 use crate::explain::{
-    CloudVerdict, Explanation, Locations, Offer, Reason, TaskExplanation, Verdict,
+    CloudVerdict, DataMove, EgressDecision, Explanation, Locations, Offer, Reason, TaskExplanation,
+    Verdict,
 };
 use crate::feasibility::Refusal;
 use crate::optimize::Considered;
@@ -29,7 +30,10 @@ pub fn text(e: &Explanation) -> Vec<String> {
         out.push(task_heading(task, multi.then_some(i + 1)));
         out.push(indent(&clouds_table(task)));
         if let (Some(chosen), Some(locations)) = (&task.chosen, &task.locations) {
-            out.extend(locations_lines(chosen, locations));
+            out.extend(locations_lines(chosen, locations, task.egress.is_some()));
+        }
+        if let (Some(chosen), Some(decision)) = (&task.chosen, &task.egress) {
+            out.push(egress_line(task, chosen, decision));
         }
     }
     if !e.not_considered.is_empty() {
@@ -132,7 +136,11 @@ fn clouds_table(task: &TaskExplanation) -> String {
                     instance(c),
                     location(c),
                     money(c.cost),
-                    "chosen: the cheapest launchable".into(),
+                    if task.egress.is_some() {
+                        "chosen: the cheapest with its egress".into()
+                    } else {
+                        "chosen: the cheapest launchable".into()
+                    },
                 ]
             }
             Verdict::Offer(o) => vec![
@@ -140,7 +148,19 @@ fn clouds_table(task: &TaskExplanation) -> String {
                 instance(&o.cheapest),
                 location(&o.cheapest),
                 money(o.cheapest.cost),
-                gap_text(o, chosen),
+                match (o.egress, &task.egress, o.gap) {
+                    // Same price and same egress: enumeration order decided.
+                    (Some(theirs), Some(d), Some(gap)) if !(gap == 0.0 && theirs == d.chosen) => {
+                        format!(
+                            "{} per hour, {}egress ${} (chosen: ${})",
+                            signed(gap),
+                            if gap < 0.0 { "but " } else { "" },
+                            money(theirs),
+                            money(d.chosen)
+                        )
+                    }
+                    _ => gap_text(o, chosen),
+                },
             ],
             Verdict::Nothing(reason) => vec![
                 cloud.repr().to_string(),
@@ -367,8 +387,9 @@ fn one_line(text: &str) -> String {
         .join(" ")
 }
 
-/// The chosen candidate's cheapest locations, then what decided.
-fn locations_lines(chosen: &Considered, l: &Locations) -> Vec<String> {
+/// The chosen candidate's cheapest locations, then what decided (unless
+/// egress did: [`egress_line`] says so instead of "by price").
+fn locations_lines(chosen: &Considered, l: &Locations, by_egress: bool) -> Vec<String> {
     let mut out = vec![format!(
         "  {} {}: the cheapest {} of {} location{} considered:",
         l.cloud.repr(),
@@ -393,6 +414,11 @@ fn locations_lines(chosen: &Considered, l: &Locations) -> Vec<String> {
         })
         .collect();
     out.push(indent(&indent(&borderless_table(&rows))));
+    // With egress deciding, `egress_line` says so instead; equal prices
+    // among the locations are marked in the rows above.
+    if by_egress {
+        return out;
+    }
     out.push(if l.tie {
         format!(
             "  Decided by order, not price: other launchables cost exactly ${}; equal prices keep SkyPilot's enumeration order and the first wins.",
@@ -402,6 +428,57 @@ fn locations_lines(chosen: &Considered, l: &Locations) -> Vec<String> {
         "  Decided by price: no other launchable costs as little.".into()
     });
     out
+}
+
+/// Why a row that is not the cheapest per hour won: the data it moves
+/// costs less. Names the cheapest offer per hour and both totals (hourly
+/// cost plus egress, the sum `Optimizer._optimize_by_dp` minimises).
+fn egress_line(task: &TaskExplanation, chosen: &Considered, d: &EgressDecision) -> String {
+    let moves: Vec<String> = d.moves.iter().map(move_text).collect();
+    let mut line = format!(
+        "  Decided by egress, not the hourly price: SkyPilot adds to each candidate's cost the egress of the task's data ({}).",
+        moves.join("; ")
+    );
+    let cheapest = task
+        .clouds
+        .iter()
+        .filter_map(|v| match &v.verdict {
+            Verdict::Offer(o) => o.egress.map(|e| (o, e)),
+            _ => None,
+        })
+        .min_by(|a, b| a.0.cheapest.cost.total_cmp(&b.0.cheapest.cost));
+    if let Some((o, theirs)) = cheapest {
+        line.push_str(&format!(
+            " The cheapest per hour, {} {} at ${}, would pay ${} of egress (${} in all); {} {} pays ${} (${} in all).",
+            o.cheapest.cloud.repr(),
+            instance(&o.cheapest),
+            money(o.cheapest.cost),
+            money(theirs),
+            money(o.cheapest.cost + theirs),
+            chosen.cloud.repr(),
+            instance(chosen),
+            money(d.chosen),
+            money(chosen.cost + d.chosen),
+        ));
+    }
+    line
+}
+
+/// `500 GB of inputs from GCP`, `0.1 GB of outputs from the previous task
+/// on AWS`, `0.1 GB of outputs to the next task on GCP`.
+fn move_text(m: &DataMove) -> String {
+    match (m.inputs, m.from, m.to) {
+        (true, Some(from), _) => format!("{} GB of inputs in {}", m.size, from.repr()),
+        (_, Some(from), _) => format!(
+            "{} GB of outputs from the previous task on {}",
+            m.size,
+            from.repr()
+        ),
+        (_, None, Some(to)) => {
+            format!("{} GB of outputs to the next task on {}", m.size, to.repr())
+        }
+        (_, None, None) => format!("{} GB", m.size),
+    }
 }
 
 /// The `explain` section of `-o json`.
@@ -415,7 +492,7 @@ pub fn json(e: &Explanation) -> serde_json::Value {
                 .iter()
                 .map(|v| verdict_json(v, t.chosen.as_ref()))
                 .collect();
-            serde_json::json!({
+            let mut task = serde_json::json!({
                 "name": t.name,
                 "num_nodes": t.num_nodes,
                 "ordered": t.ordered,
@@ -426,9 +503,29 @@ pub fn json(e: &Explanation) -> serde_json::Value {
                     "instance_type": l.instance_type,
                     "cheapest": l.cheapest,
                     "total": l.total,
-                    "decided_by": if l.tie { "enumeration_order" } else { "price" },
+                    "decided_by": match (&t.egress, l.tie) {
+                        (Some(_), _) => "egress",
+                        (None, true) => "enumeration_order",
+                        (None, false) => "price",
+                    },
                 })),
-            })
+            });
+            // Only where egress decided: other launches keep their document.
+            if let (Some(d), Some(obj)) = (&t.egress, task.as_object_mut()) {
+                obj.insert(
+                    "egress".into(),
+                    serde_json::json!({
+                        "chosen": d.chosen,
+                        "moves": d.moves.iter().map(|m| serde_json::json!({
+                            "size_gb": m.size,
+                            "from": m.from.map(|c| c.name()),
+                            "to": m.to.map(|c| c.name()),
+                            "inputs": m.inputs,
+                        })).collect::<Vec<_>>(),
+                    }),
+                );
+            }
+            task
         })
         .collect();
     serde_json::json!({
@@ -446,13 +543,19 @@ fn verdict_json(v: &CloudVerdict, chosen: Option<&Considered>) -> serde_json::Va
         Verdict::Chosen => serde_json::json!({
             "cloud": cloud, "verdict": "chosen", "offer": chosen,
         }),
-        Verdict::Offer(o) => serde_json::json!({
-            "cloud": cloud,
-            "verdict": "offer",
-            "offer": o.cheapest,
-            "gap": o.gap,
-            "later_ordered_entry": o.later_ordered_entry,
-        }),
+        Verdict::Offer(o) => {
+            let mut offer = serde_json::json!({
+                "cloud": cloud,
+                "verdict": "offer",
+                "offer": o.cheapest,
+                "gap": o.gap,
+                "later_ordered_entry": o.later_ordered_entry,
+            });
+            if let (Some(e), Some(obj)) = (o.egress, offer.as_object_mut()) {
+                obj.insert("egress".into(), serde_json::json!(e));
+            }
+            offer
+        }
         Verdict::Nothing(reason) => serde_json::json!({
             "cloud": cloud,
             "verdict": "none",

@@ -9,11 +9,13 @@
 //! `hardware.rs` (accelerators, CPUs, memory, disk tier), `fields.rs`
 //! (network tier, local disk, ports, images, labels, priority) and
 //! `infra.rs` (`infra` strings); `error.rs` holds [`RequestError`], what
-//! every parser of a request returns.
+//! every parser of a request returns; `image_tags.rs` the `skypilot:` image
+//! tags of each cloud's `images.csv`.
 
 mod error;
 mod fields;
 mod hardware;
+mod image_tags;
 mod infra;
 
 pub use error::{ErrorKind, RequestError};
@@ -26,6 +28,7 @@ pub use hardware::{
     AccCount, Accelerator, DiskTier, cpus_from_number, parse_accelerator, parse_cpus, parse_memory,
     parse_py_float,
 };
+pub use image_tags::{IMAGE_TAG_CLOUDS, ImageTags, invalid_tag};
 pub use infra::{Infra, infra_display, parse_infra};
 
 use crate::cloud::CloudId;

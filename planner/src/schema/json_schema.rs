@@ -4,7 +4,8 @@
 //!
 //! The schemas themselves are data: `skypilot/*.json`, dumped from 0.14.1's
 //! `sky/utils/schemas.py` by `harness/conformance/dump_schemas.py`, keys in
-//! their order. Order matters: `jsonschema`'s `iter_errors` walks a schema's
+//! their order, compiled into static trees by `build.rs`
+//! ([`static_schema`](super::static_schema)). Order matters: `jsonschema`'s `iter_errors` walks a schema's
 //! keywords in the order they are written (`type`, `required`,
 //! `additionalProperties`, then `properties` one by one), and
 //! `validate_schema` reports the *first* error, so an unknown field beats a
@@ -29,39 +30,33 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde_yaml_ng::{Mapping, Value};
+use serde_yaml_ng::Value;
 
+use super::static_schema::{self, S};
 use super::value::{key_text, py_value_repr};
 use crate::pytext::{close_matches, py_str_repr};
 use crate::resources::{ErrorKind, RequestError};
 
-/// One of SkyPilot's schemas, parsed once (immutable data, like a table).
-pub(crate) struct Schema(LazyLock<Value>);
+/// One of SkyPilot's schemas: static data compiled in (nothing to parse).
+pub(crate) struct Schema(&'static S);
 
 impl Schema {
-    const fn new(init: fn() -> Value) -> Self {
-        Schema(LazyLock::new(init))
+    fn root(&self) -> &'static S {
+        self.0
     }
-
-    fn root(&self) -> &Value {
-        &self.0
-    }
-}
-
-fn parse(json: &str) -> Value {
-    // The files are generated (dump_schemas.py) and checked by the tests below.
-    serde_yaml_ng::from_str(json).unwrap_or(Value::Bool(true))
 }
 
 /// `schemas.get_task_schema()`.
-pub(crate) static TASK: Schema = Schema::new(|| parse(include_str!("skypilot/task.json")));
+pub(crate) static TASK: Schema = Schema(&static_schema::TASK);
 /// `schemas.get_resources_schema()`.
-pub(crate) static RESOURCES: Schema =
-    Schema::new(|| parse(include_str!("skypilot/resources.json")));
+pub(crate) static RESOURCES: Schema = Schema(&static_schema::RESOURCES);
 /// `schemas.get_service_schema()`.
-pub(crate) static SERVICE: Schema = Schema::new(|| parse(include_str!("skypilot/service.json")));
+pub(crate) static SERVICE: Schema = Schema(&static_schema::SERVICE);
 /// `schemas.get_storage_schema()`.
-pub(crate) static STORAGE: Schema = Schema::new(|| parse(include_str!("skypilot/storage.json")));
+pub(crate) static STORAGE: Schema = Schema(&static_schema::STORAGE);
+
+/// A schema object's keywords, in file order.
+type Keywords = [(&'static str, S)];
 
 /// A step into an instance: a mapping key or a list index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,10 +174,10 @@ fn is_type(v: &Value, ty: &str) -> bool {
     }
 }
 
-fn types_of(schema: &Mapping) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Sequence(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+fn types_of(schema: &Keywords) -> Vec<&'static str> {
+    match schema.iter().find(|(k, _)| *k == "type").map(|(_, v)| v) {
+        Some(S::Str(t)) => vec![t],
+        Some(S::Seq(ts)) => ts.iter().filter_map(S::as_str).collect(),
         _ => Vec::new(),
     }
 }
@@ -194,9 +189,11 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-fn string_keys(m: Option<&Value>) -> Vec<String> {
-    match m {
-        Some(Value::Mapping(m)) => m.keys().map(key_text).collect(),
+/// The keys of the schema object `keyword` of `schema` (its
+/// `properties`, `patternProperties`).
+fn string_keys(schema: &Keywords, keyword: &str) -> Vec<String> {
+    match schema.iter().find(|(k, _)| *k == keyword).map(|(_, v)| v) {
+        Some(S::Map(m)) => m.iter().map(|(k, _)| (*k).to_string()).collect(),
         _ => Vec::new(),
     }
 }
@@ -225,7 +222,7 @@ impl Walk {
         &self,
         keyword: &'static str,
         message: String,
-        schema: &Mapping,
+        schema: &Keywords,
         v: &Value,
     ) -> SchemaError {
         let types = types_of(schema);
@@ -248,7 +245,7 @@ impl Walk {
     fn descend(
         &mut self,
         v: &Value,
-        schema: &Value,
+        schema: &'static S,
         step: Option<Step>,
         schema_steps: &[&str],
         out: &mut Vec<SchemaError>,
@@ -268,15 +265,14 @@ impl Walk {
     }
 
     /// All errors of `v` against `schema` (`iter_errors`), in order.
-    fn errors(&mut self, v: &Value, schema: &Value, out: &mut Vec<SchemaError>) {
-        let s = match schema {
-            Value::Mapping(s) => s,
-            Value::Bool(false) => {
-                let empty = Mapping::new();
+    fn errors(&mut self, v: &Value, schema: &'static S, out: &mut Vec<SchemaError>) {
+        let s: &'static Keywords = match schema {
+            S::Map(s) => s,
+            S::Bool(false) => {
                 let mut e = self.error(
                     "false",
                     format!("False schema does not allow {}", py_value_repr(v)),
-                    &empty,
+                    &[],
                     v,
                 );
                 e.schema_path.pop();
@@ -285,8 +281,7 @@ impl Walk {
             }
             _ => return,
         };
-        for (k, kv) in s {
-            let Some(keyword) = k.as_str() else { continue };
+        for (keyword, kv) in s {
             self.keyword(keyword, kv, v, s, out);
         }
     }
@@ -294,9 +289,9 @@ impl Walk {
     fn keyword(
         &mut self,
         keyword: &str,
-        kv: &Value,
+        kv: &'static S,
         v: &Value,
-        s: &Mapping,
+        s: &'static Keywords,
         out: &mut Vec<SchemaError>,
     ) {
         let repr = || py_value_repr(v);
@@ -306,8 +301,8 @@ impl Walk {
         match keyword {
             "type" => {
                 let types: Vec<&str> = match kv {
-                    Value::String(t) => vec![t.as_str()],
-                    Value::Sequence(ts) => ts.iter().filter_map(Value::as_str).collect(),
+                    S::Str(t) => vec![t],
+                    S::Seq(ts) => ts.iter().filter_map(S::as_str).collect(),
                     _ => return,
                 };
                 if !types.iter().any(|t| is_type(v, t)) {
@@ -320,10 +315,10 @@ impl Walk {
                 }
             }
             "required" => {
-                let (Value::Mapping(m), Value::Sequence(req)) = (v, kv) else {
+                let (Value::Mapping(m), S::Seq(req)) = (v, kv) else {
                     return;
                 };
-                for name in req.iter().filter_map(Value::as_str) {
+                for name in req.iter().filter_map(S::as_str) {
                     if !m.keys().any(|k| key_text(k) == name) {
                         push(
                             self,
@@ -334,36 +329,34 @@ impl Walk {
                 }
             }
             "properties" => {
-                let (Value::Mapping(m), Value::Mapping(props)) = (v, kv) else {
+                let (Value::Mapping(m), S::Map(props)) = (v, kv) else {
                     return;
                 };
-                for (pk, sub) in props {
-                    let name = key_text(pk);
-                    if let Some((_, val)) = m.iter().find(|(k, _)| key_text(k) == name) {
+                for (name, sub) in props.iter() {
+                    if let Some((_, val)) = m.iter().find(|(k, _)| key_text(k) == *name) {
                         self.descend(
                             val,
                             sub,
-                            Some(Step::Key(name.clone())),
-                            &["properties", &name],
+                            Some(Step::Key((*name).to_string())),
+                            &["properties", name],
                             out,
                         );
                     }
                 }
             }
             "patternProperties" => {
-                let (Value::Mapping(m), Value::Mapping(pats)) = (v, kv) else {
+                let (Value::Mapping(m), S::Map(pats)) = (v, kv) else {
                     return;
                 };
-                for (pat, sub) in pats {
-                    let pat = key_text(pat);
+                for (pat, sub) in pats.iter() {
                     for (k, val) in m {
                         let k = key_text(k);
-                        if self.search(&pat, &k) {
+                        if self.search(pat, &k) {
                             self.descend(
                                 val,
                                 sub,
                                 Some(Step::Key(k)),
-                                &["patternProperties", &pat],
+                                &["patternProperties", pat],
                                 out,
                             );
                         }
@@ -372,8 +365,8 @@ impl Walk {
             }
             "additionalProperties" => {
                 let Value::Mapping(m) = v else { return };
-                let props = string_keys(s.get("properties"));
-                let patterns = string_keys(s.get("patternProperties")).join("|");
+                let props = string_keys(s, "properties");
+                let patterns = string_keys(s, "patternProperties").join("|");
                 let keys: Vec<String> = m.keys().map(key_text).collect();
                 let mut extras: Vec<&String> = Vec::new();
                 for k in &keys {
@@ -382,7 +375,7 @@ impl Walk {
                     }
                 }
                 match kv {
-                    Value::Mapping(_) => {
+                    S::Map(_) => {
                         for (k, val) in m {
                             let k = key_text(k);
                             if extras.contains(&&k) {
@@ -396,7 +389,7 @@ impl Walk {
                             }
                         }
                     }
-                    Value::Bool(false) if !extras.is_empty() => {
+                    S::Bool(false) if !extras.is_empty() => {
                         let mut sorted: Vec<&String> = extras.clone();
                         sorted.sort();
                         let joined = sorted
@@ -404,8 +397,8 @@ impl Walk {
                             .map(|k| py_str_repr(k))
                             .collect::<Vec<_>>()
                             .join(", ");
-                        let message = if s.contains_key("patternProperties") {
-                            let mut pats = string_keys(s.get("patternProperties"));
+                        let message = if s.iter().any(|(k, _)| *k == "patternProperties") {
+                            let mut pats = string_keys(s, "patternProperties");
                             pats.sort();
                             let pats: Vec<String> = pats.iter().map(|p| py_str_repr(p)).collect();
                             let verb = if extras.len() == 1 { "does" } else { "do" };
@@ -429,8 +422,8 @@ impl Walk {
             "items" => {
                 let Value::Sequence(items) = v else { return };
                 match kv {
-                    Value::Sequence(subs) => {
-                        for (i, (item, sub)) in items.iter().zip(subs).enumerate() {
+                    S::Seq(subs) => {
+                        for (i, (item, sub)) in items.iter().zip(subs.iter()).enumerate() {
                             let idx = i.to_string();
                             self.descend(item, sub, Some(Step::Index(i)), &["items", &idx], out);
                         }
@@ -443,7 +436,7 @@ impl Walk {
                 }
             }
             "anyOf" | "oneOf" => {
-                let Value::Sequence(branches) = kv else {
+                let S::Seq(branches) = kv else {
                     return;
                 };
                 let kw: &'static str = if keyword == "anyOf" { "anyOf" } else { "oneOf" };
@@ -493,25 +486,25 @@ impl Walk {
                     push(
                         self,
                         "not",
-                        format!("{} should not be valid under {}", repr(), py_value_repr(kv)),
+                        format!("{} should not be valid under {}", repr(), kv.py_repr()),
                     );
                 }
             }
             "enum" => {
-                let Value::Sequence(options) = kv else { return };
-                if !options.iter().any(|o| o == v) {
+                let S::Seq(options) = kv else { return };
+                if !options.iter().any(|o| o.equals(v)) {
                     push(
                         self,
                         "enum",
-                        format!("{} is not one of {}", repr(), py_value_repr(kv)),
+                        format!("{} is not one of {}", repr(), kv.py_repr()),
                     );
                 }
             }
             "case_insensitive_enum" | "case_sensitive_enum" => {
-                let (Value::String(text), Value::Sequence(options)) = (v, kv) else {
+                let (Value::String(text), S::Seq(options)) = (v, kv) else {
                     return;
                 };
-                let hit = options.iter().filter_map(Value::as_str).any(|o| {
+                let hit = options.iter().filter_map(S::as_str).any(|o| {
                     if keyword == "case_sensitive_enum" {
                         o == text
                     } else {
@@ -527,7 +520,7 @@ impl Walk {
                     push(
                         self,
                         kw,
-                        format!("{} is not one of {}", repr(), py_value_repr(kv)),
+                        format!("{} is not one of {}", repr(), kv.py_repr()),
                     );
                 }
             }
@@ -543,10 +536,10 @@ impl Walk {
                 }
             }
             "minimum" | "maximum" | "exclusiveMinimum" => {
-                let (Some(x), Some(bound)) = (number(v), number(kv)) else {
+                let (Some(x), Some(bound)) = (number(v), kv.as_f64()) else {
                     return;
                 };
-                let bound_repr = py_value_repr(kv);
+                let bound_repr = kv.py_repr();
                 match keyword {
                     "minimum" if x < bound => push(
                         self,
@@ -632,7 +625,7 @@ impl Walk {
                 push(self, kw, format!("{} {message}", repr()));
             }
             "uniqueItems" => {
-                if let (Value::Sequence(items), Value::Bool(true)) = (v, kv) {
+                if let (Value::Sequence(items), S::Bool(true)) = (v, kv) {
                     let dup = items
                         .iter()
                         .enumerate()
@@ -736,7 +729,7 @@ mod tests {
     #[test]
     fn the_schemas_parse() {
         for s in [&TASK, &RESOURCES, &SERVICE, &STORAGE] {
-            assert!(matches!(s.root(), Value::Mapping(m) if m.contains_key("properties")));
+            assert!(s.root().get("properties").is_some());
         }
     }
 

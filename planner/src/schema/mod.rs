@@ -10,7 +10,8 @@
 //! `_task_config_schema`). `form.rs` holds what they share: the forms a
 //! value may take, the wording of a violation, and the
 //! `additionalProperties` rule for unknown fields; `value.rs` shows YAML
-//! values as Python does; `limits.rs` bounds the file.
+//! values as Python does; `limits.rs` bounds the file; `static_schema.rs`
+//! holds the schemas as static data (`build.rs` compiles the JSON files).
 //!
 //! Only the *shape* of each value is checked here (a string where a string
 //! belongs, a boolean for `use_spot`, ...); what the values mean is parsed in
@@ -22,6 +23,7 @@ mod form;
 pub(crate) mod json_schema;
 mod limits;
 pub(crate) mod resources;
+mod static_schema;
 pub(crate) mod task;
 pub(crate) mod value;
 

@@ -142,7 +142,9 @@ fn origin(
 /// The files at hand load on one blocking thread: the `common/` tables
 /// first, then `read_ahead` (given the GPU metadata) says which rows of
 /// each `vms.csv` to decode, then the `vms.csv` images and the AWS zone
-/// mappings. Files that must be downloaded first are read whole.
+/// mappings. Files that must be downloaded first are checked whole, then
+/// decoded for the request's rows like the others (read ahead once the
+/// `common/` tables are downloaded, when they had to be).
 pub async fn gather(
     plan: Plan,
     needs: HashMap<CloudId, Need>,
@@ -480,8 +482,9 @@ fn read_downloaded(
 
 /// The `common/` tables once downloaded (or their stand-ins), and the
 /// request read ahead with their GPU metadata, its rows sent to the
-/// downloads (`needs_to`); `None` when a table cannot be read (the
-/// collection reports it) or the loading thread failed.
+/// downloads (`needs_to`); a table that cannot be read is the collection's
+/// error (nothing is sent: every row), and `None` means the reading thread
+/// failed.
 async fn read_after_download(
     common: &[CommonFile],
     read_ahead: ReadAhead,

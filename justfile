@@ -86,7 +86,7 @@ test:
 [group('test')]
 stress:
     cargo build --release -p optimizer --bin sky
-    SKY_CONFORMANCE_VENV="${SKY_CONFORMANCE_VENV:-$PWD/.venv-conformance}" SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^catalog_faults::/) | test(/^catalog_shared::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|every host|silent primary|skipped:|Summary|panicked|leaked'
+    SKY_CONFORMANCE_VENV="${SKY_CONFORMANCE_VENV:-$PWD/.venv-conformance}" SKY_STRESS=1 INSTA_UPDATE=no cargo nextest run --release -p optimizer --test it --no-fail-fast --no-capture -E 'test(/^hostile::/) | test(/^catalog_faults::/) | test(/^catalog_shared::/) | test(/^slurm_flood::/) | test(/^state::(a_writer_killed|concurrent_writers)/)' 2>&1 | grep -E --line-buffered '(PASS|FAIL) \[|[0-9]+ (generated|interrupted|kills|processes)|peak RSS|every host|silent primary|login nodes|skipped:|Summary|panicked|leaked'
 
 # Accept changed insta snapshots after reviewing them with `git diff`.
 [group('test')]

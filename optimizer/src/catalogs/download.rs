@@ -56,6 +56,14 @@ pub const MAX_CATALOG_BYTES: usize = 16 << 20;
 /// anything is parsed, so that a body of many tiny rows is refused before
 /// it costs memory.
 pub const MAX_CATALOG_ROWS: usize = 200_000;
+/// Largest `common/` table accepted: 256 kB, over a hundred times the
+/// hosted ones (`common/accelerators.csv` is about 2 kB, a row per
+/// accelerator). These tables are read whole into cells
+/// (`planner::catalog::common`), so a body of the `vms.csv` cap would cost
+/// several times its size: a bigger one is refused as it streams in.
+pub const MAX_COMMON_BYTES: usize = 256 << 10;
+/// Most rows a `common/` table may have (the hosted ones have a few dozen).
+pub const MAX_COMMON_ROWS: usize = 10_000;
 /// The piece of a temporary file read at a time by [`precheck`].
 const PRECHECK_CHUNK: usize = 64 << 10;
 /// Longest server text kept in an error.
@@ -104,6 +112,30 @@ impl DownloadOptions {
     /// The base URLs in the order they are tried.
     pub fn bases(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.url.as_str()).chain(self.mirror_url.as_deref())
+    }
+}
+
+/// The caps of one file: bytes and rows (a `common/` table's are smaller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Caps {
+    bytes: usize,
+    rows: usize,
+}
+
+impl Caps {
+    /// The caps of `file` under `options`.
+    fn of(file: &str, options: &DownloadOptions) -> Caps {
+        if file.starts_with("common/") {
+            Caps {
+                bytes: options.max_bytes.min(MAX_COMMON_BYTES),
+                rows: MAX_COMMON_ROWS,
+            }
+        } else {
+            Caps {
+                bytes: options.max_bytes,
+                rows: MAX_CATALOG_ROWS,
+            }
+        }
     }
 }
 
@@ -172,9 +204,10 @@ fn held_error(record: &DownloadFailure, now: SystemTime) -> String {
 #[derive(Debug)]
 pub enum Fetched<T> {
     /// A new copy was downloaded, checked and written; `value` is what the
-    /// check made of it.
+    /// check made of it, as the keeper kept it.
     Downloaded {
-        /// The checked content (a parsed catalog).
+        /// What was kept of the checked content (for a `vms.csv`: nothing
+        /// once its image is stored, else the parsed catalog).
         value: T,
         /// The new file's metadata.
         meta: Metadata,
@@ -465,10 +498,14 @@ fn status_error(answer: &StreamedAnswer, url: &str) -> Got {
 }
 
 /// Brings `job.file` up to date in `folder` before `deadline`: see the
-/// module documentation. `check` turns a downloaded body into the value the
-/// caller uses (a parsed catalog); a body it rejects is never written.
+/// module documentation. `check` turns a downloaded body into a value (a
+/// parsed catalog); a body it rejects is never written. `keep` is given
+/// that value with the published file's path and metadata, still within
+/// the one-body-at-a-time turn ([`CHECKING`]), and returns what the caller
+/// keeps of it (a `vms.csv` stores its image and drops its rows there, so
+/// the rows of two bodies are never held at once).
 #[allow(clippy::too_many_arguments)]
-pub async fn fetch<T, F>(
+pub async fn fetch<T, U, F, K>(
     client: &HttpClient,
     options: &DownloadOptions,
     folder: &Folder,
@@ -476,11 +513,13 @@ pub async fn fetch<T, F>(
     deadline: Instant,
     clock: &Clock,
     backoff: &Backoff,
-    check: F,
-) -> Fetched<T>
+    (check, keep): (F, K),
+) -> Fetched<U>
 where
     T: Send + 'static,
+    U: Send + 'static,
     F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+    K: FnOnce(T, &Path, &Metadata) -> U + Send + 'static,
 {
     let stale = || std::fs::metadata(folder.path(&job.file)).ok();
     // Hosts that failed to give this file lately are not asked again yet;
@@ -542,10 +581,11 @@ where
     {
         return failed(format!("cannot create {}: {e}", dir.display()));
     }
+    let caps = Caps::of(&job.file, options);
     let from = Asked {
         client,
         target: path.clone(),
-        max_bytes: options.max_bytes,
+        max_bytes: caps.bytes,
         file: &job.file,
         backoff,
         clock,
@@ -567,7 +607,8 @@ where
             },
         )) => {
             let url = validators.url.clone();
-            match write_checked(folder, &job.file, temp, validators, check).await {
+            let checked = write_checked(folder, &job.file, temp, validators, caps, (check, keep));
+            match checked.await {
                 Ok((value, meta)) => {
                     backoff.answered(base, &job.file);
                     Fetched::Downloaded {
@@ -663,21 +704,26 @@ async fn get_from_bases<'b>(
     Err(errors.join("; then "))
 }
 
-/// Checks a downloaded body and, when `check` accepts it, publishes it —
-/// reading it back, parsing and the fsyncs are blocking work, off the
-/// runtime, one body at a time ([`CHECKING`]). Returns what the check made
-/// of it and the new file's metadata. A refused body's temporary file is
-/// removed (dropped).
-async fn write_checked<T, F>(
+/// Checks a downloaded body and, when `check` accepts it, publishes it
+/// and hands what the check made of it to `keep` — reading it back,
+/// parsing, the fsyncs and keeping are blocking work, off the runtime, one
+/// body at a time ([`CHECKING`]): the body is dropped before the file is
+/// published, and the check's value is what `keep` makes of it before the
+/// next body is read. Returns that and the new file's metadata. A refused
+/// body's temporary file is removed (dropped).
+async fn write_checked<T, U, F, K>(
     folder: &Folder,
     file: &str,
     temp: TempFile,
     validators: Validators,
-    check: F,
-) -> Result<(T, Metadata), String>
+    caps: Caps,
+    (check, keep): (F, K),
+) -> Result<(U, Metadata), String>
 where
     T: Send + 'static,
+    U: Send + 'static,
     F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+    K: FnOnce(T, &Path, &Metadata) -> U + Send + 'static,
 {
     let folder = folder.clone();
     let file = file.to_string();
@@ -687,15 +733,18 @@ where
         .map_err(|e| format!("the download check failed: {e}"))?;
     tokio::task::spawn_blocking(move || {
         let shown = redact_url(&validators.url);
-        precheck(temp.path()).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
+        precheck(temp.path(), caps.rows)
+            .map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
         let body = std::fs::read(temp.path())
             .map_err(|e| format!("cannot read {}: {e}", temp.path().display()))?;
         let value = check(&body).map_err(|e| format!("{shown} is not a usable catalog: {e}"))?;
         drop(body);
         publish(&folder, &file, temp, &validators)?;
-        let meta = std::fs::metadata(folder.path(&file))
-            .map_err(|e| format!("cannot inspect {}: {e}", folder.path(&file).display()))?;
-        Ok::<_, String>((value, meta))
+        let path = folder.path(&file);
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
+        let kept = keep(value, &path, &meta);
+        Ok::<_, String>((kept, meta))
     })
     .await
     .unwrap_or_else(|e| Err(format!("the download task failed: {e}")))
@@ -704,9 +753,10 @@ where
 /// Checks a downloaded body in bounded pieces ([`PRECHECK_CHUNK`]) from its
 /// temporary file, before it is read whole and parsed: a CSV's text (no NUL
 /// byte, a header line of comma-separated names, not markup) of at most
-/// [`MAX_CATALOG_ROWS`] rows. Garbage, a binary file or a page of tiny rows
-/// is refused here at the cost of one piece of memory.
-fn precheck(path: &Path) -> Result<(), String> {
+/// `max_rows` rows ([`MAX_CATALOG_ROWS`], [`MAX_COMMON_ROWS`]). Garbage, a
+/// binary file or a page of tiny rows is refused here at the cost of one
+/// piece of memory.
+fn precheck(path: &Path, max_rows: usize) -> Result<(), String> {
     use std::io::Read;
     let mut file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut piece = vec![0u8; PRECHECK_CHUNK];
@@ -735,8 +785,8 @@ fn precheck(path: &Path) -> Result<(), String> {
             in_header = end.is_none();
         }
         rows += piece.iter().filter(|&&b| b == b'\n').count();
-        if rows > MAX_CATALOG_ROWS + 1 {
-            return Err(format!("it has more than {MAX_CATALOG_ROWS} rows"));
+        if rows > max_rows + 1 {
+            return Err(format!("it has more than {max_rows} rows"));
         }
     }
     let header =

@@ -89,7 +89,8 @@ pub(super) enum Download<T> {
         input: Input,
         /// How it was obtained.
         kind: CatalogKind,
-        /// The new copy as the check read it, when one was downloaded.
+        /// What was kept of the new copy as the check read it, when one
+        /// was downloaded.
         parsed: Option<T>,
         /// Why the download failed, when an old or bundled copy stands in.
         problem: Option<String>,
@@ -134,12 +135,16 @@ impl Downloader {
     }
 
     /// Brings `job.file` up to date before its deadline (its own from now,
-    /// or the global one if sooner); `check` turns a downloaded body into
-    /// what the caller uses, and a body it rejects is never written.
-    pub(super) async fn fetch<T, F>(&self, job: &Job, check: F) -> Fetched<T>
+    /// or the global one if sooner); `check` turns a downloaded body into a
+    /// value, and a body it rejects is never written; `keep` makes of that
+    /// value what the caller keeps, in the same one-body-at-a-time turn
+    /// (see [`download::fetch`]).
+    pub(super) async fn fetch<T, U, F, K>(&self, job: &Job, check: (F, K)) -> Fetched<U>
     where
         T: Send + 'static,
+        U: Send + 'static,
         F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+        K: FnOnce(T, &Path, &Metadata) -> U + Send + 'static,
     {
         let deadline =
             (tokio::time::Instant::now() + self.deadlines.per_file).min(self.deadlines.global);
@@ -167,10 +172,17 @@ impl Downloader {
 
     /// [`Downloader::fetch`], then what to read: the new copy, else the old
     /// one, else the bundled one (when `bundled`).
-    pub(super) async fn file<T, F>(&self, job: &Job, check: F, bundled: bool) -> Download<T>
+    pub(super) async fn file<T, U, F, K>(
+        &self,
+        job: &Job,
+        check: (F, K),
+        bundled: bool,
+    ) -> Download<U>
     where
         T: Send + 'static,
+        U: Send + 'static,
         F: FnOnce(&[u8]) -> Result<T, String> + Send + 'static,
+        K: FnOnce(T, &Path, &Metadata) -> U + Send + 'static,
     {
         let fetched = self.fetch(job, check).await;
         after_fetch(fetched, &self.folder.path(&job.file), bundled)
@@ -264,6 +276,31 @@ fn is_clouds(cloud: CloudId, catalog: &CloudCatalog) -> bool {
     false
 }
 
+/// Keeps a checked `vms.csv` as its image in `index` (from which a launch
+/// decodes only the rows it needs): `None` once the image is stored and
+/// can be read back — the rows are dropped then, within the download's
+/// turn — else the parsed catalog itself (no state folder, or the image
+/// could not be written).
+pub(super) fn keep_vms(
+    index: impl FnOnce() -> Option<CatalogIndex> + Send + 'static,
+) -> impl FnOnce(Vms, &Path, &Metadata) -> Option<Vms> + Send + 'static {
+    move |(catalog, warnings), path, meta| {
+        let Some(index) = index() else {
+            return Some((catalog, warnings));
+        };
+        store_downloaded_image(&index, path, meta, &catalog, &warnings);
+        let stored = index
+            .map(&super::image_key(path), &super::fingerprint(meta))
+            .is_some();
+        (!stored).then_some((catalog, warnings))
+    }
+}
+
+/// Keeps what a check made of a body as it is.
+pub(super) fn keep_all<T>(value: T, _: &Path, _: &Metadata) -> T {
+    value
+}
+
 /// Checks a downloaded `common/` table by parsing it.
 pub(super) fn check_common(
     file: &'static str,
@@ -335,12 +372,13 @@ async fn refresh_one(
     let path = downloader.folder.path(file);
     match cloud {
         Some(cloud) => {
+            // The image is stored within the download's turn: the clouds
+            // refreshed at once never hold their rows together.
+            let index = index.cloned();
+            let check = check_vms(cloud, path.display().to_string());
             let fetched = downloader
-                .fetch(&job, check_vms(cloud, path.display().to_string()))
+                .fetch(&job, (check, keep_vms(move || index)))
                 .await;
-            if let (Fetched::Downloaded { value, meta, .. }, Some(index)) = (&fetched, index) {
-                store_downloaded_image(index, &path, meta, &value.0, &value.1);
-            }
             refreshed(fetched)
         }
         None => {
@@ -349,7 +387,11 @@ async fn refresh_one(
             } else {
                 METADATA_FILE
             };
-            refreshed(downloader.fetch(&job, check_common(table)).await)
+            refreshed(
+                downloader
+                    .fetch(&job, (check_common(table), keep_all))
+                    .await,
+            )
         }
     }
 }

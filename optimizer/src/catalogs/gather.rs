@@ -16,17 +16,20 @@ use planner::catalog::selection::CatalogNeeds;
 use planner::catalog::{AzMapping, Catalog, GpuMetadata};
 use planner::cloud::CloudId;
 use planner::launch::{CatalogKind, CatalogOrigin, CatalogSource, ParsedTask};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
 use super::download::Job;
-use super::fetch::{Deadlines, Download, Downloader, Vms, check_common, check_vms};
+use super::fetch::{
+    Deadlines, Download, Downloader, Vms, check_common, check_vms, keep_all, keep_vms,
+};
 use super::folder;
 use super::plan::{CatalogOptions, Mode, Plan, Slot, pull_of};
 use super::signal::Need;
 use super::{
     ACCELERATORS_FILE, Input, METADATA_FILE, VmsResult, has_bundled, load_az_mappings, load_common,
-    load_vms, load_vms_all, store_downloaded_image, vms_file,
+    load_vms_all, vms_file,
 };
 use crate::config::ConfigError;
 use crate::state::{CatalogIndex, StateDir};
@@ -47,6 +50,15 @@ pub struct Gathered {
     /// The request read ahead, when the `common/` tables were at hand.
     pub parsed: Option<ParsedTask>,
 }
+
+/// The rows each cloud's `vms.csv` must keep, once the request is read
+/// ahead (`None` until then; the sender dropped unsent: every row). The
+/// loader sends it when the `common/` tables were at hand, else
+/// [`read_after_download`] once they are downloaded; the downloaded
+/// `vms.csv` wait for it before decoding their rows.
+type NeedsTx = watch::Sender<Option<Arc<CatalogNeeds>>>;
+/// See [`NeedsTx`].
+type NeedsRx = watch::Receiver<Option<Arc<CatalogNeeds>>>;
 
 /// The zone mapping files beside an AWS catalog, newest first.
 type AzMappings = Result<Vec<(String, AzMapping)>, ConfigError>;
@@ -130,7 +142,9 @@ fn origin(
 /// The files at hand load on one blocking thread: the `common/` tables
 /// first, then `read_ahead` (given the GPU metadata) says which rows of
 /// each `vms.csv` to decode, then the `vms.csv` images and the AWS zone
-/// mappings. Files that must be downloaded first are read whole.
+/// mappings. Files that must be downloaded first are checked whole, then
+/// decoded for the request's rows like the others (read ahead once the
+/// `common/` tables are downloaded, when they had to be).
 pub async fn gather(
     plan: Plan,
     needs: HashMap<CloudId, Need>,
@@ -155,23 +169,37 @@ pub async fn gather(
         cell: Arc::new(OnceLock::new()),
     };
     let split = Split::of(vms, &mode);
-    // The `common/` tables, when both are at hand, load with the rest.
+    let (needs_to, needs_rx) = watch::channel(None);
+    // The `common/` tables, when both are at hand, load with the rest and
+    // the loader reads the request ahead; else that waits for their download.
+    let common_at_hand = common_inputs(&accelerators, &metadata);
+    let (read_ahead, later) = if common_at_hand.is_some() {
+        (Some((read_ahead, needs_to)), None)
+    } else {
+        (None, Some((read_ahead, needs_to)))
+    };
     let at_hand = AtHand {
         ready: split.ready,
-        common: common_inputs(&accelerators, &metadata),
+        common: common_at_hand,
         read_ahead,
         index: index.clone(),
         now,
     };
     let loader = tokio::task::spawn_blocking(move || load_at_hand(at_hand));
     // Slots to fetch exist only in SkyPilot's folder.
-    let mut downloads = spawn_downloads(downloader.as_ref(), split.fetches, needs, &index);
+    let mut downloads =
+        spawn_downloads(downloader.as_ref(), split.fetches, needs, &index, needs_rx);
     let common = common_files(
         downloader.as_ref(),
         [(ACCELERATORS_FILE, accelerators), (METADATA_FILE, metadata)],
         now,
     )
     .await;
+    let later = match later {
+        Some((read_ahead, needs_to)) => read_after_download(&common, read_ahead, needs_to).await,
+        None => None,
+    };
+    let (later_tables, later_parsed) = later.unzip();
     let loaded = loader.await.map_err(|e| ConfigError::Io {
         path: PathBuf::from("<catalog loader>"),
         source: std::io::Error::other(e.to_string()),
@@ -191,14 +219,14 @@ pub async fn gather(
         &mut found,
         settled,
         common,
-        loaded.common,
+        loaded.common.or(later_tables),
         loaded.az_mappings,
     )?;
     found.elapsed = started.elapsed();
     Ok(Gathered {
         found,
         aws_input,
-        parsed: loaded.parsed,
+        parsed: loaded.parsed.or(later_parsed.flatten()),
     })
 }
 
@@ -259,7 +287,9 @@ struct CommonInputs {
 struct AtHand {
     ready: Vec<(CloudId, Input, CatalogKind)>,
     common: Option<CommonInputs>,
-    read_ahead: ReadAhead,
+    /// With the `common/` tables: the request to read ahead, and where its
+    /// rows go to the downloads.
+    read_ahead: Option<(ReadAhead, NeedsTx)>,
     index: LazyIndex,
     now: SystemTime,
 }
@@ -286,8 +316,8 @@ fn load_at_hand(job: AtHand) -> Loaded {
         index,
         now,
     } = job;
-    let (common, parsed) = match common {
-        Some(inputs) => {
+    let (common, parsed, needs_to) = match (common, read_ahead) {
+        (Some(inputs), Some((read_ahead, needs_to))) => {
             let mut tables = Catalog::new();
             let loaded = tracing::info_span!("common_tables").in_scope(|| {
                 load_common(
@@ -297,13 +327,16 @@ fn load_at_hand(job: AtHand) -> Loaded {
                 )
             });
             let parsed = loaded.is_ok().then(|| read_ahead(&tables.gpu_metadata));
-            (Some(loaded.map(|()| tables)), parsed)
+            (Some(loaded.map(|()| tables)), parsed, Some(needs_to))
         }
-        None => (None, None),
+        _ => (None, None, None),
     };
     let needs = parsed
         .as_ref()
         .map_or_else(CatalogNeeds::all, |p| p.catalog_needs(&CloudId::ALL));
+    if let (Some(_), Some(needs_to)) = (&parsed, needs_to) {
+        needs_to.send_replace(Some(Arc::new(needs.clone())));
+    }
     let index = index.open();
     let inputs: Vec<(CloudId, Input)> = ready.iter().map(|(c, i, _)| (*c, i.clone())).collect();
     let settled: Vec<Settled> = load_vms_all(&inputs, index.as_ref(), &needs)
@@ -337,12 +370,14 @@ fn load_at_hand(job: AtHand) -> Loaded {
     }
 }
 
-/// The `vms.csv` downloads, each started as soon as it is wanted.
+/// The `vms.csv` downloads, each started as soon as it is wanted; each
+/// keeps the rows `rows` will say the request needs.
 fn spawn_downloads(
     downloader: Option<&Downloader>,
     fetches: Vec<(CloudId, Job)>,
     mut needs: HashMap<CloudId, Need>,
     index: &LazyIndex,
+    rows: NeedsRx,
 ) -> JoinSet<Option<Settled>> {
     let mut tasks = JoinSet::new();
     let Some(downloader) = downloader else {
@@ -351,27 +386,40 @@ fn spawn_downloads(
     for (cloud, job) in fetches {
         let need = needs.remove(&cloud).unwrap_or(Need::Now);
         let span = tracing::info_span!("catalog_download", file = %job.file);
-        let download = download_vms(downloader.clone(), cloud, job, need, index.clone());
+        let download = download_vms(
+            downloader.clone(),
+            cloud,
+            job,
+            (need, rows.clone()),
+            index.clone(),
+        );
         tasks.spawn(download.instrument(span));
     }
     tasks
 }
 
-/// One cloud's `vms.csv`: downloaded once wanted (`None`: not wanted),
-/// then read on a blocking thread (its image stored for the next launch).
+/// One cloud's `vms.csv`: downloaded once wanted (`None`: not wanted) —
+/// checked whole, its image stored and its rows dropped within the
+/// download's turn, so that no two bodies' rows are held at once — then,
+/// once the request is read ahead (`rows`), the rows it needs decoded from
+/// that image on a blocking thread.
 async fn download_vms(
     downloader: Downloader,
     cloud: CloudId,
     job: Job,
-    need: Need,
+    (need, mut rows): (Need, NeedsRx),
     index: LazyIndex,
 ) -> Option<Settled> {
     if !need.wanted().await {
         return None;
     }
     let name = downloader.folder().path(&job.file).display().to_string();
+    let keep = {
+        let index = index.clone();
+        keep_vms(move || index.open())
+    };
     let got = downloader
-        .file(&job, check_vms(cloud, name), has_bundled(cloud))
+        .file(&job, (check_vms(cloud, name), keep), has_bundled(cloud))
         .await;
     let now = downloader.options().clock.now();
     let (input, kind, parsed, problem) = match got {
@@ -387,8 +435,14 @@ async fn download_vms(
         } => (input, kind, parsed, problem),
     };
     let origin = origin(&job.file, Some(cloud), kind, &input, now);
+    // Every row when the request is not read ahead (its sender dropped).
+    let needs = match rows.wait_for(Option::is_some).await {
+        Ok(needs) => needs.clone(),
+        Err(_) => None,
+    };
     let read = move || {
-        let result = read_downloaded(cloud, &input, parsed, &index);
+        let needs = needs.unwrap_or_default();
+        let result = read_downloaded(cloud, &input, parsed.flatten(), &index, &needs);
         Settled::Loaded {
             cloud,
             result,
@@ -400,31 +454,58 @@ async fn download_vms(
     tokio::task::spawn_blocking(read).await.ok()
 }
 
-/// A downloaded `vms.csv` as the check parsed it (its image stored), else
-/// the copy that stands in, from its image or parsed.
+/// A downloaded `vms.csv` as the check parsed it, when its image could not
+/// be stored; else the rows `needs` selects of the file to read (the new
+/// copy or the one that stands in), from its image or parsed, as the
+/// loader reads the files at hand.
 fn read_downloaded(
     cloud: CloudId,
     input: &Input,
     parsed: Option<Vms>,
     index: &LazyIndex,
+    needs: &CatalogNeeds,
 ) -> VmsResult {
-    let index = index.open();
-    match (parsed, input) {
-        (
-            Some((catalog, warnings)),
-            Input::File {
-                path,
-                meta: Some(meta),
-            },
-        ) => {
-            if let Some(index) = &index {
-                store_downloaded_image(index, path, meta, &catalog, &warnings);
-            }
-            Ok((catalog, warnings))
-        }
-        (Some(parsed), _) => Ok(parsed),
-        (None, input) => load_vms(cloud, input, index.as_ref()),
+    if let Some(parsed) = parsed {
+        return Ok(parsed);
     }
+    let index = index.open();
+    let vms = [(cloud, input.clone())];
+    load_vms_all(&vms, index.as_ref(), needs)
+        .pop()
+        .unwrap_or_else(|| {
+            Err(ConfigError::Io {
+                path: PathBuf::from(vms_file(cloud)),
+                source: std::io::Error::other("the catalog was not read"),
+            })
+        })
+}
+
+/// The `common/` tables once downloaded (or their stand-ins), and the
+/// request read ahead with their GPU metadata, its rows sent to the
+/// downloads (`needs_to`); a table that cannot be read is the collection's
+/// error (nothing is sent: every row), and `None` means the reading thread
+/// failed.
+async fn read_after_download(
+    common: &[CommonFile],
+    read_ahead: ReadAhead,
+    needs_to: NeedsTx,
+) -> Option<(Result<Catalog, ConfigError>, Option<ParsedTask>)> {
+    let input = |name: &str| {
+        let file = common.iter().find(|c| c.file == name)?;
+        file.read.as_ref().map(|(input, _)| input.clone())
+    };
+    let (accelerators, metadata) = (input(ACCELERATORS_FILE), input(METADATA_FILE));
+    let read = move || {
+        let _span = tracing::info_span!("common_tables").entered();
+        let mut tables = Catalog::new();
+        let loaded = load_common(&mut tables, accelerators.as_ref(), metadata.as_ref());
+        let parsed = loaded.is_ok().then(|| read_ahead(&tables.gpu_metadata));
+        if let Some(parsed) = &parsed {
+            needs_to.send_replace(Some(Arc::new(parsed.catalog_needs(&CloudId::ALL))));
+        }
+        (loaded.map(|()| tables), parsed)
+    };
+    tokio::task::spawn_blocking(read).await.ok()
 }
 
 /// One `common/` table: where to read it and where it came from (`None`:
@@ -469,7 +550,10 @@ async fn common_files(
 
 /// One `common/` table brought up to date (the bundled copy stands in).
 async fn download_common(downloader: &Downloader, file: &'static str, job: Job) -> CommonFile {
-    match downloader.file(&job, check_common(file), true).await {
+    match downloader
+        .file(&job, (check_common(file), keep_all), true)
+        .await
+    {
         Download::Use {
             input,
             kind,

@@ -37,6 +37,10 @@ pub(crate) enum Failure {
     Timeout,
     /// Connecting, TLS, or reading the body failed (one line).
     Transport(String),
+    /// The body passed the cap: one line naming the host that sent it
+    /// (its URL without credentials or query) and the cap, as the catalog
+    /// downloads say it. Not worth another attempt.
+    TooLarge(String),
 }
 
 /// A complete answer: status, headers, body and (HTTP/2) trailers.
@@ -115,6 +119,8 @@ impl HttpClient {
 
     /// Sends one request and reads the whole answer within the deadline.
     pub(crate) async fn exchange(&self, request: Request<Full<Bytes>>) -> Result<Answer, Failure> {
+        // Who sent an oversized body, without what may be secret in its URL.
+        let shown = crate::state::redact_url(&request.uri().to_string());
         let work = async {
             let response = self
                 .client
@@ -125,7 +131,13 @@ impl HttpClient {
             let collected = Limited::new(body, self.max_body)
                 .collect()
                 .await
-                .map_err(|e| Failure::Transport(format!("reading the answer: {e}")))?;
+                .map_err(|e| {
+                    if e.is::<http_body_util::LengthLimitError>() {
+                        Failure::TooLarge(too_large(&shown, self.max_body))
+                    } else {
+                        Failure::Transport(format!("reading the answer: {e}"))
+                    }
+                })?;
             let trailers = collected.trailers().cloned();
             Ok(Answer {
                 status: parts.status,
@@ -138,6 +150,13 @@ impl HttpClient {
             .await
             .unwrap_or(Err(Failure::Timeout))
     }
+}
+
+/// The one line said of a body past `cap` bytes sent by `shown` (a URL
+/// already redacted): the catalog downloads' `<url>: the answer is larger
+/// than <cap> bytes`.
+pub(crate) fn too_large(shown: &str, cap: usize) -> String {
+    format!("{shown}: {}", crate::net::NetError::TooLarge(cap))
 }
 
 /// One line, known secrets replaced, bounded length.

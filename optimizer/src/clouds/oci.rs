@@ -289,6 +289,8 @@ impl OciCloud {
                     Ok(answer) => Err(Attempt::Status(answer.status, answer.body)),
                     Err(Failure::Timeout) => Err(Attempt::Timeout(http.request_timeout())),
                     Err(Failure::Transport(why)) => Err(Attempt::Transport(why)),
+                    // Asking again would read the same oversized body.
+                    Err(Failure::TooLarge(why)) => Err(Attempt::Fatal(why)),
                 }
             })
             .await

@@ -359,16 +359,22 @@ fn every_host_sending_without_end_at_once_stays_under_64_mb() {
 }
 
 /// Every catalog host sends real rows (the AWS fixture's, repeated) just
-/// under the 16 MB cap, for every file at once: read back and parsed. The
-/// bound is the issue's (≤ 64 MB under `SKY_STRESS=1`), and it does not
-/// hold yet — measured 2026-12-06 (release): 435 MB, because the
-/// downloaded catalogs are parsed concurrently, each holding its file and
-/// its rows. Ignored until the download path parses one body at a time
-/// and keeps the stored image rather than the rows (issue 26); run it with
-/// `--run-ignored only`.
+/// under the 16 MB cap, for every file at once: the `vms.csv` are read
+/// back and parsed one at a time (AWS's kept as its image, then decoded
+/// for the request's rows; GCP's refused), the `common/` tables refused at
+/// their 256 kB cap. The bound is the issue's (≤ 64 MB under
+/// `SKY_STRESS=1`; 435 MB before bodies were kept as images and the
+/// `common/` tables had their own cap). Run under `just stress` only: a
+/// debug build parses 32 MB of rows for tens of seconds on a busy machine,
+/// past any bound this test could hold it to.
 #[test]
-#[ignore = "issue 26: near-cap real catalogs from every host at once peak at ~435 MB"]
 fn near_cap_real_catalogs_from_every_host_stay_under_64_mb() {
+    if !stress() {
+        eprintln!(
+            "skipped: near-cap real catalogs run under SKY_STRESS=1 (just stress), in release"
+        );
+        return;
+    }
     every_host_at_once(&["real rows"]);
 }
 

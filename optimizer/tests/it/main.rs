@@ -24,6 +24,8 @@ mod catalog_download;
 mod offline;
 // The download path against every way a catalog host can misbehave (issue 26).
 mod catalog_faults;
+// A body over an adapter's cap names its host and the cap (issue 26).
+mod body_caps;
 // SkyPilot 0.14.1 and `sky` on one catalog folder at once (needs SKY_CONFORMANCE_VENV).
 mod catalog_shared;
 // OCI region subscriptions against the OCI mock: signing, filtering, cache, failures.
@@ -36,6 +38,8 @@ mod hostile;
 mod local_catalogs;
 // The Slurm adapter against fake login nodes: deadlines, bounds, failures, cache.
 mod slurm;
+// Many Slurm login nodes sending without end: one output budget (issue 26).
+mod slurm_flood;
 // The SSH Node Pools adapter: pools, contexts kept apart from Kubernetes, offline mode.
 mod ssh;
 // What sky draws on a terminal (a pseudo-terminal) and never in a pipe.

@@ -27,8 +27,9 @@ use md5::{Digest, Md5};
 use tokio::time::Instant;
 
 use crate::clouds::EnvMap;
-use crate::net::HttpClient;
-use crate::state::{FileMode, write_atomic};
+use crate::clouds::http_client::too_large;
+use crate::net::{HttpClient, NetError};
+use crate::state::{FileMode, redact_url, write_atomic};
 
 /// The `<hash>` of SkyPilot's `az_mappings-<hash>.csv`: the first 8 hex
 /// characters of the md5 of the STS `UserId`.
@@ -212,7 +213,14 @@ async fn call(
     let answer = http
         .exchange(request, left, MAX_BODY_BYTES)
         .await
-        .map_err(|e| plain(format!("EC2 {action} in {region}: {e}")))?;
+        .map_err(|e| match e {
+            // The host that sent it and the cap, as the catalog downloads say.
+            NetError::TooLarge(cap) => plain(format!(
+                "EC2 {action} in {region}: {}",
+                too_large(&redact_url(&url), cap)
+            )),
+            e => plain(format!("EC2 {action} in {region}: {e}")),
+        })?;
     let text = String::from_utf8_lossy(&answer.body).into_owned();
     if answer.status.is_success() {
         return Ok(text);

@@ -187,7 +187,9 @@ impl Channel {
         let answer = match self.http.exchange(request).await {
             Ok(a) => a,
             Err(Failure::Timeout) => return Err(CallError::Timeout),
-            Err(Failure::Transport(why)) => return Err(CallError::Transport(why)),
+            Err(Failure::Transport(why) | Failure::TooLarge(why)) => {
+                return Err(CallError::Transport(why));
+            }
         };
         if answer.status != StatusCode::OK {
             return Err(http_status_error(answer.status));

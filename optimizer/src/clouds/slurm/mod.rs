@@ -17,8 +17,9 @@
 //! * **Bounded**: each invocation has a deadline (the smaller of
 //!   `SlurmOptions::service`'s `request_timeout` and 90 % of the cloud's),
 //!   passed to `ssh` as `ConnectTimeout` too (at most its `connect_timeout`), and its output is capped
-//!   ([`SlurmOptions::max_output_bytes`]); the process group is killed at
-//!   the deadline.
+//!   ([`SlurmOptions::max_output_bytes`] per node and stream,
+//!   [`SlurmOptions::max_total_output_bytes`] for every node of one check
+//!   together); the process group is killed at the deadline.
 //! * **Failure is data**: a login node that cannot be reached, answers with
 //!   an error, garbage or nothing in time gives that cluster an
 //!   `Err(reason)` (or failed commands) in its inventory; the other clusters
@@ -77,6 +78,12 @@ pub struct SlurmOptions {
     pub service: ServiceOptions,
     /// Most bytes read from a login node's stdout (and stderr).
     pub max_output_bytes: usize,
+    /// Most bytes read from every login node of one check together
+    /// (default 16 MB: twice one node's cap; a `sinfo` answer is a few kB):
+    /// past it, the node that reads more fails with a reason, so that many
+    /// login nodes sending without end keep the process under 64 MB. See
+    /// `remote::Budget` for why a budget rather than fewer nodes at once.
+    pub max_total_output_bytes: usize,
     /// The inventory cache; `None` = always ask.
     pub cache: Option<Arc<dyn InventoryCache>>,
 }
@@ -93,6 +100,7 @@ impl Default for SlurmOptions {
                 ..ServiceOptions::default()
             },
             max_output_bytes: 8 << 20,
+            max_total_output_bytes: 16 << 20,
             cache: None,
         }
     }
@@ -105,6 +113,7 @@ impl fmt::Debug for SlurmOptions {
             .field("config_file", &self.config_file)
             .field("service", &self.service)
             .field("max_output_bytes", &self.max_output_bytes)
+            .field("max_total_output_bytes", &self.max_total_output_bytes)
             .field(
                 "cache",
                 &self.cache.as_ref().map(|_| "<dyn InventoryCache>"),
@@ -199,6 +208,7 @@ impl SlurmCloud {
         config: &SshConfig,
         name: &str,
         deadline: Duration,
+        budget: &remote::Budget,
     ) -> (SlurmCluster, Option<Duration>) {
         let host = config.lookup(name, &Self::local_user(ctx));
         let connection = match Connection::from_host(&host, &ctx.home) {
@@ -238,7 +248,7 @@ impl SlurmCloud {
                 Some(age),
             );
         }
-        let inventory = self.ask(ctx, &connection, deadline).await;
+        let inventory = self.ask(ctx, &connection, deadline, budget).await;
         if let (Some(cache), Ok(inv)) = (self.options.cache.as_ref(), &inventory)
             && inv.nodes.returncode == 0
         {
@@ -263,12 +273,14 @@ impl SlurmCloud {
         ctx: &CheckContext,
         connection: &Connection,
         deadline: Duration,
+        budget: &remote::Budget,
     ) -> Result<SlurmInventory, String> {
         let script = batch::script(&COMMANDS);
         let args = connection.ssh_args(&script, deadline.min(self.options.service.connect_timeout));
         let limits = remote::Limits {
             deadline,
             max_output: self.options.max_output_bytes,
+            budget: budget.clone(),
         };
         let out = remote::run(&self.options.ssh_program, &args, &ctx.env, limits).await?;
         let [nodes, partitions, select_type] = if out.returncode == 0 {
@@ -314,13 +326,14 @@ impl SlurmCloud {
                 .request_timeout
                 .min(ctx.cloud_timeout.mul_f64(0.9))
         };
+        let budget = remote::Budget::new(self.options.max_total_output_bytes);
         join_all(names.iter().map(|name| {
             let span = tracing::info_span!("slurm.gpu_inventory", cluster = %name);
             async {
                 let host = config.lookup(name, &Self::local_user(ctx));
                 let answer = match Connection::from_host(&host, &ctx.home) {
                     Err(e) => Err(e),
-                    Ok(connection) => self.ask_gpus(ctx, &connection, deadline).await,
+                    Ok(connection) => self.ask_gpus(ctx, &connection, deadline, &budget).await,
                 };
                 SlurmGpuCluster {
                     name: name.clone(),
@@ -338,6 +351,7 @@ impl SlurmCloud {
         ctx: &CheckContext,
         connection: &Connection,
         deadline: Duration,
+        budget: &remote::Budget,
     ) -> Result<SlurmGpuAnswer, String> {
         const GPU_COMMANDS: [&str; 3] = [INFO_NODES_CMD, NODE_DETAILS_CMD, JOBS_GRES_CMD];
         let script = batch::script(&GPU_COMMANDS);
@@ -345,6 +359,7 @@ impl SlurmCloud {
         let limits = remote::Limits {
             deadline,
             max_output: self.options.max_output_bytes,
+            budget: budget.clone(),
         };
         let out = remote::run(&self.options.ssh_program, &args, &ctx.env, limits).await?;
         if out.returncode != 0 {
@@ -370,9 +385,10 @@ impl SlurmCloud {
                 .request_timeout
                 .min(ctx.cloud_timeout.mul_f64(0.9))
         };
+        let budget = remote::Budget::new(self.options.max_total_output_bytes);
         let results = join_all(names.iter().map(|name| {
             let span = tracing::info_span!("slurm.inventory", cluster = %name);
-            self.inventory(ctx, &config, name, deadline)
+            self.inventory(ctx, &config, name, deadline, &budget)
                 .instrument(span)
         }))
         .await;

@@ -119,16 +119,65 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// Limits of one invocation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Limits {
     /// The whole invocation, connect included.
     pub deadline: Duration,
     /// Most bytes kept of stdout and of stderr each; more is a failure.
     pub max_output: usize,
+    /// The bytes every login node of one check may send in all, shared by
+    /// its invocations: what is kept of every node's output at once stays
+    /// under it, however many nodes there are.
+    pub budget: Budget,
 }
 
-/// Reads at most `max` bytes; `Err` when the stream has more.
-async fn read_bounded(mut r: impl AsyncRead + Unpin, max: usize) -> Result<Vec<u8>, String> {
+/// A byte budget shared by the login-node invocations of one check
+/// (`SlurmOptions::max_total_output_bytes`).
+///
+/// Bytes are taken as they are read, so every node is still asked at once
+/// (a few kB each in the common case: nothing waits on the budget) and only
+/// the bytes past the budget fail — the node that read them, with a reason.
+/// A concurrency limit would bound the sum too, but would make a launch
+/// with many clusters wait on its slowest nodes in turn.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    total: usize,
+}
+
+impl Budget {
+    /// A budget of `total` bytes.
+    pub fn new(total: usize) -> Budget {
+        Budget {
+            left: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(total)),
+            total,
+        }
+    }
+
+    /// Takes `n` bytes; `Err` (and nothing taken) when fewer are left.
+    fn take(&self, n: usize) -> Result<(), String> {
+        use std::sync::atomic::Ordering;
+        self.left
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                left.checked_sub(n)
+            })
+            .map(|_| ())
+            .map_err(|_| {
+                format!(
+                    "RuntimeError: the login nodes' answers exceeded {} bytes in all",
+                    self.total
+                )
+            })
+    }
+}
+
+/// Reads at most `max` bytes, each taken from `budget`; `Err` when the
+/// stream has more, or the budget is spent.
+async fn read_bounded(
+    mut r: impl AsyncRead + Unpin,
+    max: usize,
+    budget: &Budget,
+) -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
@@ -144,8 +193,14 @@ async fn read_bounded(mut r: impl AsyncRead + Unpin, max: usize) -> Result<Vec<u
                 "RuntimeError: the login node's answer exceeded {max} bytes"
             ));
         }
+        budget.take(n)?;
         buf.extend_from_slice(&chunk[..n]);
     }
+}
+
+/// Text of an answer: without a copy when it is UTF-8 (the usual case).
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Runs `program args...` with exactly `env`, killing it at the deadline or
@@ -181,16 +236,16 @@ pub async fn run(
     let pid = child.id();
     let work = async {
         let (out, err) = tokio::join!(
-            read_bounded(stdout, limits.max_output),
-            read_bounded(stderr, limits.max_output)
+            read_bounded(stdout, limits.max_output, &limits.budget),
+            read_bounded(stderr, limits.max_output, &limits.budget)
         );
         let (out, err) = (out?, err?);
         let status = child.wait().await.map_err(|e| format!("OSError: {e}"))?;
         Ok::<_, String>(CommandOutput {
             // Killed by a signal: what a shell reports (128 + signal).
             returncode: status.code().unwrap_or(255),
-            stdout: String::from_utf8_lossy(&out).into_owned(),
-            stderr: String::from_utf8_lossy(&err).into_owned(),
+            stdout: text(out),
+            stderr: text(err),
         })
     };
     let result = tokio::time::timeout(limits.deadline, work).await;

@@ -125,6 +125,12 @@ impl HuggingFace {
         {
             Ok(a) => a,
             Err(NetError::Timeout(d)) => return failed(CloudError::Timeout(d)),
+            // The host that sent it and the cap, as the catalog downloads say.
+            Err(NetError::TooLarge(cap)) => {
+                return failed(CloudError::Service(validation_failed(
+                    &crate::clouds::http_client::too_large(&crate::state::redact_url(&url), cap),
+                )));
+            }
             Err(e) => {
                 return failed(CloudError::Service(validation_failed(
                     &crate::redact::redact(&e.to_string()),

@@ -30,8 +30,8 @@ use planner::assemble::FoundCatalogs;
 use planner::catalog::image::RunFilter;
 use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
-    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, CsvParse,
-    parse_gpu_metadata,
+    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog,
+    CsvImageParse, CsvParse, parse_gpu_metadata,
 };
 use planner::cloud::CloudId;
 use planner::launch::CatalogSource;
@@ -188,7 +188,8 @@ pub(crate) fn load_vms_all(
 
 /// [`load_vms_all`] decoding, of each current image, the row runs `runs`
 /// gives for its cloud (`sky gpus list`'s [`planner::gpus::ListingRuns`]);
-/// a parsed CSV has every row.
+/// so does a CSV file parsed into the image it stores (with an index);
+/// a bundled CSV, or one parsed without an index, has every row.
 pub(crate) fn load_vms_runs<F: RunFilter>(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
@@ -217,6 +218,8 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
         })
         .collect();
     for (i, result) in parse_misses(vms, index, misses) {
+        let (cloud, input) = &vms[i];
+        let result = result.and_then(|parsed| parsed.decode(*cloud, input, &runs(*cloud)));
         done[i] = Some(VmsLoad::Loaded(result));
     }
     done.into_iter()
@@ -238,7 +241,7 @@ fn parse_misses(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
     mut misses: Vec<(usize, String, String, u64)>,
-) -> Vec<(usize, VmsResult)> {
+) -> Vec<(usize, Result<Parsed, ConfigError>)> {
     // A warm launch parses nothing: asking for the cores costs a dozen
     // system calls (the cgroup's CPU quota files).
     if misses.is_empty() {
@@ -419,11 +422,14 @@ pub(crate) fn load_vms(
     input: &Input,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
-    match load_vms_image(cloud, input, index, &RowSelection::All.matcher()) {
+    let all = RowSelection::All.matcher();
+    match load_vms_image(cloud, input, index, &all) {
         VmsLoad::Loaded(result) => result,
         VmsLoad::Parse {
             key, fingerprint, ..
-        } => parse_vms(cloud, input, index, &key, &fingerprint, cores()),
+        } => {
+            parse_vms(cloud, input, index, &key, &fingerprint, cores())?.decode(cloud, input, &all)
+        }
     }
 }
 
@@ -481,7 +487,38 @@ fn load_vms_image(
     }
 }
 
-/// Parses `input` (every row) and stores its image under `key`.
+/// A parsed `vms.csv`: its rows, or the image they were written into.
+enum Parsed {
+    /// Every row, and the rows skipped.
+    Rows(CloudCatalog, Vec<CatalogWarning>),
+    /// The image (stored, unless storing failed).
+    Image(Vec<u8>),
+}
+
+impl Parsed {
+    /// The catalog: every row, or of an image the runs `runs` wants (as a
+    /// current image is loaded).
+    fn decode(self, cloud: CloudId, input: &Input, runs: &dyn RunFilter) -> VmsResult {
+        match self {
+            Parsed::Rows(catalog, warnings) => Ok((catalog, warnings)),
+            Parsed::Image(image) => {
+                let name = vms_name(cloud, input);
+                CloudCatalog::from_image_runs(cloud, &image, &name, runs).map_err(|e| {
+                    ConfigError::Catalog(CatalogError::Read {
+                        source_name: name,
+                        message: format!("the catalog's own image: {e}"),
+                    })
+                })
+            }
+        }
+    }
+}
+
+/// Parses `input` and stores its image under `key`. A file to index is
+/// parsed as it is read, straight into its image: neither the whole file
+/// nor all its rows are held (the ×10 AWS catalog is 24 MB of text and
+/// ~30 MB of rows for a 4 MB image). A bundled CSV is in the binary
+/// already: its parts parse on `max_parts` threads.
 fn parse_vms(
     cloud: CloudId,
     input: &Input,
@@ -489,18 +526,50 @@ fn parse_vms(
     key: &str,
     fingerprint: &str,
     max_parts: usize,
-) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+) -> Result<Parsed, ConfigError> {
     let name = vms_name(cloud, input);
     lower_this_threads_priority();
-    let csv: std::borrow::Cow<'static, [u8]> = match input {
-        Input::Bundled => bundled::vms_csv(cloud).unwrap_or_default().into(),
-        Input::File { path, .. } => read_file(path)?.into(),
+    let csv: std::borrow::Cow<'static, [u8]> = match (input, index) {
+        (Input::Bundled, _) => bundled::vms_csv(cloud).unwrap_or_default().into(),
+        (Input::File { path, .. }, Some(index)) => {
+            let image = parse_file_to_image(cloud, path, &name)?;
+            store_image_bytes(index, key, fingerprint, &image, &name);
+            return Ok(Parsed::Image(image));
+        }
+        (Input::File { path, .. }, None) => read_file(path)?.into(),
     };
     let (catalog, warnings) = parse_csv_in_parts(cloud, &csv, &name, max_parts)?;
     if let Some(index) = index {
         store_image(index, key, fingerprint, &catalog, &warnings, &name);
     }
-    Ok((catalog, warnings))
+    Ok(Parsed::Rows(catalog, warnings))
+}
+
+/// How much of a catalog file is read at a time while it is parsed.
+const READ_PIECE_BYTES: usize = 64 << 10;
+
+/// The image of the `vms.csv` at `path`, parsed as it is read (checked as
+/// [`read_file`] checks it: a parse error is told only once the file is
+/// known to be readable and within the cap).
+fn parse_file_to_image(cloud: CloudId, path: &Path, name: &str) -> Result<Vec<u8>, ConfigError> {
+    use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular_pieces};
+    let mut parse = CsvImageParse::new(cloud, name);
+    let mut failed: Option<CatalogError> = None;
+    read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |piece| {
+        if failed.is_none()
+            && let Err(e) = parse.push(piece)
+        {
+            failed = Some(e);
+        }
+    })
+    .map_err(|e| match e {
+        InputError::Io { source, .. } => io_error(path, source),
+        other => io_error(path, std::io::Error::other(other.cause())),
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(parse.finish()?)
 }
 
 /// Parses a `vms.csv` cut into at most `max_parts` parts (large files
@@ -569,7 +638,12 @@ fn store_image(
     warnings: &[CatalogWarning],
     name: &str,
 ) {
-    match index.write(key, fingerprint, &catalog.to_image(warnings)) {
+    store_image_bytes(index, key, fingerprint, &catalog.to_image(warnings), name);
+}
+
+/// Stores a catalog's image; failing costs a parse later.
+fn store_image_bytes(index: &CatalogIndex, key: &str, fingerprint: &str, image: &[u8], name: &str) {
+    match index.write(key, fingerprint, image) {
         Ok(()) => tracing::debug!(catalog = %name, "catalog parsed; image stored"),
         Err(e) => tracing::debug!(catalog = %name, error = %e, "cannot store catalog image"),
     }

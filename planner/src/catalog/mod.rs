@@ -14,6 +14,7 @@
 mod cloud_catalog;
 mod common;
 mod csv_parse;
+mod csv_stream;
 mod error;
 pub mod gcp;
 pub mod image;
@@ -31,6 +32,7 @@ pub mod ssh;
 pub use cloud_catalog::CloudCatalog;
 pub use common::{AcceleratorTable, AzMapping, GpuMetadata, parse_gpu_metadata};
 pub use csv_parse::{CsvParse, CsvPart};
+pub use csv_stream::CsvImageParse;
 pub use error::{CatalogError, CatalogWarning};
 pub(crate) use row::Num;
 pub use row::{Columns, NUMBER_COLUMNS, Schema, Text, VmRow};

@@ -517,8 +517,9 @@ impl Parsed {
 /// Parses `input` and stores its image under `key`. A file to index is
 /// parsed as it is read, straight into its image: neither the whole file
 /// nor all its rows are held (the ×10 AWS catalog is 24 MB of text and
-/// ~30 MB of rows for a 4 MB image). A bundled CSV is in the binary
-/// already: its parts parse on `max_parts` threads.
+/// ~30 MB of rows for a 4 MB image); its pieces parse on `max_parts`
+/// threads. A bundled CSV is in the binary already: its parts parse on
+/// `max_parts` threads.
 fn parse_vms(
     cloud: CloudId,
     input: &Input,
@@ -532,7 +533,7 @@ fn parse_vms(
     let csv: std::borrow::Cow<'static, [u8]> = match (input, index) {
         (Input::Bundled, _) => bundled::vms_csv(cloud).unwrap_or_default().into(),
         (Input::File { path, .. }, Some(index)) => {
-            let image = parse_file_to_image(cloud, path, &name)?;
+            let image = parse_file_to_image(cloud, path, &name, max_parts)?;
             store_image_bytes(index, key, fingerprint, &image, &name);
             return Ok(Parsed::Image(image));
         }
@@ -550,26 +551,105 @@ const READ_PIECE_BYTES: usize = 64 << 10;
 
 /// The image of the `vms.csv` at `path`, parsed as it is read (checked as
 /// [`read_file`] checks it: a parse error is told only once the file is
-/// known to be readable and within the cap).
-fn parse_file_to_image(cloud: CloudId, path: &Path, name: &str) -> Result<Vec<u8>, ConfigError> {
+/// known to be readable and within the cap). With `max_parts` above one,
+/// that many threads of lowered priority parse its pieces while this one
+/// reads, cuts and writes them into the image in file order; at most a few
+/// pieces per thread are in flight.
+fn parse_file_to_image(
+    cloud: CloudId,
+    path: &Path,
+    name: &str,
+    max_parts: usize,
+) -> Result<Vec<u8>, ConfigError> {
     use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular_pieces};
-    let mut parse = CsvImageParse::new(cloud, name);
-    let mut failed: Option<CatalogError> = None;
-    read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |piece| {
-        if failed.is_none()
-            && let Err(e) = parse.push(piece)
-        {
-            failed = Some(e);
-        }
-    })
-    .map_err(|e| match e {
+    use planner::catalog::{CsvPiece, ParsedPiece};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex, mpsc};
+    let read_error = |e: InputError| match e {
         InputError::Io { source, .. } => io_error(path, source),
         other => io_error(path, std::io::Error::other(other.cause())),
-    })?;
-    if let Some(e) = failed {
-        return Err(e.into());
+    };
+    if max_parts <= 1 {
+        let mut parse = CsvImageParse::new(cloud, name);
+        let mut failed: Option<CatalogError> = None;
+        read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |piece| {
+            if failed.is_none()
+                && let Err(e) = parse.push(piece)
+            {
+                failed = Some(e);
+            }
+        })
+        .map_err(read_error)?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        return Ok(parse.finish()?);
     }
-    Ok(parse.finish()?)
+    let mut parse = CsvImageParse::new(cloud, name).hand_out_pieces();
+    let (jobs, queue) = mpsc::sync_channel::<CsvPiece>(2 * max_parts);
+    // Shared by the parsers only: should they all end early, sending fails
+    // instead of blocking.
+    let queue = Arc::new(Mutex::new(queue));
+    let (done, parsed) = mpsc::channel::<(u64, Result<ParsedPiece, CatalogError>)>();
+    std::thread::scope(|s| {
+        for _ in 0..max_parts {
+            let (queue, done) = (Arc::clone(&queue), done.clone());
+            s.spawn(move || {
+                lower_this_threads_priority();
+                loop {
+                    let job = queue.lock().map(|q| q.recv());
+                    let Ok(Ok(piece)) = job else { break };
+                    let seq = piece.seq();
+                    if done.send((seq, piece.parse())).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop((done, queue));
+        // Parsed pieces waiting for the ones before them.
+        let mut waiting: BTreeMap<u64, Result<ParsedPiece, CatalogError>> = BTreeMap::new();
+        let mut next = 0u64;
+        let mut failed: Option<CatalogError> = None;
+        let mut write_ready = |parse: &mut CsvImageParse,
+                               waiting: &mut BTreeMap<u64, Result<ParsedPiece, CatalogError>>,
+                               failed: &mut Option<CatalogError>| {
+            while let Some(result) = waiting.remove(&next) {
+                next += 1;
+                let written = result.and_then(|piece| parse.write(piece));
+                if let Err(e) = written
+                    && failed.is_none()
+                {
+                    *failed = Some(e);
+                }
+            }
+        };
+        let read = read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |bytes| {
+            if failed.is_some() {
+                return;
+            }
+            if let Err(e) = parse.push(bytes) {
+                failed = Some(e);
+                return;
+            }
+            for piece in parse.take_pieces() {
+                // Blocks while the queue is full: the parsers are behind.
+                if jobs.send(piece).is_err() {
+                    break;
+                }
+                waiting.extend(parsed.try_iter());
+                write_ready(&mut parse, &mut waiting, &mut failed);
+            }
+        });
+        drop(jobs);
+        waiting.extend(parsed.iter());
+        write_ready(&mut parse, &mut waiting, &mut failed);
+        read.map_err(read_error)?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        Ok(parse.finish()?)
+    })
 }
 
 /// Parses a `vms.csv` cut into at most `max_parts` parts (large files

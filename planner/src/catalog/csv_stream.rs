@@ -6,15 +6,17 @@
 //! The bytes are cut into pieces only at a line end that is certainly
 //! between records (no quote open before it, every quote so far at a field
 //! boundary, as [`CsvParse`] cuts a body into parts); each piece is parsed
-//! with one [`RowParser`] carried on, so that the rows, warnings (lines
-//! counted across pieces), integer columns and image are those of the file
-//! parsed whole. A file with a quote the reader may read otherwise is cut
-//! no further from that quote on: the rest is one piece. A file without a
-//! single whole record before its end is parsed by [`CsvParse`] as it is.
+//! here with one [`RowParser`] carried on, or handed out ([`CsvPiece`]) to
+//! be parsed elsewhere with its own and written back in order; either way
+//! the rows, warnings (lines counted across pieces), integer columns and
+//! image are those of the file parsed whole. A file with a quote the reader
+//! may read otherwise is cut no further from that quote on: the rest is one
+//! piece. A file without a single whole record before its end is parsed by
+//! [`CsvParse`] as it is. (The planner starts no thread: the caller does.)
 
 use super::csv_parse::{Header, LineCounter, check_not_truncated, parse_records};
 use super::image::ImageWriter;
-use super::row_parser::RowParser;
+use super::row_parser::{RowColumns, RowParser};
 use super::{CatalogError, CatalogWarning, CsvParse, VmRow};
 use crate::cloud::CloudId;
 
@@ -43,6 +45,93 @@ pub struct CsvImageParse {
     offset: u64,
     lines_before: u64,
     body: Option<Body>,
+    /// Whether pieces are handed out ([`CsvImageParse::hand_out_pieces`]).
+    hand_out: bool,
+    /// Pieces cut and not yet taken, and how many were cut.
+    pieces: Vec<CsvPiece>,
+    cut_pieces: u64,
+}
+
+/// Whole records of a file cut by a [`CsvImageParse`] that hands its pieces
+/// out: parsed on any thread ([`CsvPiece::parse`]), then written back in the
+/// order they were cut ([`CsvImageParse::write`]).
+pub struct CsvPiece {
+    seq: u64,
+    bytes: Vec<u8>,
+    /// Where the piece starts in the file, and the line ends before it.
+    offset: u64,
+    lines_before: u64,
+    columns: RowColumns,
+    cloud: CloudId,
+    source_name: String,
+}
+
+/// The rows of a [`CsvPiece`], to write into the image.
+pub struct ParsedPiece {
+    seq: u64,
+    rows: Vec<VmRow>,
+    warnings: Vec<CatalogWarning>,
+    /// (start in the file, fields) of the piece's last record.
+    last: Option<(u64, usize)>,
+    integers: u8,
+}
+
+impl CsvPiece {
+    /// Its place among the pieces of its file (from 0, in file order).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Parses the piece (with a row parser of its own).
+    pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
+        let mut parser = RowParser::new(self.columns);
+        let mut rows = Vec::new();
+        let mut warnings = Vec::new();
+        let last = piece_rows(
+            self.cloud,
+            &self.bytes,
+            &mut parser,
+            &self.source_name,
+            self.lines_before,
+            &mut rows,
+            &mut warnings,
+        )?;
+        Ok(ParsedPiece {
+            seq: self.seq,
+            rows,
+            warnings,
+            last: last.map(|(at, fields)| (self.offset + at, fields)),
+            integers: parser.integer_bits(),
+        })
+    }
+}
+
+/// Parses the whole records of `piece` (`lines_before` line ends before it
+/// in the file) onto `rows` and `warnings`, as [`CsvParse::finish`] keeps
+/// them: where its last record starts in it, and its fields.
+fn piece_rows(
+    cloud: CloudId,
+    piece: &[u8],
+    parser: &mut RowParser,
+    source_name: &str,
+    lines_before: u64,
+    rows: &mut Vec<VmRow>,
+    warnings: &mut Vec<CatalogWarning>,
+) -> Result<Option<(u64, usize)>, CatalogError> {
+    let mut lines = LineCounter::default();
+    let last = parse_records(
+        piece,
+        parser,
+        source_name,
+        |at| lines_before + lines.line_at(piece, at),
+        rows,
+        warnings,
+    )?;
+    if cloud == CloudId::Shadeform {
+        // `shadeform_catalog._get_df`, as `CsvParse::finish` keeps them.
+        rows.retain(|r| r.instance_type.is_some() && r.accelerator_name.is_some());
+    }
+    Ok(last)
 }
 
 /// The state of a parse past its header.
@@ -53,6 +142,10 @@ struct Body {
     warnings: Vec<CatalogWarning>,
     /// The rows of the piece being parsed (reused).
     rows: Vec<VmRow>,
+    /// Integer bits of the pieces written (see [`super::Columns`]).
+    integers: u8,
+    /// The next handed-out piece to write.
+    next_write: u64,
     /// (start in the file, fields) of the last record so far.
     last: Option<(u64, usize)>,
 }
@@ -72,7 +165,47 @@ impl CsvImageParse {
             offset: 0,
             lines_before: 0,
             body: None,
+            hand_out: false,
+            pieces: Vec::new(),
+            cut_pieces: 0,
         }
+    }
+
+    /// Hands the pieces out instead of parsing them: the caller takes them
+    /// ([`CsvImageParse::take_pieces`]) after each push, parses them where
+    /// it likes and writes them back in order ([`CsvImageParse::write`])
+    /// before [`CsvImageParse::finish`].
+    pub fn hand_out_pieces(mut self) -> CsvImageParse {
+        self.hand_out = true;
+        self
+    }
+
+    /// The pieces cut since the last call, in order.
+    pub fn take_pieces(&mut self) -> Vec<CsvPiece> {
+        std::mem::take(&mut self.pieces)
+    }
+
+    /// Writes a parsed piece into the image: the pieces in the order they
+    /// were cut (anything else is an error).
+    pub fn write(&mut self, piece: ParsedPiece) -> Result<(), CatalogError> {
+        let order = || CatalogError::Read {
+            source_name: self.source_name.clone(),
+            message: "catalog pieces written out of order".into(),
+        };
+        let Some(body) = self.body.as_mut() else {
+            return Err(order());
+        };
+        if piece.seq != body.next_write {
+            return Err(order());
+        }
+        body.next_write += 1;
+        body.writer.push_rows(&piece.rows);
+        body.warnings.extend(piece.warnings);
+        body.integers &= piece.integers;
+        if piece.last.is_some() {
+            body.last = piece.last;
+        }
+        Ok(())
     }
 
     /// Adds the file's next bytes; parses the whole records gathered once
@@ -90,6 +223,16 @@ impl CsvImageParse {
     /// [`CloudCatalog::from_image`](super::CloudCatalog::from_image) reads
     /// them back).
     pub fn finish(mut self) -> Result<Vec<u8>, CatalogError> {
+        if self
+            .body
+            .as_ref()
+            .is_some_and(|b| b.next_write != self.cut_pieces)
+        {
+            return Err(CatalogError::Read {
+                source_name: self.source_name.clone(),
+                message: "catalog pieces were not all written".into(),
+            });
+        }
         let Some(mut body) = self.body.take() else {
             // No piece parsed yet: the file as a whole, as always.
             let parse = CsvParse::new(self.cloud, &self.carry, &self.source_name, 1)?;
@@ -114,7 +257,9 @@ impl CsvImageParse {
                 }
             }
         }
-        let columns = body.header.columns(body.parser.integer_bits());
+        let columns = body
+            .header
+            .columns(body.parser.integer_bits() & body.integers);
         Ok(body.writer.finish(
             self.cloud,
             body.header.schema,
@@ -210,6 +355,8 @@ impl CsvImageParse {
                     writer: ImageWriter::new(0),
                     warnings: Vec::new(),
                     rows: Vec::new(),
+                    integers: u8::MAX,
+                    next_write: 0,
                     last: None,
                 };
                 self.advance(&carry[..body_start]);
@@ -217,7 +364,20 @@ impl CsvImageParse {
             }
         };
         let piece = &carry[body_start..cut];
-        self.parse_piece(&mut body, piece)?;
+        if self.hand_out {
+            self.pieces.push(CsvPiece {
+                seq: self.cut_pieces,
+                bytes: piece.to_vec(),
+                offset: self.offset,
+                lines_before: self.lines_before,
+                columns: body.header.columns,
+                cloud: self.cloud,
+                source_name: self.source_name.clone(),
+            });
+            self.cut_pieces += 1;
+        } else {
+            self.parse_piece(&mut body, piece)?;
+        }
         self.advance(piece);
         carry.drain(..cut);
         self.carry = carry;
@@ -240,22 +400,16 @@ impl CsvImageParse {
         body: &mut Body,
         piece: &[u8],
     ) -> Result<Option<(u64, usize)>, CatalogError> {
-        let mut lines = LineCounter::default();
-        let lines_before = self.lines_before;
         body.rows.clear();
-        let last = parse_records(
+        let last = piece_rows(
+            self.cloud,
             piece,
             &mut body.parser,
             &self.source_name,
-            |at| lines_before + lines.line_at(piece, at),
+            self.lines_before,
             &mut body.rows,
             &mut body.warnings,
         )?;
-        if self.cloud == CloudId::Shadeform {
-            // As `CsvParse::finish` keeps them.
-            body.rows
-                .retain(|r| r.instance_type.is_some() && r.accelerator_name.is_some());
-        }
         body.writer.push_rows(&body.rows);
         body.rows.clear();
         if let Some((at, fields)) = last {
@@ -289,6 +443,38 @@ mod tests {
     /// The same, fed to a [`CsvImageParse`] `piece` bytes at a time.
     fn streamed(cloud: CloudId, data: &[u8], piece: usize) -> Result<(usize, u64), String> {
         streamed_image(cloud, data, piece).map(digest)
+    }
+
+    /// The same with the pieces handed out: each parsed apart, the later
+    /// ones first, then written in order.
+    fn handed_out(cloud: CloudId, data: &[u8], piece: usize) -> Result<(usize, u64), String> {
+        let mut parse = CsvImageParse::new(cloud, "t.csv").hand_out_pieces();
+        let mut pieces = Vec::new();
+        for chunk in data.chunks(piece.max(1)) {
+            parse.push(chunk).map_err(|e| e.to_string())?;
+            pieces.extend(parse.take_pieces());
+        }
+        let mut parsed: Vec<ParsedPiece> = pieces
+            .into_iter()
+            .rev()
+            .map(CsvPiece::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        parsed.reverse();
+        if parsed.len() > 1 {
+            // Out of order is refused.
+            let mut other = CsvImageParse::new(cloud, "t.csv").hand_out_pieces();
+            for chunk in data.chunks(piece.max(1)) {
+                other.push(chunk).map_err(|e| e.to_string())?;
+            }
+            let mut late = other.take_pieces().into_iter().skip(1);
+            let second = late.next().map(CsvPiece::parse);
+            assert!(other.write(second.unwrap().unwrap()).is_err());
+        }
+        for p in parsed {
+            parse.write(p).map_err(|e| e.to_string())?;
+        }
+        parse.finish().map(digest).map_err(|e| e.to_string())
     }
 
     fn streamed_image(cloud: CloudId, data: &[u8], piece: usize) -> Result<Vec<u8>, String> {
@@ -339,6 +525,12 @@ mod tests {
                         "{cloud:?}, {} bytes in pieces of {piece}",
                         data.len()
                     );
+                    assert_eq!(
+                        handed_out(cloud, data, piece),
+                        want,
+                        "{cloud:?}, {} bytes in pieces of {piece}, handed out",
+                        data.len()
+                    );
                     compared += 1;
                 }
             }
@@ -352,12 +544,12 @@ mod tests {
         let header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
         let mut data = header.as_bytes().to_vec();
         let mut n = 0;
-        while data.len() < 3 * PIECE_BYTES {
+        while data.len() < PIECE_BYTES + PIECE_BYTES / 2 {
             n += 1;
             data.extend_from_slice(
                 format!("m{n}.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\n").as_bytes(),
             );
-            if n % 1000 == 0 {
+            if n % 500 == 0 {
                 data.extend_from_slice(b"bad.row,,,two,8,,0.1,,us-east-1,use1-az1,x86_64\n");
                 data.extend_from_slice(b"q,\"{'a':\n 1}\",1,2,8,,-1,,r,z,x\n\r\n");
             }
@@ -380,6 +572,9 @@ mod tests {
             let want = whole(CloudId::Aws, data);
             refused += usize::from(want.is_err());
             assert_eq!(streamed(CloudId::Aws, data, 65_536), want, "cut at {cut}");
+            if cut % 4 == 0 {
+                assert_eq!(handed_out(CloudId::Aws, data, 65_536), want, "cut at {cut}");
+            }
         }
         assert!(refused > 5, "{refused}");
         let open_quote = [&full[..], b"x,\"{'a': 1"].concat();
@@ -418,6 +613,7 @@ mod tests {
         for data in cases {
             let want = whole(CloudId::Lambda, data);
             for piece in [1, 3, 65_536] {
+                assert_eq!(handed_out(CloudId::Lambda, data, piece), want);
                 assert_eq!(
                     streamed(CloudId::Lambda, data, piece),
                     want,

@@ -70,27 +70,67 @@ fn unescaped<'r>(record: &'r ZeroCopyByteRecord<'_>, col: usize) -> Cow<'r, [u8]
     }
 }
 
-/// Byte equality of two fields, eight bytes at a time. `==` on slices
-/// calls libc's `memcmp`, whose AVX-512 variant does a masked load that
-/// profiles at ~40 ns per call on this VM: ~40 % of parsing a large
-/// `vms.csv`, where every field is compared with the previous row's; a
-/// byte loop costs ~4 instructions a byte (a `GpuInfo` cell is ~130).
+/// Byte equality of two fields, a word at a time. `==` on slices calls
+/// libc's `memcmp`, whose AVX-512 variant does a masked load that profiles
+/// at ~40 ns per call on this VM: ~40 % of parsing a large `vms.csv`, where
+/// every field is compared with the previous row's; a byte loop costs ~4
+/// instructions a byte (a `GpuInfo` cell is ~130).
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (x, y) in (&mut a8).zip(&mut b8) {
-        let word = |c: &[u8]| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]));
-        if word(x) != word(y) {
+    if n < 8 {
+        return short_key(a) == short_key(b);
+    }
+    // Whole words, the last one overlapping the one before.
+    let mut i = 0;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
             return false;
         }
+        i += 8;
     }
-    a8.remainder()
-        .iter()
-        .zip(b8.remainder())
-        .all(|(x, y)| x == y)
+    word(a, n - 8) == word(b, n - 8)
+}
+
+/// The eight bytes of `s` at `i` (which has them) as a word.
+#[inline(always)]
+fn word(s: &[u8], i: usize) -> u64 {
+    s.get(i..i + 8)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The bytes of a field shorter than eight as a word (with its length,
+/// it tells the field apart from every other of that length).
+#[inline(always)]
+fn short_key(s: &[u8]) -> u64 {
+    let four = |i: usize| {
+        s.get(i..i + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
+    match s.len() {
+        // The first four and the last four, overlapping.
+        n @ 4.. => u64::from(four(0)) | u64::from(four(n - 4)) << 32,
+        _ => s
+            .iter()
+            .enumerate()
+            .fold(0, |key, (i, &b)| key | u64::from(b) << (8 * i)),
+    }
+}
+
+/// A field's bytes as (length, first word, last word): equal for two fields
+/// of at most 16 bytes exactly when their bytes are (longer ones have none).
+#[inline(always)]
+fn number_key(s: &[u8]) -> Option<(usize, u64, u64)> {
+    match s.len() {
+        n @ 0..8 => Some((n, short_key(s), 0)),
+        n @ 8..=16 => Some((n, word(s, 0), word(s, n - 8))),
+        _ => None,
+    }
 }
 
 fn text(bytes: &[u8], col: usize) -> Result<&str, String> {
@@ -108,8 +148,9 @@ struct NumberColumn {
     col: Option<usize>,
     name: &'static str,
     max: f64,
-    last_bytes: Vec<u8>,
-    last: Option<Option<f64>>,
+    /// The previous cell's [`number_key`] and value (none after a cell
+    /// longer than a key holds).
+    last: Option<((usize, u64, u64), Option<f64>)>,
     /// Whether every cell so far is an integer (pandas' `int64` inference:
     /// an empty cell makes the column float).
     integer: bool,
@@ -134,7 +175,6 @@ impl NumberColumn {
             col,
             name,
             max,
-            last_bytes: Vec::new(),
             last: None,
             integer: true,
         }
@@ -150,8 +190,9 @@ impl NumberColumn {
     fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<f64>, String> {
         let bytes = field_bytes(record, self.col)?;
         let bytes: &[u8] = bytes.as_deref().unwrap_or_default();
-        if let Some(value) = self.last
-            && same_bytes(&self.last_bytes, bytes)
+        let key = number_key(bytes);
+        if let (Some((last, value)), Some(key)) = (self.last, key)
+            && last == key
         {
             return Ok(value);
         }
@@ -179,9 +220,7 @@ impl NumberColumn {
             }
             Some(v)
         };
-        self.last_bytes.clear();
-        self.last_bytes.extend_from_slice(bytes);
-        self.last = Some(value);
+        self.last = key.map(|key| (key, value));
         Ok(value)
     }
 }
@@ -513,15 +552,23 @@ mod tests {
                 "{a:?} {b:?}"
             );
         }
-        for i in 0..long.len() {
-            let mut other = long.as_bytes().to_vec();
-            other[i] ^= 1;
-            assert!(!same_bytes(long.as_bytes(), &other), "byte {i}");
-            assert!(
-                !same_bytes(long.as_bytes(), &long.as_bytes()[..i]),
-                "prefix {i}"
-            );
+        // Every length, every byte changed: unequal; the same bytes: equal,
+        // and so are their keys (while a field fits one).
+        for len in 0..=long.len() {
+            let a = &long.as_bytes()[..len];
+            assert!(same_bytes(a, a));
+            assert_eq!(number_key(a).is_some(), len <= 16);
+            for i in 0..len {
+                let mut other = a.to_vec();
+                other[i] ^= 1;
+                assert!(!same_bytes(a, &other), "len {len}, byte {i}");
+                if len <= 16 {
+                    assert_ne!(number_key(a), number_key(&other), "len {len}, byte {i}");
+                }
+            }
+            assert!(!same_bytes(long.as_bytes(), a) || len == long.len());
         }
+        assert_ne!(number_key(b"1"), number_key(b"1\0"));
     }
 
     #[test]

@@ -89,6 +89,65 @@ fn kind_of(ft: std::fs::FileType) -> &'static str {
 /// Reads a regular file of at most `limit` bytes (symlinks are followed:
 /// it is the target that must be regular).
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
+    let (file, meta) = open_regular(path, limit)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The file may grow between the stat and the read: read one byte past
+    // the cap to notice.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`], handing the bytes to `piece` as they are read (at
+/// most `piece_bytes` at a time) instead of holding them: for a reader that
+/// parses as it reads. The checks and errors are [`read_regular`]'s; a file
+/// that grows past the cap while read is refused after `piece` has seen
+/// `limit` bytes of it.
+pub fn read_regular_pieces(
+    path: &Path,
+    limit: u64,
+    piece_bytes: usize,
+    mut piece: impl FnMut(&[u8]),
+) -> Result<(), InputError> {
+    let io = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, _) = open_regular(path, limit)?;
+    let mut file = file.take(limit + 1);
+    let mut buf = vec![0u8; piece_bytes.max(1)];
+    let mut total = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        total += n as u64;
+        if total > limit {
+            return Err(InputError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+            });
+        }
+        piece(&buf[..n]);
+    }
+}
+
+/// Opens a regular file of at most `limit` bytes (its `stat` says), without
+/// blocking on a FIFO.
+fn open_regular(path: &Path, limit: u64) -> Result<(File, std::fs::Metadata), InputError> {
     let io = |source| InputError::Io {
         path: path.to_path_buf(),
         source,
@@ -113,17 +172,7 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
             limit,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The file may grow between the stat and the read: read one byte past
-    // the cap to notice.
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(InputError::TooLarge {
-            path: path.to_path_buf(),
-            limit,
-        });
-    }
-    Ok(bytes)
+    Ok((file, meta))
 }
 
 /// [`read_regular`], as UTF-8 text.

@@ -32,8 +32,8 @@ use planner::assemble::FoundCatalogs;
 use planner::catalog::image::RunFilter;
 use planner::catalog::selection::{CatalogNeeds, RowSelection};
 use planner::catalog::{
-    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog, CsvParse,
-    parse_gpu_metadata,
+    AcceleratorTable, AzMapping, Catalog, CatalogError, CatalogWarning, CloudCatalog,
+    CsvImageParse, CsvParse, parse_gpu_metadata,
 };
 use planner::cloud::CloudId;
 use planner::launch::CatalogSource;
@@ -190,7 +190,8 @@ pub(crate) fn load_vms_all(
 
 /// [`load_vms_all`] decoding, of each current image, the row runs `runs`
 /// gives for its cloud (`sky gpus list`'s [`planner::gpus::ListingRuns`]);
-/// a parsed CSV has every row.
+/// so does a CSV file parsed into the image it stores (with an index);
+/// a bundled CSV, or one parsed without an index, has every row.
 pub(crate) fn load_vms_runs<F: RunFilter>(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
@@ -219,6 +220,8 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
         })
         .collect();
     for (i, result) in parse_misses(vms, index, misses) {
+        let (cloud, input) = &vms[i];
+        let result = result.and_then(|parsed| parsed.decode(*cloud, input, &runs(*cloud)));
         done[i] = Some(VmsLoad::Loaded(result));
     }
     done.into_iter()
@@ -240,7 +243,7 @@ fn parse_misses(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
     mut misses: Vec<(usize, String, String, u64)>,
-) -> Vec<(usize, VmsResult)> {
+) -> Vec<(usize, Result<Parsed, ConfigError>)> {
     // A warm launch parses nothing: asking for the cores costs a dozen
     // system calls (the cgroup's CPU quota files).
     if misses.is_empty() {
@@ -421,11 +424,14 @@ pub(crate) fn load_vms(
     input: &Input,
     index: Option<&CatalogIndex>,
 ) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
-    match load_vms_image(cloud, input, index, &RowSelection::All.matcher()) {
+    let all = RowSelection::All.matcher();
+    match load_vms_image(cloud, input, index, &all) {
         VmsLoad::Loaded(result) => result,
         VmsLoad::Parse {
             key, fingerprint, ..
-        } => parse_vms(cloud, input, index, &key, &fingerprint, cores()),
+        } => {
+            parse_vms(cloud, input, index, &key, &fingerprint, cores())?.decode(cloud, input, &all)
+        }
     }
 }
 
@@ -483,7 +489,39 @@ fn load_vms_image(
     }
 }
 
-/// Parses `input` (every row) and stores its image under `key`.
+/// A parsed `vms.csv`: its rows, or the image they were written into.
+enum Parsed {
+    /// Every row, and the rows skipped.
+    Rows(CloudCatalog, Vec<CatalogWarning>),
+    /// The image (stored, unless storing failed).
+    Image(Vec<u8>),
+}
+
+impl Parsed {
+    /// The catalog: every row, or of an image the runs `runs` wants (as a
+    /// current image is loaded).
+    fn decode(self, cloud: CloudId, input: &Input, runs: &dyn RunFilter) -> VmsResult {
+        match self {
+            Parsed::Rows(catalog, warnings) => Ok((catalog, warnings)),
+            Parsed::Image(image) => {
+                let name = vms_name(cloud, input);
+                CloudCatalog::from_image_runs(cloud, &image, &name, runs).map_err(|e| {
+                    ConfigError::Catalog(CatalogError::Read {
+                        source_name: name,
+                        message: format!("the catalog's own image: {e}"),
+                    })
+                })
+            }
+        }
+    }
+}
+
+/// Parses `input` and stores its image under `key`. A file to index is
+/// parsed as it is read, straight into its image: neither the whole file
+/// nor all its rows are held (the ×10 AWS catalog is 24 MB of text and
+/// ~30 MB of rows for a 4 MB image); its pieces parse on `max_parts`
+/// threads. A bundled CSV is in the binary already: its parts parse on
+/// `max_parts` threads.
 fn parse_vms(
     cloud: CloudId,
     input: &Input,
@@ -491,18 +529,129 @@ fn parse_vms(
     key: &str,
     fingerprint: &str,
     max_parts: usize,
-) -> Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError> {
+) -> Result<Parsed, ConfigError> {
     let name = vms_name(cloud, input);
     lower_this_threads_priority();
-    let csv: std::borrow::Cow<'static, [u8]> = match input {
-        Input::Bundled => bundled::vms_csv(cloud).unwrap_or_default().into(),
-        Input::File { path, .. } => read_file(path)?.into(),
+    let csv: std::borrow::Cow<'static, [u8]> = match (input, index) {
+        (Input::Bundled, _) => bundled::vms_csv(cloud).unwrap_or_default().into(),
+        (Input::File { path, .. }, Some(index)) => {
+            let image = parse_file_to_image(cloud, path, &name, max_parts)?;
+            store_image_bytes(index, key, fingerprint, &image, &name);
+            return Ok(Parsed::Image(image));
+        }
+        (Input::File { path, .. }, None) => read_file(path)?.into(),
     };
     let (catalog, warnings) = parse_csv_in_parts(cloud, &csv, &name, max_parts)?;
     if let Some(index) = index {
         store_image(index, key, fingerprint, &catalog, &warnings, &name);
     }
-    Ok((catalog, warnings))
+    Ok(Parsed::Rows(catalog, warnings))
+}
+
+/// How much of a catalog file is read at a time while it is parsed.
+const READ_PIECE_BYTES: usize = 64 << 10;
+
+/// The image of the `vms.csv` at `path`, parsed as it is read (checked as
+/// [`read_file`] checks it: a parse error is told only once the file is
+/// known to be readable and within the cap). With `max_parts` above one,
+/// that many threads of lowered priority parse its pieces while this one
+/// reads, cuts and writes them into the image in file order; at most a few
+/// pieces per thread are in flight.
+fn parse_file_to_image(
+    cloud: CloudId,
+    path: &Path,
+    name: &str,
+    max_parts: usize,
+) -> Result<Vec<u8>, ConfigError> {
+    use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular_pieces};
+    use planner::catalog::{CsvPiece, ParsedPiece};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex, mpsc};
+    let read_error = |e: InputError| match e {
+        InputError::Io { source, .. } => io_error(path, source),
+        other => io_error(path, std::io::Error::other(other.cause())),
+    };
+    if max_parts <= 1 {
+        let mut parse = CsvImageParse::new(cloud, name);
+        let mut failed: Option<CatalogError> = None;
+        read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |piece| {
+            if failed.is_none()
+                && let Err(e) = parse.push(piece)
+            {
+                failed = Some(e);
+            }
+        })
+        .map_err(read_error)?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        return Ok(parse.finish()?);
+    }
+    let mut parse = CsvImageParse::new(cloud, name).hand_out_pieces();
+    let (jobs, queue) = mpsc::sync_channel::<CsvPiece>(2 * max_parts);
+    // Shared by the parsers only: should they all end early, sending fails
+    // instead of blocking.
+    let queue = Arc::new(Mutex::new(queue));
+    let (done, parsed) = mpsc::channel::<(u64, Result<ParsedPiece, CatalogError>)>();
+    std::thread::scope(|s| {
+        for _ in 0..max_parts {
+            let (queue, done) = (Arc::clone(&queue), done.clone());
+            s.spawn(move || {
+                lower_this_threads_priority();
+                loop {
+                    let job = queue.lock().map(|q| q.recv());
+                    let Ok(Ok(piece)) = job else { break };
+                    let seq = piece.seq();
+                    if done.send((seq, piece.parse())).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop((done, queue));
+        // Parsed pieces waiting for the ones before them.
+        let mut waiting: BTreeMap<u64, Result<ParsedPiece, CatalogError>> = BTreeMap::new();
+        let mut next = 0u64;
+        let mut failed: Option<CatalogError> = None;
+        let mut write_ready = |parse: &mut CsvImageParse,
+                               waiting: &mut BTreeMap<u64, Result<ParsedPiece, CatalogError>>,
+                               failed: &mut Option<CatalogError>| {
+            while let Some(result) = waiting.remove(&next) {
+                next += 1;
+                let written = result.and_then(|piece| parse.write(piece));
+                if let Err(e) = written
+                    && failed.is_none()
+                {
+                    *failed = Some(e);
+                }
+            }
+        };
+        let read = read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |bytes| {
+            if failed.is_some() {
+                return;
+            }
+            if let Err(e) = parse.push(bytes) {
+                failed = Some(e);
+                return;
+            }
+            for piece in parse.take_pieces() {
+                // Blocks while the queue is full: the parsers are behind.
+                if jobs.send(piece).is_err() {
+                    break;
+                }
+                waiting.extend(parsed.try_iter());
+                write_ready(&mut parse, &mut waiting, &mut failed);
+            }
+        });
+        drop(jobs);
+        waiting.extend(parsed.iter());
+        write_ready(&mut parse, &mut waiting, &mut failed);
+        read.map_err(read_error)?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        Ok(parse.finish()?)
+    })
 }
 
 /// Parses a `vms.csv` cut into at most `max_parts` parts (large files
@@ -571,7 +720,12 @@ fn store_image(
     warnings: &[CatalogWarning],
     name: &str,
 ) {
-    match index.write(key, fingerprint, &catalog.to_image(warnings)) {
+    store_image_bytes(index, key, fingerprint, &catalog.to_image(warnings), name);
+}
+
+/// Stores a catalog's image; failing costs a parse later.
+fn store_image_bytes(index: &CatalogIndex, key: &str, fingerprint: &str, image: &[u8], name: &str) {
+    match index.write(key, fingerprint, image) {
         Ok(()) => tracing::debug!(catalog = %name, "catalog parsed; image stored"),
         Err(e) => tracing::debug!(catalog = %name, error = %e, "cannot store catalog image"),
     }

@@ -23,38 +23,30 @@ pub struct CsvParse<'a> {
     cloud: CloudId,
     data: &'a [u8],
     source_name: &'a str,
-    columns: RowColumns,
-    header_fields: usize,
-    has_zones: bool,
-    schema: Schema,
-    /// The header's names, trimmed.
-    names: Vec<String>,
+    header: Header,
     parts: Vec<std::ops::Range<usize>>,
 }
 
-/// The rows of one part of a [`CsvParse`].
-pub struct CsvPart {
-    rows: Vec<VmRow>,
-    warnings: Vec<CatalogWarning>,
-    /// (start, fields) of the part's last record.
-    last: Option<(u64, usize)>,
-    /// Integer bits of the part's number columns (see [`Columns`]).
-    integers: u8,
+/// What a `vms.csv`'s header says.
+pub(super) struct Header {
+    /// Where each column a row reads sits.
+    pub(super) columns: RowColumns,
+    /// How many fields it has.
+    pub(super) fields: usize,
+    pub(super) has_zones: bool,
+    pub(super) schema: Schema,
+    /// Its names, trimmed.
+    pub(super) names: Vec<String>,
 }
 
-impl<'a> CsvParse<'a> {
-    /// Reads the header of `data` and cuts its body into at most
-    /// `max_parts` parts of about equal size, each starting at a record.
-    /// The body is cut only where that is certain: at a line end with an
-    /// even number of quotes before it, in a file whose every quote stands
-    /// at a field boundary (opening, closing or doubled). Otherwise, and
-    /// for small files, it is one part.
-    pub fn new(
+impl Header {
+    /// Reads the header at the start of `data`: it and where the body
+    /// starts.
+    pub(super) fn read(
         cloud: CloudId,
-        data: &'a [u8],
-        source_name: &'a str,
-        max_parts: usize,
-    ) -> Result<CsvParse<'a>, CatalogError> {
+        data: &[u8],
+        source_name: &str,
+    ) -> Result<(Header, usize), CatalogError> {
         let read_err = |e: simd_csv::Error| CatalogError::Read {
             source_name: source_name.to_string(),
             message: e.to_string(),
@@ -102,24 +94,59 @@ impl<'a> CsvParse<'a> {
             hosting_type: col("HostingType"),
             gpu_info: col("GpuInfo"),
         };
-        let has_zones = columns.zone.is_some();
         let schema = if cloud == CloudId::Aws && col("Arch").is_none() {
             Schema::V6
         } else {
             Schema::V8
         };
-        Ok(CsvParse {
-            cloud,
-            data,
-            source_name,
+        let header = Header {
             columns,
-            header_fields: headers.len(),
-            has_zones,
+            fields: headers.len(),
+            has_zones: columns.zone.is_some(),
             schema,
             names: headers
                 .iter()
                 .map(|h| String::from_utf8_lossy(h.trim_ascii()).into_owned())
                 .collect(),
+        };
+        Ok((header, body_start))
+    }
+
+    /// The header's [`Columns`], with these integer bits.
+    pub(super) fn columns(&self, integers: u8) -> Columns {
+        Columns::new(self.names.iter().map(String::as_str), integers)
+    }
+}
+
+/// The rows of one part of a [`CsvParse`].
+pub struct CsvPart {
+    rows: Vec<VmRow>,
+    warnings: Vec<CatalogWarning>,
+    /// (start, fields) of the part's last record.
+    last: Option<(u64, usize)>,
+    /// Integer bits of the part's number columns (see [`Columns`]).
+    integers: u8,
+}
+
+impl<'a> CsvParse<'a> {
+    /// Reads the header of `data` and cuts its body into at most
+    /// `max_parts` parts of about equal size, each starting at a record.
+    /// The body is cut only where that is certain: at a line end with an
+    /// even number of quotes before it, in a file whose every quote stands
+    /// at a field boundary (opening, closing or doubled). Otherwise, and
+    /// for small files, it is one part.
+    pub fn new(
+        cloud: CloudId,
+        data: &'a [u8],
+        source_name: &'a str,
+        max_parts: usize,
+    ) -> Result<CsvParse<'a>, CatalogError> {
+        let (header, body_start) = Header::read(cloud, data, source_name)?;
+        Ok(CsvParse {
+            cloud,
+            data,
+            source_name,
+            header,
             parts: body_parts(data, body_start, max_parts),
         })
     }
@@ -134,41 +161,23 @@ impl<'a> CsvParse<'a> {
         let range = self.parts.get(i).cloned().unwrap_or(0..0);
         let offset = range.start as u64;
         let part = &self.data[range];
-        let mut csv = simd_csv::ZeroCopyReaderBuilder::new()
-            .flexible(true)
-            .has_headers(false)
-            .from_reader(part);
         // One row per line is the norm; sizing up front avoids regrowing a
         // multi-megabyte vector.
         let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', part).count());
         let mut warnings = Vec::new();
-        let mut parser = RowParser::new(self.columns);
-        let mut last = None;
+        let mut parser = RowParser::new(self.header.columns);
         // Warnings name their line; counted on from the previous warning so
         // that a file of bad rows costs one pass, not one per row.
         let mut lines = LineCounter::default();
-        loop {
-            let start = offset + csv.position();
-            let record = match csv.read_byte_record() {
-                Ok(Some(record)) => record,
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(CatalogError::Read {
-                        source_name: self.source_name.to_string(),
-                        message: e.to_string(),
-                    });
-                }
-            };
-            last = Some((start, record.len()));
-            match parser.parse(&record) {
-                Ok(row) => rows.push(row),
-                Err(message) => warnings.push(CatalogWarning {
-                    source_name: self.source_name.to_string(),
-                    line: lines.line_at(self.data, start),
-                    message,
-                }),
-            }
-        }
+        let last = parse_records(
+            part,
+            &mut parser,
+            self.source_name,
+            |at| lines.line_at(self.data, offset + at),
+            &mut rows,
+            &mut warnings,
+        )?
+        .map(|(at, fields)| (offset + at, fields));
         Ok(CsvPart {
             rows,
             warnings,
@@ -203,7 +212,7 @@ impl<'a> CsvParse<'a> {
                 self.data,
                 start,
                 found,
-                self.header_fields,
+                self.header.fields,
                 self.source_name,
             )?;
         }
@@ -213,12 +222,52 @@ impl<'a> CsvParse<'a> {
             rows.retain(|r| r.instance_type.is_some() && r.accelerator_name.is_some());
         }
         Ok((
-            CloudCatalog::from_rows(self.cloud, rows, self.has_zones, self.schema).with_columns(
-                Columns::new(self.names.iter().map(String::as_str), integers),
-            ),
+            CloudCatalog::from_rows(self.cloud, rows, self.header.has_zones, self.header.schema)
+                .with_columns(self.header.columns(integers)),
             warnings,
         ))
     }
+}
+
+/// Parses the whole records of `piece` onto `rows` (a record that is no
+/// row onto `warnings`, its line from `line_of` its offset in `piece`):
+/// where the last record starts in `piece`, and its fields.
+pub(super) fn parse_records(
+    piece: &[u8],
+    parser: &mut RowParser,
+    source_name: &str,
+    mut line_of: impl FnMut(u64) -> u64,
+    rows: &mut Vec<VmRow>,
+    warnings: &mut Vec<CatalogWarning>,
+) -> Result<Option<(u64, usize)>, CatalogError> {
+    let mut csv = simd_csv::ZeroCopyReaderBuilder::new()
+        .flexible(true)
+        .has_headers(false)
+        .from_reader(piece);
+    let mut last = None;
+    loop {
+        let start = csv.position();
+        let record = match csv.read_byte_record() {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
+            Err(e) => {
+                return Err(CatalogError::Read {
+                    source_name: source_name.to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        last = Some((start, record.len()));
+        match parser.parse(&record) {
+            Ok(row) => rows.push(row),
+            Err(message) => warnings.push(CatalogWarning {
+                source_name: source_name.to_string(),
+                line: line_of(start),
+                message,
+            }),
+        }
+    }
+    Ok(last)
 }
 
 /// Files below this are parsed as one part: a thread costs more than it saves.
@@ -294,7 +343,7 @@ fn quotes_at_field_boundaries(body: &[u8]) -> bool {
 /// either fewer fields than the header or an open quote. (A last row with
 /// every field but no newline is taken as written by hand: it cannot be
 /// told from a cut inside its last field.)
-fn check_not_truncated(
+pub(super) fn check_not_truncated(
     data: &[u8],
     start: u64,
     found: usize,
@@ -319,14 +368,14 @@ fn check_not_truncated(
 
 /// The 1-based line of the record that starts at byte `offset` (or after the
 /// line breaks there). Only computed for warnings.
-fn line_at(data: &[u8], offset: u64) -> u64 {
+pub(super) fn line_at(data: &[u8], offset: u64) -> u64 {
     LineCounter::default().line_at(data, offset)
 }
 
 /// Line numbers of increasing offsets in one file, each counted on from
 /// the one before.
 #[derive(Default)]
-struct LineCounter {
+pub(super) struct LineCounter {
     /// Offset up to which line ends have been counted.
     counted_to: usize,
     /// Line ends in `data[..counted_to]`.
@@ -336,7 +385,7 @@ struct LineCounter {
 impl LineCounter {
     /// The 1-based line of the record at `offset` (blank lines before it
     /// skipped, as the CSV reader skips them).
-    fn line_at(&mut self, data: &[u8], offset: u64) -> u64 {
+    pub(super) fn line_at(&mut self, data: &[u8], offset: u64) -> u64 {
         let mut at = (offset as usize).min(data.len());
         while at < data.len() && matches!(data[at], b'\r' | b'\n') {
             at += 1;

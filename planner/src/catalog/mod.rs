@@ -1,7 +1,8 @@
 //! SkyPilot-compatible catalogs (`<dir>/<cloud>/vms.csv`), parsed from bytes.
 //!
 //! One reader for every use: [`CsvParse`] (`csv_parse.rs`: header, parts,
-//! truncation; `row_parser.rs`: a record made a [`VmRow`]) gives a cloud's
+//! truncation; `row_parser.rs`: a record made a [`VmRow`]; `csv_stream.rs`:
+//! [`CsvImageParse`], the same fed in pieces straight into an image) gives a cloud's
 //! [`CloudCatalog`] (`cloud_catalog.rs`: rows, indexes, the zone-mapping
 //! join), which [`image`] stores pre-indexed and loads back, whole or only
 //! the row runs a reader wants. The launch's queries are in [`query`], the
@@ -14,6 +15,7 @@
 mod cloud_catalog;
 mod common;
 mod csv_parse;
+mod csv_stream;
 mod error;
 pub mod gcp;
 pub mod image;
@@ -31,6 +33,7 @@ pub mod ssh;
 pub use cloud_catalog::CloudCatalog;
 pub use common::{AcceleratorTable, AzMapping, GpuMetadata, parse_gpu_metadata};
 pub use csv_parse::{CsvParse, CsvPart};
+pub use csv_stream::{CsvImageParse, CsvPiece, ParsedPiece};
 pub use error::{CatalogError, CatalogWarning};
 pub(crate) use row::Num;
 pub use row::{Columns, NUMBER_COLUMNS, Schema, Text, VmRow};

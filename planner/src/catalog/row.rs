@@ -20,6 +20,14 @@ impl Text {
     pub fn ptr_eq(a: &Text, b: &Text) -> bool {
         Arc::ptr_eq(&a.0, &b.0)
     }
+
+    /// The allocation's address: equal for two live `Text`s exactly when
+    /// [`Text::ptr_eq`] (an address outlives nothing: a dropped string's
+    /// may be reused).
+    #[inline]
+    pub(crate) fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0).addr()
+    }
 }
 
 impl From<&str> for Text {

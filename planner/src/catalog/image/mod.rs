@@ -27,7 +27,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use stream::{Locations, decode_run, encode_run};
+use stream::{Locations, RunEncoder, decode_run};
 use strings::{Packed, Strings, Tables, U32s};
 
 use super::row::KNOWN_COLUMNS;
@@ -203,62 +203,142 @@ fn runs_of_head(bytes: &[u8]) -> Result<Vec<(u32, u32, u32, u32)>, ImageError> {
         .collect())
 }
 
-/// Splits rows into runs of one accelerator name and one instance type:
-/// (name, type, first row, rows).
-type Run<'a> = (Option<&'a Text>, Option<&'a Text>, usize, usize);
-
-fn runs_of(rows: &[VmRow]) -> Vec<Run<'_>> {
-    let same = |a: Option<&Text>, b: Option<&Text>| match (a, b) {
-        (Some(a), Some(b)) => Text::ptr_eq(a, b) || **a == **b,
-        (a, b) => a.is_none() && b.is_none(),
-    };
-    let mut runs: Vec<Run<'_>> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        let name = row.accelerator_name.as_ref();
-        let it = row.instance_type.as_ref();
-        match runs.last_mut() {
-            Some((n, t, _, len)) if same(*n, name) && same(*t, it) => *len += 1,
-            _ => runs.push((name, it, i, 1)),
-        }
-    }
-    runs
+/// The run a writer is in: its accelerator name and instance type (and
+/// their ids), where its bytes start, its rows so far.
+struct OpenRun {
+    name: Option<Text>,
+    it: Option<Text>,
+    ids: (u32, u32),
+    start: usize,
+    rows: u32,
+    encoder: RunEncoder,
 }
 
-impl CloudCatalog {
-    /// Encodes the catalog, with the warnings its CSV produced, as an image.
-    pub fn to_image(&self, warnings: &[CatalogWarning]) -> Vec<u8> {
-        let mut tables = Tables::default();
-        let mut stream = Vec::with_capacity(self.rows.len() * 12);
-        let mut runs = Vec::new();
-        let mut locations = Locations::default();
-        for (name, it, first, len) in runs_of(&self.rows) {
-            let before = stream.len();
-            let (name_id, it_id) = (tables.strings.id(name), tables.strings.id(it));
-            let rows = &self.rows[first..first + len];
-            encode_run(rows, &mut tables, &mut locations, &mut stream);
-            runs.push((name_id, it_id, len as u32, (stream.len() - before) as u32));
+impl OpenRun {
+    /// Whether `row` belongs to this run (same accelerator name and
+    /// instance type).
+    fn holds(&self, row: &VmRow) -> bool {
+        let same = |a: Option<&Text>, b: Option<&Text>| match (a, b) {
+            (Some(a), Some(b)) => Text::ptr_eq(a, b) || **a == **b,
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same(self.name.as_ref(), row.accelerator_name.as_ref())
+            && same(self.it.as_ref(), row.instance_type.as_ref())
+    }
+}
+
+/// An image written as its rows come, a slice at a time, so that a catalog
+/// parsed piece by piece never holds all its rows ([`super::CsvImageParse`]);
+/// [`CloudCatalog::to_image`] writes all of a catalog's rows at once through
+/// it. Runs are maximal sequences of rows with one accelerator name and one
+/// instance type, across slices.
+pub(crate) struct ImageWriter {
+    tables: Tables,
+    stream: Vec<u8>,
+    /// (accelerator id, instance type id, rows, bytes) of each closed run.
+    runs: Vec<u32>,
+    locations: Locations,
+    run: Option<OpenRun>,
+}
+
+impl ImageWriter {
+    /// A writer whose row stream starts with room for `rows` rows.
+    pub(crate) fn new(rows: usize) -> ImageWriter {
+        ImageWriter {
+            tables: Tables::default(),
+            stream: Vec::with_capacity(rows * 12),
+            runs: Vec::new(),
+            locations: Locations::default(),
+            run: None,
         }
-        if !self.is_complete() {
-            // The rows are a selection: the file's locations are stored.
-            locations = Locations::default();
-            for (region, zone) in self.locations() {
-                locations.add((tables.strings.id(Some(region)), tables.strings.id(zone)));
+    }
+
+    /// Writes `rows`, which follow the rows written before.
+    pub(crate) fn push_rows(&mut self, rows: &[VmRow]) {
+        for row in rows {
+            match &mut self.run {
+                Some(run) if run.holds(row) => {}
+                open => {
+                    if let Some(done) = open.take() {
+                        self.runs.extend([
+                            done.ids.0,
+                            done.ids.1,
+                            done.rows,
+                            (self.stream.len() - done.start) as u32,
+                        ]);
+                    }
+                    let (name, it) = (row.accelerator_name.clone(), row.instance_type.clone());
+                    // The name first, then the type: the order ids are given in.
+                    let name_id = self.tables.strings.id(name.as_ref());
+                    let it_id = self.tables.strings.id(it.as_ref());
+                    *open = Some(OpenRun {
+                        name,
+                        it,
+                        ids: (name_id, it_id),
+                        start: self.stream.len(),
+                        rows: 0,
+                        encoder: RunEncoder::new(),
+                    });
+                }
+            }
+            if let Some(run) = &mut self.run {
+                run.encoder
+                    .row(row, &mut self.tables, &mut self.locations, &mut self.stream);
+                run.rows += 1;
             }
         }
-        let (strings, string_ends) = tables.strings.pack();
-        let (cells, gpu_info) = tables.gpu_info.pack();
+        // The caller may drop these rows: their strings' addresses with them.
+        if let Some(run) = &mut self.run {
+            run.encoder.forget_cells();
+        }
+    }
+
+    /// Stores these (region, zone) pairs instead of those of the rows
+    /// written: the rows were a selection of the file's.
+    fn set_locations<'a>(&mut self, pairs: impl Iterator<Item = (&'a Text, Option<&'a Text>)>) {
+        self.locations = Locations::default();
+        for (region, zone) in pairs {
+            let pair = (
+                self.tables.strings.id(Some(region)),
+                self.tables.strings.id(zone),
+            );
+            self.locations.add(pair);
+        }
+    }
+
+    /// The image of the rows written, of a `cloud` catalog with this
+    /// layout, header and warnings.
+    pub(crate) fn finish(
+        mut self,
+        cloud: CloudId,
+        schema: Schema,
+        has_zones: bool,
+        columns: &Columns,
+        warnings: &[CatalogWarning],
+    ) -> Vec<u8> {
+        if let Some(done) = self.run.take() {
+            self.runs.extend([
+                done.ids.0,
+                done.ids.1,
+                done.rows,
+                (self.stream.len() - done.start) as u32,
+            ]);
+        }
+        let stream = self.stream;
+        let (strings, string_ends) = self.tables.strings.pack();
+        let (cells, gpu_info) = self.tables.gpu_info.pack();
         let string_ends = U32s::encode(string_ends);
         let gpu_info = U32s::encode(gpu_info);
-        let runs = U32s::encode(runs.into_iter().flat_map(|(a, b, c, d)| [a, b, c, d]));
-        let locations = U32s::encode(locations.pairs.into_iter().flat_map(|(r, z)| [r, z]));
+        let runs = U32s::encode(self.runs);
+        let locations = U32s::encode(self.locations.pairs.into_iter().flat_map(|(r, z)| [r, z]));
         let head = Head {
             magic: MAGIC,
             format: FORMAT,
-            cloud: self.cloud.name(),
-            v6: self.schema == Schema::V6,
-            has_zones: self.has_zones,
-            columns: self.columns().names().map(Column::of).collect(),
-            integers: self.columns().integer_bits(),
+            cloud: cloud.name(),
+            v6: schema == Schema::V6,
+            has_zones,
+            columns: columns.names().map(Column::of).collect(),
+            integers: columns.integer_bits(),
             strings: strings.as_bytes(),
             string_ends: &string_ends,
             gpu_info: &gpu_info,
@@ -283,6 +363,25 @@ impl CloudCatalog {
         out.extend_from_slice(&stream);
         out.extend_from_slice(cells.as_bytes());
         out
+    }
+}
+
+impl CloudCatalog {
+    /// Encodes the catalog, with the warnings its CSV produced, as an image.
+    pub fn to_image(&self, warnings: &[CatalogWarning]) -> Vec<u8> {
+        let mut writer = ImageWriter::new(self.rows.len());
+        writer.push_rows(&self.rows);
+        if !self.is_complete() {
+            // The rows are a selection: the file's locations are stored.
+            writer.set_locations(self.locations());
+        }
+        writer.finish(
+            self.cloud,
+            self.schema,
+            self.has_zones,
+            self.columns(),
+            warnings,
+        )
     }
 
     /// Decodes an image written by [`CloudCatalog::to_image`] for `cloud`.

@@ -71,32 +71,59 @@ impl Locations {
     }
 }
 
-/// Encodes one run of rows; the first row is written in full. Each row's
-/// (region, zone) ids not seen before go onto `locations`.
-pub(super) fn encode_run<'a>(
-    rows: &'a [VmRow],
-    tables: &mut Tables<'a>,
-    locations: &mut Locations,
-    out: &mut Vec<u8>,
-) {
-    // The first row differs from an imaginary all-empty row in every field.
-    let mut prev_cells: [Option<&Text>; STRING_FIELDS] = [None; STRING_FIELDS];
-    let mut prev_ids = [u32::MAX; STRING_FIELDS];
-    let mut prev_numbers = [None; NUMBER_FIELDS];
-    let mut prev_nvme = u8::MAX;
-    let mut prev_datacenter = u8::MAX;
-    for row in rows {
+/// Encodes the rows of one run, one at a time; the first row is written in
+/// full. Each row's (region, zone) ids not seen before go onto `locations`.
+pub(super) struct RunEncoder {
+    /// The addresses of the previous row's strings ([`Text::addr`], 0 for
+    /// none), valid only while that row is alive: see
+    /// [`RunEncoder::forget_cells`].
+    prev_cells: [usize; STRING_FIELDS],
+    prev_ids: [u32; STRING_FIELDS],
+    prev_numbers: [Option<f64>; NUMBER_FIELDS],
+    prev_nvme: u8,
+    prev_datacenter: u8,
+}
+
+impl RunEncoder {
+    /// A run's encoder: its first row differs from an imaginary all-empty
+    /// row in every field.
+    pub(super) fn new() -> RunEncoder {
+        RunEncoder {
+            prev_cells: [0; STRING_FIELDS],
+            prev_ids: [u32::MAX; STRING_FIELDS],
+            prev_numbers: [None; NUMBER_FIELDS],
+            prev_nvme: u8::MAX,
+            prev_datacenter: u8::MAX,
+        }
+    }
+
+    /// Forgets the previous row's string addresses: called when that row
+    /// may be dropped (its addresses may then be reused by other strings).
+    pub(super) fn forget_cells(&mut self) {
+        self.prev_cells = [0; STRING_FIELDS];
+    }
+
+    /// Writes `row` onto `out`.
+    pub(super) fn row(
+        &mut self,
+        row: &VmRow,
+        tables: &mut Tables,
+        locations: &mut Locations,
+        out: &mut Vec<u8>,
+    ) {
         let cells = string_cells(row);
+        let addrs = cells.map(|c| c.map_or(0, Text::addr));
         let mut ids = [0u32; STRING_FIELDS];
-        for (i, (cell, prev)) in cells.iter().zip(&prev_cells).enumerate() {
-            ids[i] = match (cell, prev) {
+        for (i, cell) in cells.iter().enumerate() {
+            ids[i] = match cell {
                 // Strings are shared by the rows that hold them: the cell
                 // above, by address, is most cells' id without a lookup.
-                (Some(cell), Some(prev)) if Text::ptr_eq(cell, prev) => prev_ids[i],
+                Some(_) if addrs[i] == self.prev_cells[i] => self.prev_ids[i],
                 _ if i == GPU_INFO => tables.gpu_info.id(*cell),
                 _ => tables.strings.id(*cell),
             };
         }
+        let prev_ids = self.prev_ids;
         if ids[2] != prev_ids[2] || ids[3] != prev_ids[3] {
             locations.add((ids[2], ids[3]));
         }
@@ -109,16 +136,16 @@ pub(super) fn encode_run<'a>(
                 mask |= 1 << i;
             }
         }
-        for (i, (number, prev)) in nums.iter().zip(&prev_numbers).enumerate() {
+        for (i, (number, prev)) in nums.iter().zip(&self.prev_numbers).enumerate() {
             // Compare bits: -0.0 and 0.0 must both survive.
             if number.map(f64::to_bits) != prev.map(f64::to_bits) {
                 mask |= 1 << (STRING_FIELDS + i);
             }
         }
-        if nvme != prev_nvme {
+        if nvme != self.prev_nvme {
             mask |= NVME_BIT;
         }
-        if datacenter != prev_datacenter {
+        if datacenter != self.prev_datacenter {
             mask |= DATACENTER_BIT;
         }
         out.extend_from_slice(&mask.to_le_bytes());
@@ -147,13 +174,13 @@ pub(super) fn encode_run<'a>(
         if mask & DATACENTER_BIT != 0 {
             out.push(datacenter);
         }
-        (
-            prev_cells,
-            prev_ids,
-            prev_numbers,
-            prev_nvme,
-            prev_datacenter,
-        ) = (cells, ids, nums, nvme, datacenter);
+        *self = RunEncoder {
+            prev_cells: addrs,
+            prev_ids: ids,
+            prev_numbers: nums,
+            prev_nvme: nvme,
+            prev_datacenter: datacenter,
+        };
     }
 }
 

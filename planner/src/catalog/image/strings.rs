@@ -86,13 +86,15 @@ impl<'a> Packed<'a> {
 }
 
 /// Distinct strings, numbered from 1 in order of first use (0: empty cell).
+/// The table keeps each string (a counter bump), so that rows can be
+/// written piece by piece and dropped ([`super::ImageWriter`]).
 #[derive(Default)]
-pub(super) struct StringTable<'a> {
-    pub(super) strings: Vec<&'a str>,
-    ids: FxHashMap<&'a str, u32>,
+pub(super) struct StringTable {
+    strings: Vec<Text>,
+    ids: FxHashMap<Text, u32>,
 }
 
-impl<'a> StringTable<'a> {
+impl StringTable {
     /// The strings back to back, and where each ends.
     pub(super) fn pack(&self) -> (String, Vec<u32>) {
         let mut text = String::with_capacity(self.strings.iter().map(|s| s.len()).sum());
@@ -104,23 +106,25 @@ impl<'a> StringTable<'a> {
         (text, ends)
     }
 
-    pub(super) fn id(&mut self, s: Option<&'a Text>) -> u32 {
+    pub(super) fn id(&mut self, s: Option<&Text>) -> u32 {
         let Some(s) = s else { return 0 };
-        let s: &'a str = s;
-        *self.ids.entry(s).or_insert_with(|| {
-            self.strings.push(s);
-            self.strings.len() as u32
-        })
+        if let Some(&id) = self.ids.get(&**s) {
+            return id;
+        }
+        self.strings.push(s.clone());
+        let id = self.strings.len() as u32;
+        self.ids.insert(s.clone(), id);
+        id
     }
 }
 
 /// The string tables an image is written with.
 #[derive(Default)]
-pub(super) struct Tables<'a> {
+pub(super) struct Tables {
     /// Every string but `GpuInfo`.
-    pub(super) strings: StringTable<'a>,
+    pub(super) strings: StringTable,
     /// `GpuInfo` cells.
-    pub(super) gpu_info: StringTable<'a>,
+    pub(super) gpu_info: StringTable,
 }
 
 /// The head's strings and the `GpuInfo` cells, made into [`Text`]s on

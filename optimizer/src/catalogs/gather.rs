@@ -1,5 +1,6 @@
 //! A launch's catalogs, per file, beside the cloud checks ([`gather`]):
-//! the files at hand load on one blocking thread ([`load_at_hand`]) while
+//! the files at hand load ([`load_at_hand`]: on the calling thread when
+//! every image is current, else on one blocking thread) while
 //! the files due are downloaded ([`super::fetch`]), each once its cloud is
 //! known to be usable ([`super::signal`]) and under its own deadline. A
 //! failed refresh keeps the old file; with no file at all the bundled copy
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use futures::future::Either;
 use planner::assemble::{FoundCatalogs, NoCatalog};
 use planner::catalog::selection::CatalogNeeds;
 use planner::catalog::{AzMapping, Catalog, GpuMetadata};
@@ -28,8 +30,8 @@ use super::folder;
 use super::plan::{CatalogOptions, Mode, Plan, Slot, pull_of};
 use super::signal::Need;
 use super::{
-    ACCELERATORS_FILE, Input, METADATA_FILE, VmsResult, has_bundled, load_az_mappings, load_common,
-    load_vms_all, vms_file,
+    ACCELERATORS_FILE, Decoded, Input, METADATA_FILE, VmsResult, has_bundled, load_az_mappings,
+    load_common, load_vms_all, load_vms_images, vms_file,
 };
 use crate::config::ConfigError;
 use crate::state::{CatalogIndex, StateDir};
@@ -139,12 +141,19 @@ fn origin(
 /// Loads what `plan` says, downloading where it says so and `needs` wants.
 /// Runs beside the fan-out; every download is bounded by `deadlines`.
 ///
-/// The files at hand load on one blocking thread: the `common/` tables
-/// first, then `read_ahead` (given the GPU metadata) says which rows of
-/// each `vms.csv` to decode, then the `vms.csv` images and the AWS zone
-/// mappings. Files that must be downloaded first are checked whole, then
-/// decoded for the request's rows like the others (read ahead once the
-/// `common/` tables are downloaded, when they had to be).
+/// The files at hand load in one go: the `common/` tables first, then
+/// `read_ahead` (given the GPU metadata) says which rows of each `vms.csv`
+/// to decode, then the `vms.csv` images, any `vms.csv` without a current
+/// image parsed, and the AWS zone mappings. When nothing is due for
+/// download, the loading starts on the calling thread once the checks have
+/// had their first turn (their requests are out): with every image current
+/// (a warm launch) it is well under a millisecond, less than a thread
+/// costs to start (its stack, its malloc arena, ~30 system calls). Only a
+/// parse (tens of milliseconds) moves to a blocking thread, so the checks
+/// go on meanwhile; with files due for download, all of it does. Files
+/// that must be downloaded first are checked whole, then decoded for the
+/// request's rows like the others (read ahead once the `common/` tables
+/// are downloaded, when they had to be).
 pub async fn gather(
     plan: Plan,
     needs: HashMap<CloudId, Need>,
@@ -173,6 +182,7 @@ pub async fn gather(
     // The `common/` tables, when both are at hand, load with the rest and
     // the loader reads the request ahead; else that waits for their download.
     let common_at_hand = common_inputs(&accelerators, &metadata);
+    let here = common_at_hand.is_some() && split.fetches.is_empty();
     let (read_ahead, later) = if common_at_hand.is_some() {
         (Some((read_ahead, needs_to)), None)
     } else {
@@ -185,7 +195,19 @@ pub async fn gather(
         index: index.clone(),
         now,
     };
-    let loader = tokio::task::spawn_blocking(move || load_at_hand(at_hand));
+    let loader = if here {
+        tokio::task::yield_now().await;
+        let decoded = decode_at_hand(at_hand);
+        if decoded.images.has_misses() {
+            Either::Right(tokio::task::spawn_blocking(move || finish_at_hand(decoded)))
+        } else {
+            Either::Left(std::future::ready(Ok(finish_at_hand(decoded))))
+        }
+    } else {
+        Either::Right(tokio::task::spawn_blocking(move || {
+            finish_at_hand(decode_at_hand(at_hand))
+        }))
+    };
     // Slots to fetch exist only in SkyPilot's folder.
     let mut downloads =
         spawn_downloads(downloader.as_ref(), split.fetches, needs, &index, needs_rx);
@@ -283,7 +305,7 @@ struct CommonInputs {
     metadata: Option<Input>,
 }
 
-/// What the loader thread reads.
+/// What the loader reads.
 struct AtHand {
     ready: Vec<(CloudId, Input, CatalogKind)>,
     common: Option<CommonInputs>,
@@ -294,7 +316,7 @@ struct AtHand {
     now: SystemTime,
 }
 
-/// What the loader thread read.
+/// What the loader read.
 struct Loaded {
     settled: Vec<Settled>,
     /// The `common/` tables, when both were at hand.
@@ -305,9 +327,11 @@ struct Loaded {
     parsed: Option<ParsedTask>,
 }
 
-/// The loader thread: the `common/` tables, the request read ahead, the
-/// rows of each `vms.csv` it can match, and the AWS zone mappings.
-fn load_at_hand(job: AtHand) -> Loaded {
+/// The loader's first half (on the calling thread unless downloads are
+/// due, see [`gather`]): the `common/` tables, the request read ahead, and
+/// the rows of each `vms.csv` image it can match; what has no current
+/// image is left to [`finish_at_hand`].
+fn decode_at_hand(job: AtHand) -> Decoding {
     let _span = tracing::info_span!("catalog_load").entered();
     let AtHand {
         ready,
@@ -339,7 +363,54 @@ fn load_at_hand(job: AtHand) -> Loaded {
     }
     let index = index.open();
     let inputs: Vec<(CloudId, Input)> = ready.iter().map(|(c, i, _)| (*c, i.clone())).collect();
-    let settled: Vec<Settled> = load_vms_all(&inputs, index.as_ref(), &needs)
+    let images = load_vms_images(&inputs, index.as_ref(), |cloud| {
+        needs.for_cloud(cloud).matcher()
+    });
+    Decoding {
+        images,
+        needs,
+        inputs,
+        ready,
+        index,
+        common,
+        parsed,
+        now,
+    }
+}
+
+/// What [`decode_at_hand`] has done, for [`finish_at_hand`].
+struct Decoding {
+    images: Decoded,
+    /// The rows the request reads: a miss parsed into its image is decoded
+    /// for them, as the current images were.
+    needs: CatalogNeeds,
+    inputs: Vec<(CloudId, Input)>,
+    ready: Vec<(CloudId, Input, CatalogKind)>,
+    index: Option<CatalogIndex>,
+    common: Option<Result<Catalog, ConfigError>>,
+    parsed: Option<ParsedTask>,
+    now: SystemTime,
+}
+
+/// The loader's second half: each `vms.csv` without a current image
+/// parsed (on a blocking thread when there is one, see [`gather`]), then
+/// the AWS zone mappings.
+fn finish_at_hand(decoding: Decoding) -> Loaded {
+    let _span = tracing::info_span!("catalog_load").entered();
+    let Decoding {
+        images,
+        needs,
+        inputs,
+        ready,
+        index,
+        common,
+        parsed,
+        now,
+    } = decoding;
+    let settled: Vec<Settled> = images
+        .parse_misses(&inputs, index.as_ref(), |cloud| {
+            needs.for_cloud(cloud).matcher()
+        })
         .into_iter()
         .zip(ready)
         .map(|(result, (cloud, input, kind))| Settled::Loaded {

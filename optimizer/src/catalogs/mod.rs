@@ -197,6 +197,17 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
     index: Option<&CatalogIndex>,
     runs: impl Fn(CloudId) -> F,
 ) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
+    load_vms_images(vms, index, &runs).parse_misses(vms, index, &runs)
+}
+
+/// The first half of [`load_vms_all`]: every current image decoded, on
+/// this thread; what is left to parse ([`Decoded::parse_misses`]) is known
+/// before any parsing starts, so a caller can move that half elsewhere.
+pub(crate) fn load_vms_images<F: RunFilter>(
+    vms: &[(CloudId, Input)],
+    index: Option<&CatalogIndex>,
+    runs: impl Fn(CloudId) -> F,
+) -> Decoded {
     let mut done: Vec<Option<VmsLoad>> = vms
         .iter()
         .map(|(cloud, input)| {
@@ -219,21 +230,50 @@ pub(crate) fn load_vms_runs<F: RunFilter>(
             }
         })
         .collect();
-    for (i, result) in parse_misses(vms, index, misses) {
-        let (cloud, input) = &vms[i];
-        let result = result.and_then(|parsed| parsed.decode(*cloud, input, &runs(*cloud)));
-        done[i] = Some(VmsLoad::Loaded(result));
+    Decoded { done, misses }
+}
+
+/// The `vms.csv` of [`load_vms_images`], in its order: the decoded, and
+/// the misses `(index, image key, fingerprint, size)` still to parse.
+pub(crate) struct Decoded {
+    done: Vec<Option<VmsLoad>>,
+    misses: Vec<(usize, String, String, u64)>,
+}
+
+impl Decoded {
+    /// Whether some `vms.csv` had no current image (parsing it takes tens
+    /// of milliseconds).
+    pub(crate) fn has_misses(&self) -> bool {
+        !self.misses.is_empty()
     }
-    done.into_iter()
-        .map(|d| match d {
-            Some(VmsLoad::Loaded(result)) => result,
-            // Every miss was parsed above.
-            _ => Err(ConfigError::Catalog(CatalogError::Read {
-                source_name: "catalog".into(),
-                message: "catalog was neither decoded nor parsed".into(),
-            })),
-        })
-        .collect()
+
+    /// The second half: the misses parsed (their images stored), and every
+    /// result in the order of `vms` (the same inputs as the first half).
+    /// A miss parsed into the image it stores is decoded with `runs`, as
+    /// the current images were.
+    pub(crate) fn parse_misses<F: RunFilter>(
+        self,
+        vms: &[(CloudId, Input)],
+        index: Option<&CatalogIndex>,
+        runs: impl Fn(CloudId) -> F,
+    ) -> Vec<VmsResult> {
+        let Decoded { mut done, misses } = self;
+        for (i, result) in parse_misses(vms, index, misses) {
+            let (cloud, input) = &vms[i];
+            let result = result.and_then(|parsed| parsed.decode(*cloud, input, &runs(*cloud)));
+            done[i] = Some(VmsLoad::Loaded(result));
+        }
+        done.into_iter()
+            .map(|d| match d {
+                Some(VmsLoad::Loaded(result)) => result,
+                // Every miss was parsed above.
+                _ => Err(ConfigError::Catalog(CatalogError::Read {
+                    source_name: "catalog".into(),
+                    message: "catalog was neither decoded nor parsed".into(),
+                })),
+            })
+            .collect()
+    }
 }
 
 /// The `vms.csv` without a current image, `(index in vms, image key,

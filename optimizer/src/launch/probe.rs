@@ -100,8 +100,9 @@ async fn check_clouds(
 }
 
 /// The catalogs, loaded and downloaded within the fan-out's deadlines
-/// (`gather_catalogs` span: the whole gathering, including the wait for its
-/// loader thread to hand over; `catalog_load` is that thread's own span).
+/// (`gather_catalogs` span: the whole gathering, including the wait for a
+/// parse on a blocking thread to hand over; `catalog_load` is the loader's
+/// own span, on whichever thread it runs).
 async fn load_catalogs(
     options: &LaunchOptions,
     plan: Plan,

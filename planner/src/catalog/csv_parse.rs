@@ -399,6 +399,29 @@ impl LineCounter {
     }
 }
 
+/// `csv`'s rows repeated after it until it is at least `at_least` bytes,
+/// `tail` after each repeat: the fixture catalogs grown past the sizes at
+/// which a parse splits its input (tests of the part and piece parsers).
+#[cfg(test)]
+pub(super) fn grown_past(csv: &[u8], at_least: usize, tail: &[u8]) -> Vec<u8> {
+    let header_end = csv
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(csv.len(), |i| i + 1);
+    let mut big = csv.to_vec();
+    if !big.ends_with(b"\n") {
+        big.push(b'\n');
+    }
+    while big.len() < at_least {
+        big.extend_from_slice(&csv[header_end..]);
+        if !big.ends_with(b"\n") {
+            big.push(b'\n');
+        }
+        big.extend_from_slice(tail);
+    }
+    big
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,21 +472,7 @@ mod tests {
             };
             // Small files grow past the part size by repeating their rows,
             // with a bad row and a multi-line quoted field thrown in.
-            let header_end = csv
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(csv.len(), |i| i + 1);
-            let mut big = csv.clone();
-            if !big.ends_with(b"\n") {
-                big.push(b'\n');
-            }
-            while big.len() < 3 * MIN_PART_BYTES {
-                big.extend_from_slice(&csv[header_end..]);
-                if !big.ends_with(b"\n") {
-                    big.push(b'\n');
-                }
-                big.extend_from_slice(b"bad,\"multi\nline\",x,y\n");
-            }
+            let big = grown_past(&csv, 3 * MIN_PART_BYTES, b"bad,\"multi\nline\",x,y\n");
             let whole = CloudCatalog::from_bytes(cloud, &big, "t.csv").map_err(|e| e.to_string());
             for n in 1..=4 {
                 let (count, parted) = parse_in_parts(cloud, &big, n);

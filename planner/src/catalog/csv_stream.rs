@@ -488,22 +488,7 @@ mod tests {
     /// `csv`'s rows repeated past several pieces, with a bad row, a
     /// multi-line quoted field and a blank line thrown in.
     fn grown(csv: &[u8]) -> Vec<u8> {
-        let header_end = csv
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(csv.len(), |i| i + 1);
-        let mut big = csv.to_vec();
-        if !big.ends_with(b"\n") {
-            big.push(b'\n');
-        }
-        while big.len() < 3 * PIECE_BYTES {
-            big.extend_from_slice(&csv[header_end..]);
-            if !big.ends_with(b"\n") {
-                big.push(b'\n');
-            }
-            big.extend_from_slice(b"bad,\"multi\nline\",x,y\n\n");
-        }
-        big
+        super::super::csv_parse::grown_past(csv, 3 * PIECE_BYTES, b"bad,\"multi\nline\",x,y\n\n")
     }
 
     #[test]

@@ -199,7 +199,21 @@ impl RowReader<'_> {
         Ok(*head)
     }
 
+    /// A LEB128 string id: most are below 128, one byte (read inline); the
+    /// longer ones go through [`RowReader::leb128_long`].
+    #[inline]
     fn leb128(&mut self) -> Result<u32, ImageError> {
+        match self.bytes.split_first() {
+            Some((&byte, rest)) if byte & 0x80 == 0 => {
+                self.bytes = rest;
+                Ok(u32::from(byte))
+            }
+            _ => self.leb128_long(),
+        }
+    }
+
+    #[inline(never)]
+    fn leb128_long(&mut self) -> Result<u32, ImageError> {
         let mut value = 0u32;
         for shift in (0..35).step_by(7) {
             let [byte] = self.take::<1>()?;

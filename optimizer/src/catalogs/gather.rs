@@ -14,7 +14,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures::future::Either;
 use planner::assemble::{FoundCatalogs, NoCatalog};
-use planner::catalog::selection::CatalogNeeds;
+use planner::catalog::image::WithoutGpuInfo;
+use planner::catalog::selection::{CatalogNeeds, RowMatcher};
 use planner::catalog::{AzMapping, Catalog, GpuMetadata};
 use planner::cloud::CloudId;
 use planner::launch::{CatalogKind, CatalogOrigin, CatalogSource, ParsedTask};
@@ -363,9 +364,7 @@ fn decode_at_hand(job: AtHand) -> Decoding {
     }
     let index = index.open();
     let inputs: Vec<(CloudId, Input)> = ready.iter().map(|(c, i, _)| (*c, i.clone())).collect();
-    let images = load_vms_images(&inputs, index.as_ref(), |cloud| {
-        needs.for_cloud(cloud).matcher()
-    });
+    let images = load_vms_images(&inputs, index.as_ref(), |cloud| launch_runs(&needs, cloud));
     Decoding {
         images,
         needs,
@@ -376,6 +375,12 @@ fn decode_at_hand(job: AtHand) -> Decoding {
         parsed,
         now,
     }
+}
+
+/// The row runs a launch decodes of `cloud`'s image: those `needs` selects,
+/// without their `GpuInfo` cells (only `sky gpus list` reads them).
+fn launch_runs(needs: &CatalogNeeds, cloud: CloudId) -> WithoutGpuInfo<RowMatcher> {
+    WithoutGpuInfo(needs.for_cloud(cloud).matcher())
 }
 
 /// What [`decode_at_hand`] has done, for [`finish_at_hand`].
@@ -408,9 +413,7 @@ fn finish_at_hand(decoding: Decoding) -> Loaded {
         now,
     } = decoding;
     let settled: Vec<Settled> = images
-        .parse_misses(&inputs, index.as_ref(), |cloud| {
-            needs.for_cloud(cloud).matcher()
-        })
+        .parse_misses(&inputs, index.as_ref(), |cloud| launch_runs(&needs, cloud))
         .into_iter()
         .zip(ready)
         .map(|(result, (cloud, input, kind))| Settled::Loaded {

@@ -72,6 +72,8 @@ impl CatalogIndex {
         if !meta.is_file() || meta.len() == 0 {
             return None;
         }
+        // The length just read: without it the map would `stat` the file again.
+        let len = usize::try_from(meta.len()).ok()?;
         // SAFETY: the mapping is read-only and private to this process. An
         // image is never written in place: `write` renames a complete new
         // file over the old name, so the inode mapped here keeps its bytes
@@ -79,7 +81,7 @@ impl CatalogIndex {
         // file) could truncate it underneath us, and every byte read is
         // validated by the decoder as if it came from `read`.
         #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.ok()?;
         Some(map)
     }
 

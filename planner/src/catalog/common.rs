@@ -2,8 +2,9 @@
 //! (`aws/az_mappings-<hash>.csv`), `common/accelerators.csv` and
 //! `common/metadata.csv`.
 
-use std::collections::HashMap;
 use std::io::Read;
+
+use rustc_hash::FxHashMap;
 
 use super::small_table::SmallTable;
 use super::{CatalogError, Text};
@@ -11,7 +12,7 @@ use super::{CatalogError, Text};
 /// AWS zone-ID → zone-name mapping (`aws/az_mappings-<hash>.csv`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AzMapping {
-    names: HashMap<Box<str>, Text>,
+    names: FxHashMap<Box<str>, Text>,
 }
 
 impl AzMapping {
@@ -28,9 +29,8 @@ impl AzMapping {
             });
         };
         let names = table
-            .records
-            .iter()
-            .map(|r| (r[id_col].as_str().into(), Text::from(r[name_col].as_str())))
+            .records([id_col, name_col])
+            .map(|[id, name]| (id.into(), Text::from(name)))
             .collect();
         Ok(AzMapping { names })
     }
@@ -70,17 +70,16 @@ impl AcceleratorTable {
                 column: "AcceleratorName",
                 found: table.header_line(),
             })?;
-        let clouds = table.column("Clouds");
-        let entries = table
-            .records
-            .into_iter()
-            .map(|mut r| {
-                let c = clouds
-                    .map(|c| std::mem::take(&mut r[c]))
-                    .unwrap_or_default();
-                (std::mem::take(&mut r[name]), c)
-            })
-            .collect();
+        let entries = match table.column("Clouds") {
+            Some(clouds) => table
+                .records([name, clouds])
+                .map(|[n, c]| (n.to_string(), c.to_string()))
+                .collect(),
+            None => table
+                .records([name])
+                .map(|[n]| (n.to_string(), String::new()))
+                .collect(),
+        };
         Ok(AcceleratorTable { entries })
     }
 }
@@ -111,13 +110,12 @@ pub fn parse_gpu_metadata<R: Read>(
     };
     let (g, m, f) = (pos("GPU")?, pos("MemoryGB")?, pos("Manufacturer")?);
     Ok(table
-        .records
-        .iter()
-        .filter_map(|r| {
+        .records([g, m, f])
+        .filter_map(|[gpu, memory, manufacturer]| {
             Some(GpuMetadata {
-                gpu: r[g].clone(),
-                memory_gb: r[m].trim().parse::<f64>().ok()?,
-                manufacturer: r[f].clone(),
+                gpu: gpu.to_string(),
+                memory_gb: memory.trim().parse::<f64>().ok()?,
+                manufacturer: manufacturer.to_string(),
             })
         })
         .collect())

@@ -10,13 +10,18 @@
 
 use super::CatalogError;
 
-/// A table's header and records, every field as text.
+/// A table's header and records, every field as text. The records' fields
+/// are kept back to back in one string (a launch reads these tables every
+/// time: a `String` per field cost more than reading them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SmallTable {
     /// Header names, in file order.
     pub(crate) headers: Vec<String>,
-    /// The records below the header, each as wide as the header.
-    pub(crate) records: Vec<Vec<String>>,
+    /// Every record's fields, back to back.
+    text: String,
+    /// Where each field of `text` ends (it starts where the one before
+    /// ends), record after record, each as wide as the header.
+    ends: Vec<u32>,
 }
 
 impl SmallTable {
@@ -31,7 +36,8 @@ impl SmallTable {
             .from_reader(data);
         let headers =
             fields(csv.byte_headers().map_err(|e| error(e.to_string()))?, 1).map_err(error)?;
-        let mut records = Vec::new();
+        let mut text: Vec<u8> = Vec::with_capacity(data.len());
+        let mut ends: Vec<u32> = Vec::new();
         // Record numbers as the csv crate counts them: the header is record 1.
         let mut record_number = 1u64;
         loop {
@@ -41,17 +47,45 @@ impl SmallTable {
                 Err(e) => return Err(error(e.to_string())),
             };
             record_number += 1;
-            let record = unquoted(&record);
-            if record.len() != headers.len() {
+            let width = record.len();
+            if width != headers.len() {
+                // A field above that is not text is the first error.
+                if std::str::from_utf8(&text).is_err() {
+                    return Err(error(first_bad_field(&text, &ends, headers.len())));
+                }
                 return Err(error(format!(
-                    "found record with {} fields, but the previous record has {} fields (record {record_number})",
-                    record.len(),
+                    "found record with {width} fields, but the previous record has {} fields (record {record_number})",
                     headers.len()
                 )));
             }
-            records.push(text_fields(record, record_number).map_err(error)?);
+            for field in record.unescaped_iter() {
+                text.extend_from_slice(&field);
+                let end = u32::try_from(text.len())
+                    .map_err(|_| error("the table is too large".to_string()))?;
+                ends.push(end);
+            }
         }
-        Ok(SmallTable { headers, records })
+        // One check of all the fields; when it fails, or a field alone is
+        // not text although all of them are, the first field that is not
+        // is found and named.
+        let text = match String::from_utf8(text) {
+            Ok(text) if field_bounds_are_characters(&text, &ends) => text,
+            Ok(text) => {
+                return Err(error(first_bad_field(
+                    text.as_bytes(),
+                    &ends,
+                    headers.len(),
+                )));
+            }
+            Err(e) => {
+                return Err(error(first_bad_field(e.as_bytes(), &ends, headers.len())));
+            }
+        };
+        Ok(SmallTable {
+            headers,
+            text,
+            ends,
+        })
     }
 
     /// The position of the column named `name`, if any.
@@ -63,23 +97,64 @@ impl SmallTable {
     pub(crate) fn header_line(&self) -> String {
         self.headers.join(",")
     }
+
+    /// The number of records.
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len().checked_div(self.headers.len()).unwrap_or(0)
+    }
+
+    /// Field `column` of record `record` (both from 0, within the table).
+    pub(crate) fn field(&self, record: usize, column: usize) -> &str {
+        let i = record * self.headers.len() + column;
+        let end = self.ends.get(i).map_or(0, |&e| e as usize);
+        let start = match i.checked_sub(1) {
+            Some(j) => self.ends.get(j).map_or(0, |&e| e as usize),
+            None => 0,
+        };
+        // Every bound is a character boundary (checked when parsed).
+        self.text.get(start..end).unwrap_or_default()
+    }
+
+    /// Each record's fields in `columns`, in file order.
+    pub(crate) fn records<const N: usize>(
+        &self,
+        columns: [usize; N],
+    ) -> impl Iterator<Item = [&str; N]> + '_ {
+        (0..self.len()).map(move |r| columns.map(|c| self.field(r, c)))
+    }
 }
 
-/// A record's fields with their quoting removed.
-fn unquoted(record: &simd_csv::ZeroCopyByteRecord<'_>) -> Vec<Vec<u8>> {
-    record.unescaped_iter().map(|f| f.into_owned()).collect()
+/// Whether every field of `text` (ending at `ends`) starts and ends on a
+/// character boundary: each is then text on its own.
+fn field_bounds_are_characters(text: &str, ends: &[u32]) -> bool {
+    ends.iter().all(|&e| text.is_char_boundary(e as usize))
+}
+
+/// The error naming the first field of `text` (ending at `ends`, `width`
+/// per record) that is not UTF-8, as the csv crate words it.
+fn first_bad_field(text: &[u8], ends: &[u32], width: usize) -> String {
+    let mut start = 0usize;
+    for (i, &end) in ends.iter().enumerate() {
+        let end = end as usize;
+        if std::str::from_utf8(text.get(start..end).unwrap_or_default()).is_err() {
+            let (record, field) = (i / width.max(1), i % width.max(1));
+            return format!(
+                "invalid utf-8: invalid UTF-8 in field {field} near record {}",
+                record as u64 + 2
+            );
+        }
+        start = end;
+    }
+    "invalid utf-8".to_string()
 }
 
 /// The header's fields (the reader has already unquoted them).
 fn fields(record: &simd_csv::ByteRecord, record_number: u64) -> Result<Vec<String>, String> {
-    text_fields(record.iter().map(<[u8]>::to_vec).collect(), record_number)
-}
-
-fn text_fields(raw: Vec<Vec<u8>>, record_number: u64) -> Result<Vec<String>, String> {
-    raw.into_iter()
+    record
+        .iter()
         .enumerate()
         .map(|(i, bytes)| {
-            String::from_utf8(bytes).map_err(|_| {
+            String::from_utf8(bytes.to_vec()).map_err(|_| {
                 format!("invalid utf-8: invalid UTF-8 in field {i} near record {record_number}")
             })
         })
@@ -116,11 +191,24 @@ mod tests {
             b"a,b\n1,2\n3\n",
             b"a,b\n1,2,3\n",
             b"a,b\n\xff,2\n",
+            b"a,b\n1,2\n3,\xc3\n",
+            b"a,b\n\xff,2\n3\n",
+            b"a,b\n\xc3\xa9t\xc3\xa9,\"x,\"\"y\"\"\"\n\"\xc3\",\"\xa9\"\n",
+            b"name,\xc3\xa9\n\xc3\xa9t\xc3\xa9,\"x,\"\"y\"\"\"\r\n",
             b"",
             b"a\n",
         ];
         for data in cases {
-            let ours = SmallTable::parse(data, "t.csv").map(|t| (t.headers, t.records));
+            let ours = SmallTable::parse(data, "t.csv").map(|t| {
+                let records: Vec<Vec<String>> = (0..t.len())
+                    .map(|r| {
+                        (0..t.headers.len())
+                            .map(|c| t.field(r, c).to_string())
+                            .collect()
+                    })
+                    .collect();
+                (t.headers, records)
+            });
             match (ours, csv_crate(data)) {
                 (Ok(ours), Ok(theirs)) => {
                     assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(data))
@@ -131,6 +219,21 @@ mod tests {
                     String::from_utf8_lossy(data)
                 ),
             }
+        }
+    }
+
+    #[test]
+    fn the_first_field_that_is_not_text_is_named() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"a,b\n1,2\n3,\xff\n", "field 1 near record 3"),
+            (b"a,b\n\xc3,\xa9\n", "field 0 near record 2"),
+            (b"a,b\n\xff,2\n3\n", "field 0 near record 2"),
+            (b"a,\xff\n1,2\n", "field 1 near record 1"),
+        ];
+        for (data, expected) in cases {
+            let error = SmallTable::parse(data, "t.csv").unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+            assert!(error.contains("t.csv"), "{error}");
         }
     }
 }

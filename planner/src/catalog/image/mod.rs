@@ -141,6 +141,38 @@ pub trait RunFilter {
     fn reads_instance_types(&self) -> bool {
         true
     }
+    /// Whether the decoded rows' `GpuInfo` cells are read (only `sky gpus
+    /// list` reads them): when not, every row's is `None` and no cell is
+    /// checked or copied.
+    fn reads_gpu_info(&self) -> bool {
+        true
+    }
+}
+
+/// A [`RunFilter`] whose rows' `GpuInfo` cells are left empty: a launch
+/// plans without them (they are `sky gpus list`'s).
+pub struct WithoutGpuInfo<F>(pub F);
+
+impl<F: RunFilter> RunFilter for WithoutGpuInfo<F> {
+    fn is_all(&self) -> bool {
+        self.0.is_all()
+    }
+
+    fn wants_accelerator(&self, accelerator: Option<&str>) -> bool {
+        self.0.wants_accelerator(accelerator)
+    }
+
+    fn wants_instance_type(&self, instance_type: Option<&str>) -> bool {
+        self.0.wants_instance_type(instance_type)
+    }
+
+    fn reads_instance_types(&self) -> bool {
+        self.0.reads_instance_types()
+    }
+
+    fn reads_gpu_info(&self) -> bool {
+        false
+    }
 }
 
 /// A launch's [`RowSelection`]: the runs of its accelerators and families.
@@ -436,7 +468,7 @@ impl CloudCatalog {
                 "run lengths do not cover the rows".into(),
             ));
         };
-        let packed = Packed::new(head.strings, U32s::new(head.string_ends)?)?;
+        let packed = Packed::new_text(head.strings, U32s::new(head.string_ends)?)?;
         let text = |id: u32| -> Result<Option<&str>, ImageError> {
             match id {
                 0 => Ok(None),
@@ -472,7 +504,7 @@ impl CloudCatalog {
         }
         let gpu = Packed::new(gpu_cells, U32s::new(head.gpu_info)?)
             .map_err(|_| ImageError::Decode("GpuInfo cells do not add up".into()))?;
-        let mut strings = Strings::new(packed, gpu);
+        let mut strings = Strings::new(packed, runs.reads_gpu_info().then_some(gpu));
         let mut rows: Vec<VmRow> = Vec::new();
         // The count is trusted only as far as the bytes could hold that many
         // rows (two mask bytes each).
@@ -732,5 +764,43 @@ mod tests {
         let mut longer = image.clone();
         longer.push(b' ');
         assert!(CloudCatalog::from_image_selected(CloudId::Lambda, &longer, "x", &cpu).is_err());
+    }
+
+    #[test]
+    fn a_reader_without_gpu_info_gets_the_same_rows_with_empty_cells() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,GpuInfo,Price,Region\n\
+                   cpu,,,,1,r\n\
+                   gpu,A100,1,\"{'Gpus': []}\",2,r\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        let all = WithoutGpuInfo(RowSelection::All.matcher());
+        let (loaded, _) =
+            CloudCatalog::from_image_runs(CloudId::Lambda, &image, "x", &all).unwrap();
+        let mut expected = parsed.rows.clone();
+        for row in &mut expected {
+            row.gpu_info = None;
+        }
+        assert_eq!(loaded.rows, expected);
+        assert!(parsed.rows[1].gpu_info.is_some());
+        // The cells are not read: a damaged one does not matter.
+        let mut damaged = image.clone();
+        *damaged.last_mut().unwrap() = 0xff;
+        let (loaded, _) =
+            CloudCatalog::from_image_runs(CloudId::Lambda, &damaged, "x", &all).unwrap();
+        assert_eq!(loaded.rows, expected);
+    }
+
+    #[test]
+    fn a_string_table_that_is_not_utf8_is_refused() {
+        let csv = "InstanceType,Price,Region\nabc,1,r\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        let at = image.windows(3).position(|w| w == b"abc").unwrap();
+        let mut damaged = image.clone();
+        damaged[at + 1] = 0xc3; // starts a two-byte character that `c` does not continue
+        assert!(matches!(
+            CloudCatalog::from_image(CloudId::Lambda, &damaged, "x"),
+            Err(ImageError::Decode(_))
+        ));
     }
 }

@@ -199,7 +199,21 @@ impl RowReader<'_> {
         Ok(*head)
     }
 
+    /// A LEB128 string id: most are below 128, one byte (read inline); the
+    /// longer ones go through [`RowReader::leb128_long`].
+    #[inline]
     fn leb128(&mut self) -> Result<u32, ImageError> {
+        match self.bytes.split_first() {
+            Some((&byte, rest)) if byte & 0x80 == 0 => {
+                self.bytes = rest;
+                Ok(u32::from(byte))
+            }
+            _ => self.leb128_long(),
+        }
+    }
+
+    #[inline(never)]
+    fn leb128_long(&mut self) -> Result<u32, ImageError> {
         let mut value = 0u32;
         for shift in (0..35).step_by(7) {
             let [byte] = self.take::<1>()?;
@@ -216,7 +230,9 @@ impl RowReader<'_> {
 
 /// Decodes one run of `count` rows (its first row written in full) onto
 /// `rows`; every row must have the run's instance type and accelerator
-/// (string ids `it` and `name`).
+/// (string ids `it` and `name`). Each row is built field by field from the
+/// row above and the fields that differ (no string is cloned only to be
+/// replaced).
 pub(super) fn decode_run(
     bytes: &[u8],
     count: usize,
@@ -226,100 +242,102 @@ pub(super) fn decode_run(
 ) -> Result<(), ImageError> {
     let start = rows.len();
     let mut reader = RowReader { bytes };
-    let empty: Text = Text::from("");
     for index in 0..count {
         let mask = u16::from_le_bytes(reader.take::<2>()?);
+        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 2) != 0 {
+            return Err(ImageError::Decode(format!("row {index}: unknown fields")));
+        }
         let prev = if rows.len() > start {
             rows.last()
         } else {
             None
         };
-        let mut row = match prev {
-            Some(prev) => prev.clone(),
-            None if mask & ALL_STRINGS == ALL_STRINGS
-                && mask & NVME_BIT != 0
-                && mask & DATACENTER_BIT != 0 =>
-            {
-                VmRow {
-                    instance_type: None,
-                    accelerator_name: None,
-                    region: empty.clone(),
-                    zone: None,
-                    local_disk_type: None,
-                    nvme_supported: None,
-                    accelerator_count: Num::EMPTY,
-                    vcpus: Num::EMPTY,
-                    memory_gib: Num::EMPTY,
-                    price: Num::EMPTY,
-                    spot_price: Num::EMPTY,
-                    local_disk_size: Num::EMPTY,
-                    local_disk_count: Num::EMPTY,
-                    datacenter: None,
-                    gpu_info: None,
-                }
-            }
-            None => return Err(ImageError::Decode("first row is incomplete".into())),
-        };
-        if mask >> (STRING_FIELDS + NUMBER_FIELDS + 2) != 0 {
-            return Err(ImageError::Decode(format!("row {index}: unknown fields")));
+        if prev.is_none()
+            && (mask & ALL_STRINGS != ALL_STRINGS
+                || mask & NVME_BIT == 0
+                || mask & DATACENTER_BIT == 0)
+        {
+            return Err(ImageError::Decode("first row is incomplete".into()));
         }
-        if mask & 1 != 0 {
+        let changed = |bit: u16| mask & bit != 0;
+        // A string field: decoded when it changed, else the row above's
+        // (there is one: a first row changes every field).
+        macro_rules! field {
+            ($bit:expr, $name:ident, $decode:expr) => {
+                match prev {
+                    Some(prev) if !changed($bit) => prev.$name.clone(),
+                    _ => $decode,
+                }
+            };
+        }
+        let instance_type = field!(1, instance_type, {
             if reader.leb128()? != it {
                 return Err(ImageError::Mismatch("run instance type"));
             }
-            row.instance_type = strings.get(it)?;
-        }
-        if mask & 1 << 1 != 0 {
+            strings.get(it)?
+        });
+        let accelerator_name = field!(1 << 1, accelerator_name, {
             if reader.leb128()? != name {
                 return Err(ImageError::Mismatch("run accelerator"));
             }
-            row.accelerator_name = strings.get(name)?;
-        }
-        if mask & 1 << 2 != 0 {
-            row.region = strings
+            strings.get(name)?
+        });
+        let region = field!(
+            1 << 2,
+            region,
+            strings
                 .get(reader.leb128()?)?
-                .ok_or(ImageError::Mismatch("empty region"))?;
-        }
-        if mask & 1 << 3 != 0 {
-            row.zone = strings.get(reader.leb128()?)?;
-        }
-        if mask & 1 << 4 != 0 {
-            row.local_disk_type = strings.get(reader.leb128()?)?;
-        }
-        if mask & 1 << GPU_INFO != 0 {
-            row.gpu_info = strings.gpu_info(reader.leb128()?)?;
-        }
-        let fields = [
-            &mut row.accelerator_count,
-            &mut row.vcpus,
-            &mut row.memory_gib,
-            &mut row.price,
-            &mut row.spot_price,
-            &mut row.local_disk_size,
-            &mut row.local_disk_count,
-        ];
-        for (i, field) in fields.into_iter().enumerate() {
-            if mask & 1 << (STRING_FIELDS + i) != 0 {
-                *field = Num(f64::from_le_bytes(reader.take::<8>()?));
+                .ok_or(ImageError::Mismatch("empty region"))?
+        );
+        let zone = field!(1 << 3, zone, strings.get(reader.leb128()?)?);
+        let local_disk_type = field!(1 << 4, local_disk_type, strings.get(reader.leb128()?)?);
+        let gpu_info = field!(1 << GPU_INFO, gpu_info, strings.gpu_info(reader.leb128()?)?);
+        let mut numbers = prev.map_or([Num::EMPTY; NUMBER_FIELDS], numbers);
+        for (i, number) in numbers.iter_mut().enumerate() {
+            if changed(1 << (STRING_FIELDS + i)) {
+                *number = Num(f64::from_le_bytes(reader.take::<8>()?));
             }
         }
-        if mask & NVME_BIT != 0 {
-            row.nvme_supported = match reader.take::<1>()? {
-                [0] => None,
-                [1] => Some(false),
-                [2] => Some(true),
-                _ => return Err(ImageError::Mismatch("NVMe flag")),
-            };
-        }
-        if mask & DATACENTER_BIT != 0 {
-            row.datacenter = match reader.take::<1>()? {
-                [0] => None,
-                [1] => Some(false),
-                [2] => Some(true),
-                _ => return Err(ImageError::Mismatch("datacenter flag")),
-            };
-        }
-        rows.push(row);
+        let flag = |reader: &mut RowReader<'_>, what| match reader.take::<1>()? {
+            [0] => Ok(None),
+            [1] => Ok(Some(false)),
+            [2] => Ok(Some(true)),
+            _ => Err(ImageError::Mismatch(what)),
+        };
+        let nvme_supported = match prev {
+            Some(prev) if !changed(NVME_BIT) => prev.nvme_supported,
+            _ => flag(&mut reader, "NVMe flag")?,
+        };
+        let datacenter = match prev {
+            Some(prev) if !changed(DATACENTER_BIT) => prev.datacenter,
+            _ => flag(&mut reader, "datacenter flag")?,
+        };
+        let [
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+        ] = numbers;
+        rows.push(VmRow {
+            instance_type,
+            accelerator_name,
+            region,
+            zone,
+            local_disk_type,
+            nvme_supported,
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+            datacenter,
+            gpu_info,
+        });
     }
     if !reader.bytes.is_empty() {
         return Err(ImageError::Decode("a run has trailing bytes".into()));

@@ -43,23 +43,44 @@ impl<'a> U32s<'a> {
 }
 
 /// Bytes stored back to back, and where each piece ends: piece `i` is
-/// checked (its bounds, and as UTF-8) when it is read, so loading an image
-/// costs nothing per string it holds, only per string a reader uses.
+/// bounds-checked when it is read. Its UTF-8 is checked either when it is
+/// read ([`Packed::new`]: the `GpuInfo` cells, which only `sky gpus list`
+/// reads) or once for all the pieces ([`Packed::new_text`]: the head's
+/// strings, a few kB that most loads read a good part of; one SIMD pass
+/// over them costs less than checking a few hundred short strings one by
+/// one).
 #[derive(Clone, Copy)]
 pub(super) struct Packed<'a> {
     text: &'a [u8],
+    /// `text`, when it was checked whole: a piece is then valid exactly
+    /// when its bounds fall on character boundaries.
+    checked: Option<&'a str>,
     ends: U32s<'a>,
 }
 
 impl<'a> Packed<'a> {
     /// Pieces `text` ending at `ends` as written by [`StringTable::pack`]:
     /// the last end is the end of `text` (checked here; each piece's own
-    /// bounds are checked when it is read).
+    /// bounds and UTF-8 are checked when it is read).
     pub(super) fn new(text: &'a [u8], ends: U32s<'a>) -> Result<Packed<'a>, ImageError> {
         if ends.last().map_or(0, |end| end as usize) != text.len() {
             return Err(ImageError::Decode("strings do not add up".into()));
         }
-        Ok(Packed { text, ends })
+        Ok(Packed {
+            text,
+            checked: None,
+            ends,
+        })
+    }
+
+    /// [`Packed::new`], with `text` checked as UTF-8 here, whole.
+    pub(super) fn new_text(text: &'a [u8], ends: U32s<'a>) -> Result<Packed<'a>, ImageError> {
+        let mut packed = Packed::new(text, ends)?;
+        packed.checked = Some(
+            simdutf8::basic::from_utf8(text)
+                .map_err(|_| ImageError::Decode("a string is not UTF-8".into()))?,
+        );
+        Ok(packed)
     }
 
     pub(super) fn len(&self) -> usize {
@@ -77,11 +98,15 @@ impl<'a> Packed<'a> {
             Some(j) => self.ends.get(j).unwrap_or(u32::MAX) as usize,
             None => 0,
         };
-        let bytes = self
-            .text
-            .get(start..end)
-            .ok_or(ImageError::Mismatch("string boundary"))?;
-        std::str::from_utf8(bytes).map_err(|_| ImageError::Decode("a string is not UTF-8".into()))
+        if start > end || end > self.text.len() {
+            return Err(ImageError::Mismatch("string boundary"));
+        }
+        let not_utf8 = || ImageError::Decode("a string is not UTF-8".into());
+        match self.checked {
+            // Within bounds: `None` only off a character boundary.
+            Some(text) => text.get(start..end).ok_or_else(not_utf8),
+            None => std::str::from_utf8(&self.text[start..end]).map_err(|_| not_utf8()),
+        }
     }
 }
 
@@ -129,23 +154,25 @@ pub(super) struct Tables {
 
 /// The head's strings and the `GpuInfo` cells, made into [`Text`]s on
 /// first use: a selection that decodes a few runs allocates only the
-/// strings those runs name, and checks only the cells they hold.
+/// strings those runs name, and checks only the cells they hold (none, for
+/// a reader that does not read them).
 pub(super) struct Strings<'h> {
     raw: Packed<'h>,
     made: Vec<Option<Text>>,
-    /// The `GpuInfo` cells.
-    gpu: Packed<'h>,
+    /// The `GpuInfo` cells; `None`: the reader does not read them.
+    gpu: Option<Packed<'h>>,
     gpu_made: Vec<Option<Text>>,
 }
 
 impl<'h> Strings<'h> {
-    /// The strings `raw`, and the `GpuInfo` cells `gpu`.
-    pub(super) fn new(raw: Packed<'h>, gpu: Packed<'h>) -> Strings<'h> {
+    /// The strings `raw`, and the `GpuInfo` cells `gpu` (`None`: every
+    /// row's cell is left empty).
+    pub(super) fn new(raw: Packed<'h>, gpu: Option<Packed<'h>>) -> Strings<'h> {
         Strings {
             raw,
             made: vec![None; raw.len()],
             gpu,
-            gpu_made: vec![None; gpu.len()],
+            gpu_made: vec![None; gpu.map_or(0, |g| g.len())],
         }
     }
 
@@ -170,15 +197,16 @@ impl<'h> Strings<'h> {
         Ok(made)
     }
 
-    /// `GpuInfo` cell `id` (`0` = empty cell).
+    /// `GpuInfo` cell `id` (`0` = empty cell; every cell is empty when the
+    /// reader does not read them).
     pub(super) fn gpu_info(&mut self, id: u32) -> Result<Option<Text>, ImageError> {
-        let Some(i) = (id as usize).checked_sub(1) else {
+        let (Some(i), Some(gpu)) = ((id as usize).checked_sub(1), &self.gpu) else {
             return Ok(None);
         };
         if let Some(Some(made)) = self.gpu_made.get(i) {
             return Ok(Some(made.clone()));
         }
-        let text = self.gpu.get(i).map_err(|_| {
+        let text = gpu.get(i).map_err(|_| {
             ImageError::Decode("a GpuInfo cell is out of bounds or not UTF-8".into())
         })?;
         let made = Text::from(text);

@@ -100,7 +100,7 @@ impl KubernetesCloud {
         for path in self.kubeconfig_paths(ctx).iter().filter(|p| p.is_file()) {
             let text = crate::input::read_regular_text(path, crate::input::MAX_CONFIG_FILE_BYTES)
                 .map_err(|e| CloudError::Config(format!("Invalid kubeconfig {e}")))?;
-            let next = Kubeconfig::from_yaml(&text).map_err(|e| {
+            let next = parse_kubeconfig(&text).map_err(|e| {
                 CloudError::Config(format!("Invalid kubeconfig {}: {e}", path.display()))
             })?;
             merged = Some(match merged {
@@ -125,6 +125,126 @@ impl KubernetesCloud {
             allowed,
             warnings,
         })
+    }
+}
+
+/// A kubeconfig's text as [`Kubeconfig::from_yaml`] reads it — every YAML
+/// document, merged first-wins — without the entries' `other` maps.
+///
+/// kube's types keep unknown keys through `#[serde(flatten)]` at every level;
+/// a flattened struct is read by buffering its whole subtree first, so the
+/// file was copied once per level before being read (64 contexts: 9.9 M
+/// instructions, most of them allocation). Here the top level and the named
+/// entries are plain structs that skip unknown keys, and each entry's body is
+/// kube's own [`Cluster`], `AuthInfo` or `Context` (their unknown keys still
+/// kept, as they are what a client and the node cache key read). Only the
+/// top-level and entry-level unknown keys are dropped: nothing reads them.
+pub(super) fn parse_kubeconfig(text: &str) -> Result<Kubeconfig, kube::config::KubeconfigError> {
+    let documents: Vec<lean::Kubeconfig> = serde_saphyr::from_multiple(text)
+        .map_err(|e| kube::config::KubeconfigError::Parse(Box::new(e)))?;
+    documents
+        .into_iter()
+        .map(lean::Kubeconfig::into_kube)
+        .try_fold(Kubeconfig::default(), Kubeconfig::merge)
+}
+
+/// The lean mirror of kube's kubeconfig types (same names, so a type error
+/// reads as kube's would: `expected struct Kubeconfig`).
+mod lean {
+    use kube::config::{
+        AuthInfo, Context, NamedAuthInfo as KubeNamedAuthInfo, NamedCluster as KubeNamedCluster,
+        NamedContext as KubeNamedContext, NamedExtension, Preferences,
+    };
+    use serde::{Deserialize, Deserializer};
+
+    /// kube's `Kubeconfig` without `other`.
+    #[derive(Deserialize)]
+    pub(super) struct Kubeconfig {
+        preferences: Option<Preferences>,
+        #[serde(default, deserialize_with = "null_as_default")]
+        clusters: Vec<NamedCluster>,
+        #[serde(rename = "users", default, deserialize_with = "null_as_default")]
+        auth_infos: Vec<NamedAuthInfo>,
+        #[serde(default, deserialize_with = "null_as_default")]
+        contexts: Vec<NamedContext>,
+        #[serde(rename = "current-context")]
+        current_context: Option<String>,
+        extensions: Option<Vec<NamedExtension>>,
+        kind: Option<String>,
+        #[serde(rename = "apiVersion")]
+        api_version: Option<String>,
+    }
+
+    /// kube's `NamedCluster` without `other`.
+    #[derive(Deserialize)]
+    struct NamedCluster {
+        name: String,
+        cluster: Option<super::Cluster>,
+    }
+
+    /// kube's `NamedAuthInfo` without `other`.
+    #[derive(Deserialize)]
+    struct NamedAuthInfo {
+        name: String,
+        #[serde(rename = "user")]
+        auth_info: Option<AuthInfo>,
+    }
+
+    /// kube's `NamedContext` without `other`.
+    #[derive(Deserialize)]
+    struct NamedContext {
+        name: String,
+        context: Option<Context>,
+    }
+
+    /// kube's `deserialize_null_as_default`: a `null` list is an empty one.
+    fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+    where
+        T: Default + Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+    }
+
+    impl Kubeconfig {
+        /// kube's `Kubeconfig`, with empty `other` maps.
+        pub(super) fn into_kube(self) -> super::Kubeconfig {
+            super::Kubeconfig {
+                preferences: self.preferences,
+                clusters: self
+                    .clusters
+                    .into_iter()
+                    .map(|c| KubeNamedCluster {
+                        name: c.name,
+                        cluster: c.cluster,
+                        other: Default::default(),
+                    })
+                    .collect(),
+                auth_infos: self
+                    .auth_infos
+                    .into_iter()
+                    .map(|a| KubeNamedAuthInfo {
+                        name: a.name,
+                        auth_info: a.auth_info,
+                        other: Default::default(),
+                    })
+                    .collect(),
+                contexts: self
+                    .contexts
+                    .into_iter()
+                    .map(|c| KubeNamedContext {
+                        name: c.name,
+                        context: c.context,
+                        other: Default::default(),
+                    })
+                    .collect(),
+                current_context: self.current_context,
+                extensions: self.extensions,
+                kind: self.kind,
+                api_version: self.api_version,
+                other: Default::default(),
+            }
+        }
     }
 }
 
@@ -220,6 +340,91 @@ pub(super) fn display_path(path: &Path, home: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// kube's reading with the top-level and entry-level `other` maps
+    /// emptied, as JSON (kube's types have no `PartialEq`).
+    fn as_kube_reads(text: &str) -> Result<serde_json::Value, String> {
+        let mut k = Kubeconfig::from_yaml(text).map_err(|e| e.to_string())?;
+        k.other.clear();
+        k.clusters.iter_mut().for_each(|c| c.other.clear());
+        k.auth_infos.iter_mut().for_each(|a| a.other.clear());
+        k.contexts.iter_mut().for_each(|c| c.other.clear());
+        Ok(serde_json::to_value(k).unwrap())
+    }
+
+    #[test]
+    fn the_lean_parse_reads_what_kube_reads() {
+        let full = r#"apiVersion: v1
+kind: Config
+preferences: {colors: true, extra: 1}
+current-context: b
+unknown-top: {x: [1, 2]}
+clusters:
+- name: a
+  cluster:
+    server: https://a.example:6443
+    certificate-authority-data: Q0FEQVRB
+    proxy-url: http://proxy:3128
+    extensions:
+    - name: client.authentication.k8s.io/exec
+      extension: {audience: x}
+    odd-cluster-key: 1
+  odd-entry-key: 2
+- name: b
+  cluster: {server: "http://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: ua
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args: [eks, get-token, --cluster-name, c]
+      env: [{name: AWS_PROFILE, value: p}]
+      interactiveMode: Never
+- name: ub
+  user: {token: t0ken, client-certificate-data: Q0VSVA==, client-key-data: S0VZ}
+- name: none
+  user: null
+contexts:
+- name: a
+  context: {cluster: a, user: ua, namespace: ns, extra: y}
+- name: b
+  context: {cluster: b, user: ub}
+extensions:
+- name: e
+  extension: {k: v}
+---
+clusters:
+- name: a
+  cluster: {server: "http://second"}
+- name: c
+  cluster: {server: "http://c"}
+contexts:
+- name: c
+  context: {cluster: c, user: ub}
+current-context: c
+"#;
+        for text in [
+            full,
+            "",
+            "clusters: null\nusers: null\ncontexts: null\n",
+            "apiVersion: v1\n",
+            "clusters: [{cluster: {server: x}}]\n",
+            "clusters: 7\n",
+            "contexts: [{name: a, context: {user: u}}]\n",
+            "- a\n- b\n",
+            "kind: Config\n---\nkind: Other\n",
+        ] {
+            let ours = parse_kubeconfig(text)
+                .map(|k| serde_json::to_value(k).unwrap())
+                .map_err(|e| e.to_string());
+            let kube = as_kube_reads(text);
+            assert_eq!(ours.is_ok(), kube.is_ok(), "{text}: {ours:?} vs {kube:?}");
+            if let (Ok(ours), Ok(kube)) = (ours, kube) {
+                assert_eq!(ours, kube, "{text}");
+            }
+        }
+    }
 
     #[test]
     fn path_helpers() {

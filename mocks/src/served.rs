@@ -119,7 +119,8 @@ pub(crate) struct Served {
 impl Served {
     /// A wiremock server of its own (and a reset gate when a route needs one).
     pub(crate) async fn start(routes: Vec<Route>) -> Result<Self, MockError> {
-        let server = Arc::new(Self::bare().await?);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(MockError::Listen)?;
+        let server = Arc::new(MockServer::builder().listener(listener).start().await);
         let mut resets = Vec::new();
         for route in routes {
             if route.state.fault.is_raw() {
@@ -140,10 +141,17 @@ impl Served {
     }
 
     /// A wiremock server with no routes yet, to be shared through
-    /// [`Served::start_on`].
+    /// [`Served::start_on`]. It keeps no copy of the requests it receives
+    /// (`received_requests` is `None`): the tenants' [`Recorder`](crate::Recorder)s
+    /// log them, and a long-running `harness mocks` would otherwise grow by
+    /// a copy of every request (and fault in the pages it takes).
     pub(crate) async fn bare() -> Result<MockServer, MockError> {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(MockError::Listen)?;
-        Ok(MockServer::builder().listener(listener).start().await)
+        Ok(MockServer::builder()
+            .listener(listener)
+            .disable_request_recording()
+            .start()
+            .await)
     }
 
     /// Mounts `routes` on the shared `server` under the path prefix `base`

@@ -741,7 +741,7 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
     let devices = |m: &RawResources| -> BTreeMap<String, u32> {
         ACCELERATOR_RESOURCE_KEYS
             .iter()
-            .filter_map(|k| Some((k.to_string(), device_count(m.get(*k)?)?)))
+            .filter_map(|k| Some((k.to_string(), device_count(m.get(k)?)?)))
             .collect()
     };
     let accelerator_resources = devices(&status.allocatable);

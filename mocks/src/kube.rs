@@ -409,6 +409,26 @@ impl KubeMock {
         base_seed: u64,
         name: &str,
     ) -> Result<KubeMock, MockError> {
+        Self::start_sharing(opts, origin, base_seed, name, None).await
+    }
+
+    /// Whether a mock with these options can share a server with others
+    /// (no raw fault, which needs a gate of its own).
+    pub(crate) fn can_share(opts: &KubeOptions) -> bool {
+        ![&opts.version, &opts.nodes, &opts.pods]
+            .iter()
+            .any(|e| e.fault.is_raw())
+    }
+
+    /// Starts the mock on a server of its own, or on `shared` (a server and
+    /// this mock's path prefix, e.g. `/ctx/3`), see [`Served::start_on`].
+    pub(crate) async fn start_sharing(
+        opts: KubeOptions,
+        origin: Instant,
+        base_seed: u64,
+        name: &str,
+        shared: Option<(std::sync::Arc<MockServer>, String)>,
+    ) -> Result<KubeMock, MockError> {
         let (nodes_body, nodes_value) = match &opts.nodes_file {
             Some(path) => {
                 let bytes = fixtures::read(path)?;
@@ -454,7 +474,7 @@ impl KubeMock {
             ok: ok_fixed(body, json),
             expect,
         };
-        let served = Served::start(vec![
+        let routes = vec![
             route(
                 "/version",
                 version,
@@ -463,8 +483,11 @@ impl KubeMock {
             ),
             route("/api/v1/nodes", nodes, nodes_body, opts.nodes.expect),
             route("/api/v1/pods", pods, pods_body, opts.pods.expect),
-        ])
-        .await?;
+        ];
+        let served = match shared {
+            Some((server, base)) => Served::start_on(server, base, routes).await?,
+            None => Served::start(routes).await?,
+        };
         Ok(KubeMock {
             served,
             version: recorders.0,
@@ -473,7 +496,9 @@ impl KubeMock {
         })
     }
 
-    /// Base URL, `http://127.0.0.1:PORT`; the kubeconfig `server:`.
+    /// Base URL, `http://127.0.0.1:PORT` (with a path, `/ctx/<i>`, when the
+    /// server is shared by a [`MockSet`](crate::MockSet)'s contexts); the
+    /// kubeconfig `server:`.
     pub fn uri(&self) -> String {
         self.served.uri()
     }

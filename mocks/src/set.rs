@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::served::Served;
 use crate::{
     CatalogOptions, CatalogServer, Ec2Mock, Ec2Options, EndpointOptions, GcpMock, GcpOptions,
     KubeMock, KubeOptions, MockError, NodePool, Recorder, Recording, StsMock, StsOptions,
@@ -214,9 +215,25 @@ impl MockSet {
             Some(o) => Some(Ec2Mock::start_with(o.clone(), origin, seed, "ec2").await?),
             None => None,
         };
+        // The contexts share one wiremock server (each under its own path
+        // prefix), except those whose raw faults need a gate of their own.
+        let mut shared: Option<std::sync::Arc<wiremock::MockServer>> = None;
         let mut kube = Vec::with_capacity(kube_plan.len());
-        for (opts, name) in kube_plan {
-            let mock = KubeMock::start_with(opts, origin, seed, &format!("kube/{name}")).await?;
+        for (i, (opts, name)) in kube_plan.into_iter().enumerate() {
+            let on = match KubeMock::can_share(&opts) {
+                true => {
+                    let server = match &shared {
+                        Some(s) => s.clone(),
+                        None => shared
+                            .insert(std::sync::Arc::new(Served::bare().await?))
+                            .clone(),
+                    };
+                    Some((server, format!("/ctx/{i}")))
+                }
+                false => None,
+            };
+            let mock =
+                KubeMock::start_sharing(opts, origin, seed, &format!("kube/{name}"), on).await?;
             kube.push(KubeContext { name, mock });
         }
         let gcp = match &spec.gcp {

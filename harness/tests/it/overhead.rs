@@ -18,11 +18,16 @@ const KUBE_MS: u64 = 80;
 
 /// One raw HTTP/1.1 request over std; returns the status.
 fn http(uri: &str, request_line: &str, body: &str) -> u16 {
-    let addr = uri.trim_start_matches("http://");
+    let rest = uri.trim_start_matches("http://");
+    // A kube context on the set's shared server has a path prefix (`/ctx/0`).
+    let (addr, base) = rest
+        .split_once('/')
+        .map_or((rest, ""), |(a, _)| (a, &rest[a.len()..]));
+    let (method, path) = request_line.split_once(' ').expect("METHOD /path");
     let mut s = TcpStream::connect(addr).expect("connect to mock");
     write!(
         s,
-        "{request_line} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {base}{path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .expect("write request");

@@ -24,10 +24,14 @@ impl Response {
 
 /// Sends one request with `Connection: close` and reads the whole response.
 pub async fn send(uri: &str, method: &str, path: &str, body: &str) -> io::Result<Response> {
-    let addr = uri.strip_prefix("http://").expect("http uri");
+    let rest = uri.strip_prefix("http://").expect("http uri");
+    // A mock on a shared server has a path prefix (`http://host:port/ctx/1`).
+    let (addr, base) = rest
+        .split_once('/')
+        .map_or((rest, ""), |(a, _)| (a, &rest[a.len()..]));
     let mut stream = TcpStream::connect(addr).await?;
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+        "{method} {base}{path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
          Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );

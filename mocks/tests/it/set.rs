@@ -135,7 +135,8 @@ async fn a_set_starts_from_a_scenario_and_reports_per_endpoint() {
         ]
     );
 
-    // Each context has its own server; the override hits only mock-1.
+    // Each context has its own address (a path on the set's shared server);
+    // the override hits only mock-1.
     assert_ne!(set.kube[0].mock.uri(), set.kube[1].mock.uri());
     let ok = get(&set.kube[0].mock.uri(), "/api/v1/nodes").await.unwrap();
     assert_eq!(ok.status, 200);

@@ -252,18 +252,158 @@ struct RawNodeList {
 
 /// `metadata.continue` of a list, when a non-empty string: the token of the
 /// next page. Any other `metadata` (absent, null, not an object, no token)
-/// is no next page, never an error.
+/// is no next page, never an error. Read in place: only the token is kept
+/// (a later duplicate `continue` wins, as in a JSON object read whole).
 pub(super) fn continue_token<'de, D>(d: D) -> Result<Option<String>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Object(mut meta) => match meta.remove("continue") {
-            Some(serde_json::Value::String(token)) if !token.is_empty() => Some(token),
+    use serde::de::IgnoredAny;
+    /// Any metadata value; a map is searched for `continue`.
+    struct Meta;
+    impl<'de> serde::de::Visitor<'de> for Meta {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any valid JSON value")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Option<String>, A::Error> {
+            let mut token = None;
+            while let Some(is_continue) = map.next_key_seed(KeyIs("continue"))? {
+                if is_continue {
+                    token = map.next_value::<NonEmptyString>()?.0;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(token)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Option<String>, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+            d.deserialize_any(Meta)
+        }
+        fn visit_none<E>(self) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Meta)
+}
+
+/// A map key compared with one name (`true`: it is that name), read
+/// without allocating.
+pub(super) struct KeyIs(pub(super) &'static str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyIs {
+    type Value = bool;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyIs {
+    type Value = bool;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(v == self.0)
+    }
+}
+
+/// A non-empty JSON string; any other value reads as `None`.
+struct NonEmptyString(Option<String>);
+
+impl<'de> Deserialize<'de> for NonEmptyString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(NonEmptyString(match AnyString::deserialize(d)?.0 {
+            Some(s) if !s.is_empty() => Some(s),
             _ => None,
-        },
-        _ => None,
-    })
+        }))
+    }
+}
+
+/// A JSON value: `Some` for a string, `None` for anything else (skipped).
+struct AnyString(Option<String>);
+
+impl<'de> Deserialize<'de> for AnyString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::IgnoredAny;
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = AnyString;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any valid JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<AnyString, E> {
+                Ok(AnyString(Some(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<AnyString, E> {
+                Ok(AnyString(Some(v)))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_unit<E>(self) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_none<E>(self) -> Result<AnyString, E> {
+                Ok(AnyString(None))
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<AnyString, D::Error> {
+                AnyString::deserialize(d)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<AnyString, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(AnyString(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AnyString, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(AnyString(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -309,10 +449,8 @@ struct RawTaint {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct RawStatus {
-    #[serde(deserialize_with = "lenient_string_map")]
-    capacity: BTreeMap<String, String>,
-    #[serde(deserialize_with = "lenient_string_map")]
-    allocatable: BTreeMap<String, String>,
+    capacity: RawResources,
+    allocatable: RawResources,
     #[serde(deserialize_with = "null_as_default")]
     conditions: Vec<RawCondition>,
 }
@@ -324,6 +462,102 @@ struct RawCondition {
     kind: String,
     #[serde(deserialize_with = "null_as_default")]
     status: String,
+}
+
+/// The resource names a node's `capacity` / `allocatable` is read for:
+/// CPU, memory, ephemeral storage and [`ACCELERATOR_RESOURCE_KEYS`].
+const RESOURCE_NAMES: [&str; 7] = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    AMD_GPU_KEY,
+    NVIDIA_GPU_KEY,
+    TPU_RESOURCE_KEY,
+    NEURON_RESOURCE_KEY,
+];
+
+/// A `status.capacity` / `status.allocatable` map as [`lenient_string_map`]
+/// reads it (scalars as strings, a later duplicate wins, a value that is not
+/// a scalar drops its key; null or absent: empty), keeping only the entries
+/// of [`RESOURCE_NAMES`]: the others (`pods`, `hugepages-*`, device plugins
+/// the optimizer does not know) are skipped without being copied.
+#[derive(Default)]
+struct RawResources([Option<String>; RESOURCE_NAMES.len()]);
+
+impl RawResources {
+    /// The quantity of `name`, one of [`RESOURCE_NAMES`].
+    fn get(&self, name: &str) -> Option<&String> {
+        let i = RESOURCE_NAMES.iter().position(|n| *n == name)?;
+        self.0[i].as_ref()
+    }
+}
+
+impl<'de> Deserialize<'de> for RawResources {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The index in [`RESOURCE_NAMES`] of a key, read without allocating.
+        struct Name;
+        impl<'de> serde::de::DeserializeSeed<'de> for Name {
+            type Value = Option<usize>;
+            fn deserialize<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Option<usize>, D::Error> {
+                d.deserialize_str(self)
+            }
+        }
+        impl<'de> serde::de::Visitor<'de> for Name {
+            type Value = Option<usize>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Option<usize>, E> {
+                Ok(RESOURCE_NAMES.iter().position(|n| *n == v))
+            }
+        }
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = RawResources;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawResources, A::Error> {
+                let mut out = RawResources::default();
+                while let Some(name) = map.next_key_seed(Name)? {
+                    match name {
+                        Some(i) => out.0[i] = map.next_value::<LenientScalar>()?.0,
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        /// `null` is an empty map; anything else must be a map.
+        struct Nullable;
+        impl<'de> serde::de::Visitor<'de> for Nullable {
+            type Value = RawResources;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_none<E>(self) -> Result<RawResources, E> {
+                Ok(RawResources::default())
+            }
+            fn visit_unit<E>(self) -> Result<RawResources, E> {
+                Ok(RawResources::default())
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<RawResources, D::Error> {
+                d.deserialize_map(Entries)
+            }
+        }
+        d.deserialize_option(Nullable)
+    }
 }
 
 pub(super) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
@@ -497,17 +731,17 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
         spec,
         status,
     } = raw;
-    let cpu = |m: &BTreeMap<String, String>| m.get("cpu").and_then(|q| parse_cpu_quantity(q));
-    let mem = |m: &BTreeMap<String, String>| m.get("memory").and_then(|q| parse_memory_gib(q));
+    let cpu = |m: &RawResources| m.get("cpu").and_then(|q| parse_cpu_quantity(q));
+    let mem = |m: &RawResources| m.get("memory").and_then(|q| parse_memory_gib(q));
     let ready = status
         .conditions
         .iter()
         .find(|c| c.kind == "Ready")
         .is_some_and(|c| c.status == "True");
-    let devices = |m: &BTreeMap<String, String>| -> BTreeMap<String, u32> {
+    let devices = |m: &RawResources| -> BTreeMap<String, u32> {
         ACCELERATOR_RESOURCE_KEYS
             .iter()
-            .filter_map(|k| Some((k.to_string(), device_count(m.get(*k)?)?)))
+            .filter_map(|k| Some((k.to_string(), device_count(m.get(k)?)?)))
             .collect()
     };
     let accelerator_resources = devices(&status.allocatable);
@@ -715,6 +949,14 @@ mod tests {
             (r#","metadata":{"continue":""}"#, None),
             (r#","metadata":{"continue":7}"#, None),
             (r#","metadata":{"continue":null}"#, None),
+            (r#","metadata":{"continue":"a","continue":"b"}"#, Some("b")),
+            (r#","metadata":{"continue":"a","continue":[1]}"#, None),
+            (
+                r#","metadata":{"cont\u0069nue":"esc","x":{"continue":"no"}}"#,
+                Some("esc"),
+            ),
+            (r#","metadata":[{"continue":"no"}]"#, None),
+            (r#","metadata":7"#, None),
             (r#","metadata":"odd""#, None),
             (r#","metadata":null"#, None),
             ("", None),
@@ -763,6 +1005,36 @@ mod tests {
         ] {
             let ours = serde_json::from_str::<Holder>(json).ok().map(|h| h.0);
             assert_eq!(ours, through_value(json), "{json}");
+        }
+    }
+
+    #[test]
+    fn resource_maps_keep_what_the_lenient_map_keeps_of_their_names() {
+        #[derive(Deserialize)]
+        struct Lenient(#[serde(deserialize_with = "lenient_string_map")] BTreeMap<String, String>);
+        for json in [
+            r#"{"cpu":"4","memory":"16Gi","pods":"110","nvidia.com/gpu":8,"ephemeral-storage":"100Gi"}"#,
+            r#"{"cpu":4.5,"memory":true,"amd.com/gpu":"2","google.com/tpu":{"x":1},"aws.amazon.com/neuron":[1]}"#,
+            r#"{"cpu":"1","cpu":{"x":1}}"#,
+            r#"{"cpu":{"x":1},"cpu":"2","cpu":"3"}"#,
+            r#"{"memory":null,"hugepages-1Gi":"0","cpu":1e400}"#,
+            "{}",
+            "null",
+            r#""text""#,
+            "[1]",
+        ] {
+            let ours = serde_json::from_str::<RawResources>(json).ok().map(|r| {
+                RESOURCE_NAMES
+                    .iter()
+                    .filter_map(|n| Some((n.to_string(), r.get(n)?.clone())))
+                    .collect::<BTreeMap<_, _>>()
+            });
+            let lenient = serde_json::from_str::<Lenient>(json).ok().map(|l| {
+                l.0.into_iter()
+                    .filter(|(k, _)| RESOURCE_NAMES.contains(&k.as_str()))
+                    .collect::<BTreeMap<_, _>>()
+            });
+            assert_eq!(ours, lenient, "{json}");
         }
     }
 

@@ -867,7 +867,10 @@ fn a_store_says_whether_its_folder_held_anything_from_its_own_listing() {
             .expect("store")
     };
     let store = open();
-    assert!(!store.held_entries_when_opened(), "a new folder holds nothing");
+    assert!(
+        !store.held_entries_when_opened(),
+        "a new folder holds nothing"
+    );
     // A dead writer's leftover is swept by the opening: still nothing.
     let dead = store.dir().join(".k.json.99999999.0123456789abcdef.tmp");
     fs::write(&dead, b"{\"half").expect("write");

@@ -126,8 +126,7 @@ fn files_read_for_the_credential_look_up_serve_the_check_that_follows() {
     // read (the two answer the same question), not a second reading.
     std::fs::write(aws.join("config"), "[default]\nregion = ap-south-1\n")
         .unwrap_or_else(|e| panic!("{e}"));
-    let reused =
-        SharedFiles::reuse_or_read(Some(earlier), &ctx).unwrap_or_else(|e| panic!("{e}"));
+    let reused = SharedFiles::reuse_or_read(Some(earlier), &ctx).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         reused.config.as_deref(),
         Some("[default]\nregion = eu-west-1\n")
@@ -135,7 +134,10 @@ fn files_read_for_the_credential_look_up_serve_the_check_that_follows() {
     // Files read for other paths are not reused; nothing earlier: read now.
     let moved = context(home.path(), &[("AWS_CONFIG_FILE", "~/other-config")]);
     let read = SharedFiles::reuse_or_read(Some(reused), &moved).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(read.config.as_deref(), Some("[default]\nregion = us-west-2\n"));
+    assert_eq!(
+        read.config.as_deref(),
+        Some("[default]\nregion = us-west-2\n")
+    );
     let fresh = SharedFiles::reuse_or_read(None, &ctx).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         fresh.config.as_deref(),

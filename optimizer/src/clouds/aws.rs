@@ -67,6 +67,10 @@ pub struct AwsCloud {
     /// One resolution for every check of this adapter (see
     /// [`AwsCloud::sharing_identity`]); `None`: each check resolves anew.
     shared: Option<tokio::sync::OnceCell<Result<Resolved, CloudError>>>,
+    /// The shared files [`Cloud::credentials`] read, taken by the check
+    /// that follows it (the fan-out asks one, then the other): `~/.aws/config`
+    /// and `~/.aws/credentials` are read once per check, not twice.
+    files_read: std::sync::Mutex<Option<SharedFiles>>,
 }
 
 /// What the credential chain and STS said: the compute check's answer, the
@@ -101,6 +105,7 @@ impl AwsCloud {
             options,
             clients: std::sync::OnceLock::new(),
             shared: None,
+            files_read: std::sync::Mutex::new(None),
         }
     }
 
@@ -165,19 +170,24 @@ impl AwsCloud {
     }
 
     async fn identity_and_credentials(&self, ctx: &CheckContext) -> Result<Resolved, CloudError> {
-        let files = SharedFiles::read(ctx)?;
+        let earlier = self.files_read.lock().ok().and_then(|mut slot| slot.take());
+        let files = SharedFiles::reuse_or_read(earlier, ctx)?;
         let source = detect(ctx, &files, self.options.detect_ec2).map_err(CloudError::Config)?;
-        let cached_before = cache::has_entries(ctx);
+        // The identity cache, opened first: opening it lists its folder,
+        // which says whether any identity was ever cached there (when none
+        // was, no lookup can hit, and the TLS prewarm is worth starting).
+        let opened = cache::open(ctx, &self.options.service.clock);
+        let cached_before = opened
+            .as_ref()
+            .is_some_and(|(store, _)| store.held_entries_when_opened());
         // A warm launch's identity: from the cache, without the SDK when
         // the credentials and the region come from the environment alone.
-        let mut opened = None;
-        if cached_before && !ctx.refresh {
-            let cache = opened.insert(cache::open(ctx, &self.options.service.clock));
-            if let Some((store, hasher)) = cache
-                && let Some(resolved) = self.cached_without_sdk(ctx, &files, &source, store, hasher)
-            {
-                return Ok(resolved);
-            }
+        if cached_before
+            && !ctx.refresh
+            && let Some((store, hasher)) = &opened
+            && let Some(resolved) = self.cached_without_sdk(ctx, &files, &source, store, hasher)
+        {
+            return Ok(resolved);
         }
         let (http, https) = self.clients();
         sdk::prewarm_tls(
@@ -193,19 +203,17 @@ impl AwsCloud {
             .region()
             .map(|r| r.to_string())
             .unwrap_or_else(|| FALLBACK_REGION.to_string());
-        let cache = opened
-            .unwrap_or_else(|| cache::open(ctx, &self.options.service.clock))
-            .map(|(store, hasher)| {
-                let key = cache::fingerprint(
-                    &hasher,
-                    ctx,
-                    &files,
-                    &creds,
-                    &region,
-                    self.options.endpoint_url.as_deref(),
-                );
-                (store, key)
-            });
+        let cache = opened.map(|(store, hasher)| {
+            let key = cache::fingerprint(
+                &hasher,
+                ctx,
+                &files,
+                &creds,
+                &region,
+                self.options.endpoint_url.as_deref(),
+            );
+            (store, key)
+        });
         let span = tracing::Span::current();
 
         if let Some((store, key)) = &cache
@@ -348,10 +356,14 @@ impl Cloud for AwsCloud {
             Ok(files) => files,
             Err(e) => return Credentials::Missing(e.to_string()),
         };
-        match detect(ctx, &files, self.options.detect_ec2) {
+        let answer = match detect(ctx, &files, self.options.detect_ec2) {
             Ok(source) => Credentials::Present(source.describe(&files)),
             Err(hint) => Credentials::Missing(hint),
+        };
+        if let Ok(mut slot) = self.files_read.lock() {
+            *slot = Some(files);
         }
+        answer
     }
 
     fn check<'a>(

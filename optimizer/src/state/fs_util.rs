@@ -24,7 +24,11 @@ pub(crate) fn io_err(op: &'static str, path: &Path) -> impl FnOnce(io::Error) ->
 /// The mode is set explicitly after creation because `mkdir`'s mode is
 /// filtered by the umask only in the restrictive direction; an existing
 /// folder of ours is tightened since the cache key lives in it.
-pub(crate) fn ensure_private_dir(path: &Path, euid: u32) -> Result<(), StateError> {
+///
+/// Returns how many entries the folder holds after the sweep (the sweep
+/// lists it anyway: a caller asking "is anything cached here?" need not
+/// list it again).
+pub(crate) fn ensure_private_dir(path: &Path, euid: u32) -> Result<usize, StateError> {
     match DirBuilder::new().mode(DIR_MODE).create(path) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -49,11 +53,11 @@ pub(crate) fn ensure_private_dir(path: &Path, euid: u32) -> Result<(), StateErro
             .map_err(io_err("set permissions on", path))?;
     }
     // Every run that opens a state folder sweeps what killed runs left there.
-    let swept = remove_stale_temps(path);
-    if swept > 0 {
-        tracing::debug!(folder = %path.display(), swept, "removed stale temporary files");
+    let Sweep { removed, kept } = remove_stale_temps(path);
+    if removed > 0 {
+        tracing::debug!(folder = %path.display(), swept = removed, "removed stale temporary files");
     }
-    Ok(())
+    Ok(kept)
 }
 
 pub(crate) fn check_owner(path: &Path, meta: &fs::Metadata, euid: u32) -> Result<(), StateError> {
@@ -211,13 +215,14 @@ const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 /// Removes the temporary files in `dir` left by writers that died (SIGKILL,
 /// power loss) before publishing them: those whose writer pid no longer
 /// runs, and any older than ten minutes. A live writer's file is kept.
-pub(crate) fn remove_stale_temps(dir: &Path) -> usize {
+pub(crate) fn remove_stale_temps(dir: &Path) -> Sweep {
+    let mut sweep = Sweep::default();
     let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
+        return sweep;
     };
     let own = std::process::id();
-    let mut removed = 0;
     for entry in entries.flatten() {
+        sweep.kept += 1;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !(name.starts_with('.') && name.ends_with(TEMP_SUFFIX)) {
@@ -236,10 +241,20 @@ pub(crate) fn remove_stale_temps(dir: &Path) -> usize {
         let dead = writer.is_some_and(|pid| pid != own && !process_alive(pid));
         // A name without a pid comes from an older version: only age tells.
         if (dead || old) && fs::remove_file(entry.path()).is_ok() {
-            removed += 1;
+            sweep.removed += 1;
+            sweep.kept -= 1;
         }
     }
-    removed
+    sweep
+}
+
+/// What [`remove_stale_temps`] did to a folder.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sweep {
+    /// Temporary files removed.
+    pub(crate) removed: usize,
+    /// Entries left (files and folders of any name).
+    pub(crate) kept: usize,
 }
 
 /// The pid in `.<stem>.<pid>.<hex>.tmp`.

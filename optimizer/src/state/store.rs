@@ -131,6 +131,8 @@ pub struct CacheStore {
     max_entry_bytes: u64,
     /// Authenticates entries (the per-user cache key).
     auth: KeyedHasher,
+    /// Whether the folder held any file when the store was opened.
+    held_entries: bool,
 }
 
 /// An exclusive, advisory lock on one key, released on drop.
@@ -169,7 +171,7 @@ impl CacheStore {
     ) -> Result<Self, StateError> {
         fs_util::check_name("kind", kind)?;
         let dir = root.join(kind);
-        fs_util::ensure_private_dir(&dir, euid)?;
+        let entries = fs_util::ensure_private_dir(&dir, euid)?;
         Ok(CacheStore {
             dir,
             kind: kind.to_string(),
@@ -178,7 +180,15 @@ impl CacheStore {
             clock: Clock::system(),
             max_entry_bytes: DEFAULT_MAX_ENTRY_BYTES,
             auth,
+            held_entries: entries > 0,
         })
+    }
+
+    /// Whether the store's folder held any file (an entry, a lock, a
+    /// temporary file of a live writer) when it was opened: when it held
+    /// none, no lookup can hit. Read from the opening's own listing.
+    pub fn held_entries_when_opened(&self) -> bool {
+        self.held_entries
     }
 
     /// The same store, holding entries of up to `bytes` (1 MiB unless told):
@@ -243,7 +253,10 @@ impl CacheStore {
             // could have written it. A miss; the next put replaces it 0600.
             return Lookup::Miss(MissReason::OpenPermissions);
         }
-        let mut bytes = Vec::new();
+        // Sized from the metadata just read: the entry comes in one read
+        // (and the read that says end of file), not in doubling pieces.
+        let expected = meta.len().min(self.max_entry_bytes);
+        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0) + 1);
         let read =
             File::open(path).and_then(|f| f.take(self.max_entry_bytes).read_to_end(&mut bytes));
         if read.is_err() {

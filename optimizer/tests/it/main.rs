@@ -58,3 +58,5 @@ mod check_report;
 mod offers;
 // SkyPilot behind `sky`: pass-through, the hand-off of a confirmed launch, finding its CLI.
 mod handoff;
+// The usual run's log (no SKY_LOG, no trace): the same lines as SKY_LOG=warn's.
+mod log_default;

@@ -856,3 +856,28 @@ fn concurrent_writers_to_one_key_never_tear_it() {
     assert!(temp_files(&root.join("identity")).is_empty(), "leftovers");
     eprintln!("{procs} processes × {writes} writes: 0 corrupt reads, 0 leftovers");
 }
+
+#[test]
+fn a_store_says_whether_its_folder_held_anything_from_its_own_listing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let open = || {
+        StateDir::open(tmp.path())
+            .expect("open")
+            .store("identity", 1)
+            .expect("store")
+    };
+    let store = open();
+    assert!(
+        !store.held_entries_when_opened(),
+        "a new folder holds nothing"
+    );
+    // A dead writer's leftover is swept by the opening: still nothing.
+    let dead = store.dir().join(".k.json.99999999.0123456789abcdef.tmp");
+    fs::write(&dead, b"{\"half").expect("write");
+    assert!(!open().held_entries_when_opened());
+    assert!(!dead.exists());
+    store
+        .put("k", &value(), Duration::from_secs(600))
+        .expect("put");
+    assert!(open().held_entries_when_opened(), "an entry was written");
+}

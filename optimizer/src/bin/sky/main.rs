@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod exit;
 mod generate;
+mod lazy_log;
 mod output;
 mod prompt;
 mod signals;
@@ -124,15 +125,26 @@ fn init_tracing(
 ) -> Option<(tracing_chrome::FlushGuard, TraceFile)> {
     use optimizer::redact::RedactingWriter;
     use tracing_subscriber::prelude::*;
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_env("SKY_LOG").unwrap_or_else(|_| "warn".into());
     // Every log line passes the redaction nets (third-party crates log
     // endpoints and credential sources too), and is coloured only on a terminal.
-    let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(|| RedactingWriter::new(std::io::stderr()))
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .with_filter(filter);
+    fn fmt_layer<S>() -> impl tracing_subscriber::Layer<S>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        tracing_subscriber::fmt::layer()
+            .with_writer(|| RedactingWriter::new(std::io::stderr()))
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_target(false)
+    }
+    if trace.is_none() && std::env::var_os("SKY_LOG").is_none() {
+        // The usual run: warnings only, the subscriber made when one is logged.
+        lazy_log::LazyWarnings::new(|| Box::new(tracing_subscriber::registry().with(fmt_layer())))
+            .init();
+        return None;
+    }
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("SKY_LOG").unwrap_or_else(|_| "warn".into());
+    let fmt = fmt_layer().with_filter(filter);
     match trace {
         Some(path) => {
             let file = TraceFile::new(path.to_path_buf());

@@ -38,13 +38,6 @@ pub(super) fn open(ctx: &CheckContext, clock: &Clock) -> Option<(CacheStore, Key
     }
 }
 
-/// Whether any identity was ever cached in this state folder: when none
-/// was, no lookup can hit (and the TLS prewarm is worth starting).
-pub(super) fn has_entries(ctx: &CheckContext) -> bool {
-    std::fs::read_dir(ctx.state_dir.join(IDENTITY_CACHE_KIND))
-        .is_ok_and(|mut entries| entries.next().is_some())
-}
-
 /// The cache key: an HMAC of every input that selects the identity.
 pub(super) fn fingerprint(
     hasher: &KeyedHasher,

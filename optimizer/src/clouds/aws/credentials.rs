@@ -115,18 +115,48 @@ impl SharedFiles {
     /// The files `AWS_CONFIG_FILE` and `AWS_SHARED_CREDENTIALS_FILE` name
     /// (default: `~/.aws/config`, `~/.aws/credentials`); a missing file is `None`.
     pub(super) fn read(ctx: &CheckContext) -> Result<Self, CloudError> {
-        let locate = |var: &str, default: &str| match ctx.env.get(var).filter(|v| !v.is_empty()) {
-            Some(raw) => expand_home(raw, &ctx.home),
-            None => ctx.home.join(".aws").join(default),
-        };
-        let config_path = locate("AWS_CONFIG_FILE", "config");
-        let credentials_path = locate("AWS_SHARED_CREDENTIALS_FILE", "credentials");
+        let (config_path, credentials_path) = Self::paths(ctx);
+        Self::read_from(config_path, credentials_path)
+    }
+
+    /// `earlier` when it was read from the files `ctx` names (the fan-out's
+    /// credential look-up just before the check: the files are read once
+    /// per check, not twice), else the files read now.
+    pub(super) fn reuse_or_read(
+        earlier: Option<SharedFiles>,
+        ctx: &CheckContext,
+    ) -> Result<Self, CloudError> {
+        let (config_path, credentials_path) = Self::paths(ctx);
+        match earlier {
+            Some(files)
+                if files.config_path == config_path
+                    && files.credentials_path == credentials_path =>
+            {
+                Ok(files)
+            }
+            _ => Self::read_from(config_path, credentials_path),
+        }
+    }
+
+    fn read_from(config_path: PathBuf, credentials_path: PathBuf) -> Result<Self, CloudError> {
         Ok(SharedFiles {
             config: read_optional(&config_path)?,
             credentials: read_optional(&credentials_path)?,
             config_path,
             credentials_path,
         })
+    }
+
+    /// Where `AWS_CONFIG_FILE` and `AWS_SHARED_CREDENTIALS_FILE` point.
+    fn paths(ctx: &CheckContext) -> (PathBuf, PathBuf) {
+        let locate = |var: &str, default: &str| match ctx.env.get(var).filter(|v| !v.is_empty()) {
+            Some(raw) => expand_home(raw, &ctx.home),
+            None => ctx.home.join(".aws").join(default),
+        };
+        (
+            locate("AWS_CONFIG_FILE", "config"),
+            locate("AWS_SHARED_CREDENTIALS_FILE", "credentials"),
+        )
     }
 
     /// Whether either file holds `needle`.

@@ -110,3 +110,37 @@ fn other_credential_sources_are_left_to_the_sdk() {
     let source = detect(&ctx, &files, false).unwrap_or_else(|e| panic!("{e}"));
     assert!(from_environment(&ctx, &source).is_none());
 }
+
+#[test]
+fn files_read_for_the_credential_look_up_serve_the_check_that_follows() {
+    let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(aws.join("config"), "[default]\nregion = eu-west-1\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let other = home.path().join("other-config");
+    std::fs::write(&other, "[default]\nregion = us-west-2\n").unwrap_or_else(|e| panic!("{e}"));
+    let ctx = context(home.path(), &[]);
+    let earlier = SharedFiles::read(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    // The file changes after the look-up: the check keeps what the look-up
+    // read (the two answer the same question), not a second reading.
+    std::fs::write(aws.join("config"), "[default]\nregion = ap-south-1\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reused = SharedFiles::reuse_or_read(Some(earlier), &ctx).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        reused.config.as_deref(),
+        Some("[default]\nregion = eu-west-1\n")
+    );
+    // Files read for other paths are not reused; nothing earlier: read now.
+    let moved = context(home.path(), &[("AWS_CONFIG_FILE", "~/other-config")]);
+    let read = SharedFiles::reuse_or_read(Some(reused), &moved).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        read.config.as_deref(),
+        Some("[default]\nregion = us-west-2\n")
+    );
+    let fresh = SharedFiles::reuse_or_read(None, &ctx).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        fresh.config.as_deref(),
+        Some("[default]\nregion = ap-south-1\n")
+    );
+}

@@ -199,6 +199,35 @@ impl NamePattern {
     }
 }
 
+/// A test of one string column of rows (accelerator names, regions),
+/// decided once per run of rows sharing one interned string (rows come in
+/// runs of one accelerator, a type's rows region by region): a name pattern
+/// or a case-insensitive compare costs more than the pointer compare that
+/// skips it.
+pub(crate) struct PerName<'a, F> {
+    last: Option<(&'a Text, bool)>,
+    test: F,
+}
+
+impl<'a, F: Fn(&str) -> bool> PerName<'a, F> {
+    pub(crate) fn new(test: F) -> Self {
+        PerName { last: None, test }
+    }
+
+    /// `test(name)`, remembered for the next row with the same string.
+    #[inline]
+    pub(crate) fn test(&mut self, name: &'a Text) -> bool {
+        match self.last {
+            Some((seen, verdict)) if Text::ptr_eq(seen, name) => verdict,
+            _ => {
+                let verdict = (self.test)(name);
+                self.last = Some((name, verdict));
+                verdict
+            }
+        }
+    }
+}
+
 /// Python's `f"{x:.2f}"`-style count display used in fuzzy lists: integers without decimals.
 pub fn format_count(count: f64) -> String {
     if count.fract() == 0.0 && count.abs() < 1e15 {
@@ -232,13 +261,20 @@ impl CloudCatalog {
     ) -> Result<f64, String> {
         let mut best: Option<f64> = None;
         let mut any = false;
-        for row in self.instance_rows(instance_type) {
-            if !region_zone_ok(row, region, zone) {
-                continue;
-            }
-            any = true;
-            if let Some(p) = row.price_for(spot) {
-                best = Some(best.map_or(p, |b: f64| b.min(p)));
+        // A type's rows come region by region: each region's name is
+        // compared once (`region_zone_ok`'s rule: an empty region is NaN).
+        let mut in_region = PerName::new(|name| {
+            region.is_none_or(|r| !name.is_empty() && name.eq_ignore_ascii_case(r))
+        });
+        for run in self.instance_runs(instance_type) {
+            for row in run {
+                if !in_region.test(&row.region) || !region_zone_ok(row, None, zone) {
+                    continue;
+                }
+                any = true;
+                if let Some(p) = row.price_for(spot) {
+                    best = Some(best.map_or(p, |b: f64| b.min(p)));
+                }
             }
         }
         if !any {
@@ -266,14 +302,18 @@ impl CloudCatalog {
         rows: impl Iterator<Item = &'a VmRow>,
         spot: bool,
     ) -> Vec<RegionZones> {
-        // `dropna(subset=[price, 'Region', 'AvailabilityZone'])`.
-        let mut sorted: Vec<&VmRow> = rows
-            .filter(|r| {
-                r.price_for(spot).is_some()
-                    && !r.region.is_empty()
-                    && (!self.has_zones || r.zone.is_some())
-            })
-            .collect();
+        // `dropna(subset=[price, 'Region', 'AvailabilityZone'])`. Pushed
+        // from `for_each`, which walks nested iterators (a type's runs of
+        // rows) in their own loops rather than one `next` at a time.
+        let mut sorted: Vec<&VmRow> = Vec::new();
+        rows.for_each(|r| {
+            if r.price_for(spot).is_some()
+                && !r.region.is_empty()
+                && (!self.has_zones || r.zone.is_some())
+            {
+                sorted.push(r);
+            }
+        });
         sorted.sort_by(|a, b| {
             cmp_price(a.price_for(spot), b.price_for(spot))
                 .then_with(|| a.region.cmp(&b.region))
@@ -338,6 +378,13 @@ impl CloudCatalog {
         // once per type rather than once per zone row, and it goes first:
         // most rows are outside the default family.
         let mut last_type: Option<(&Text, bool)> = None;
+        let mut in_region = PerName::new(|name| {
+            filter
+                .region
+                .is_none_or(|r| !name.is_empty() && name.eq_ignore_ascii_case(r))
+        });
+        type Hardware = (Option<f64>, Option<f64>);
+        let mut last_hw: Option<(Hardware, bool)> = None;
         for row in &self.rows {
             let Some(it) = row.instance_type.as_ref() else {
                 continue;
@@ -350,7 +397,23 @@ impl CloudCatalog {
                     verdict
                 }
             };
-            if !in_family || !row_passes(row, filter) {
+            if !in_family || !in_region.test(&row.region) || !region_zone_ok(row, None, filter.zone)
+            {
+                continue;
+            }
+            // `row_passes`' cpus and memory test, once per distinct pair
+            // (a type's rows repeat its vCPUs and memory zone after zone).
+            let hw = (row.vcpus(), row.memory_gib());
+            let hw_ok = match last_hw {
+                Some((seen, verdict)) if seen == hw => verdict,
+                _ => {
+                    let verdict = filter.cpus.is_none_or(|c| c.matches(hw.0, hw.0))
+                        && filter.memory.is_none_or(|m| m.matches(hw.1, hw.0));
+                    last_hw = Some((hw, verdict));
+                    verdict
+                }
+            };
+            if !hw_ok || !local_disk_ok(row, filter.local_disk) {
                 continue;
             }
             let Some(price) = row.price_for(use_spot_price) else {
@@ -376,14 +439,13 @@ impl CloudCatalog {
         spot: bool,
     ) -> AcceleratorMatch {
         let pattern = NamePattern::new(name);
+        let mut named = PerName::new(|n| pattern.full_match(n));
         let exact: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
                 r.instance_type.is_some()
-                    && r.accelerator_name
-                        .as_deref()
-                        .is_some_and(|n| pattern.full_match(n))
+                    && r.accelerator_name.as_ref().is_some_and(|n| named.test(n))
                     && r.accelerator_count()
                         .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)
@@ -422,13 +484,12 @@ impl CloudCatalog {
         count: f64,
         filter: &Filter<'_>,
     ) -> Vec<String> {
+        let mut named = PerName::new(|n| pattern.contains(n));
         let mut rows: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
-                r.accelerator_name
-                    .as_deref()
-                    .is_some_and(|n| pattern.contains(n))
+                r.accelerator_name.as_ref().is_some_and(|n| named.test(n))
                     && r.accelerator_count().is_some_and(|c| c >= count)
                     && region_zone_ok(r, filter.region, filter.zone)
             })

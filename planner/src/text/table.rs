@@ -16,46 +16,45 @@ fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
         .collect()
 }
 
-fn pad(cell: &str, width: usize) -> String {
-    let w = display_width(cell);
-    let mut s = String::with_capacity(cell.len() + width.saturating_sub(w));
-    s.push_str(cell);
-    s.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
-    s
-}
-
 /// SkyPilot's optimizer table (prettytable, `hrules=FRAME`, `vrules=NONE`,
 /// left aligned, padding 0/2): rule, header, rule, rows, rule. `rows[0]` is the header.
 pub fn framed_table(rows: &[Vec<String>]) -> String {
     let widths = column_widths(rows);
-    let rule = "-".repeat(1 + widths.iter().map(|w| w + 3).sum::<usize>());
+    let line_len = 1 + widths.iter().map(|w| w + 3).sum::<usize>();
+    // Written straight into one string: every line is `line_len` columns
+    // (a few more bytes where a cell holds colour codes or wide characters).
+    let mut out = String::with_capacity((rows.len() + 3) * (line_len + 16));
+    let rule = |out: &mut String| out.extend(std::iter::repeat_n('-', line_len));
     // A cell of several lines (the egress plan's task reprs) makes its row
     // that many lines high; the other cells are blank below their first.
-    let lines = |row: &Vec<String>| {
+    let lines = |out: &mut String, row: &Vec<String>| {
         let height = row.iter().map(|c| c.split('\n').count()).max().unwrap_or(1);
-        (0..height)
-            .map(|k| {
-                let mut s = String::from(" ");
-                for (i, w) in widths.iter().enumerate() {
-                    let cell = row.get(i).and_then(|c| c.split('\n').nth(k));
-                    s.push_str(&pad(cell.unwrap_or(""), *w));
-                    s.push_str("   ");
-                }
-                s
-            })
-            .collect::<Vec<String>>()
+        for k in 0..height {
+            out.push('\n');
+            out.push(' ');
+            for (i, w) in widths.iter().enumerate() {
+                let cell = row.get(i).and_then(|c| c.split('\n').nth(k)).unwrap_or("");
+                out.push_str(cell);
+                out.extend(std::iter::repeat_n(
+                    ' ',
+                    w.saturating_sub(display_width(cell)),
+                ));
+                out.push_str("   ");
+            }
+        }
     };
-    let mut out = Vec::with_capacity(rows.len() + 3);
-    out.push(rule.clone());
+    rule(&mut out);
     if let Some(h) = rows.first() {
-        out.extend(lines(h));
+        lines(&mut out, h);
     }
-    out.push(rule.clone());
+    out.push('\n');
+    rule(&mut out);
     for r in rows.iter().skip(1) {
-        out.extend(lines(r));
+        lines(&mut out, r);
     }
-    out.push(rule);
-    out.join("\n")
+    out.push('\n');
+    rule(&mut out);
+    out
 }
 
 /// `log_utils.create_table` default: no border, left aligned, padding 0/2.

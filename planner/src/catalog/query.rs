@@ -378,13 +378,6 @@ impl CloudCatalog {
         // once per type rather than once per zone row, and it goes first:
         // most rows are outside the default family.
         let mut last_type: Option<(&Text, bool)> = None;
-        let mut in_region = PerName::new(|name| {
-            filter
-                .region
-                .is_none_or(|r| !name.is_empty() && name.eq_ignore_ascii_case(r))
-        });
-        type Hardware = (Option<f64>, Option<f64>);
-        let mut last_hw: Option<(Hardware, bool)> = None;
         for row in &self.rows {
             let Some(it) = row.instance_type.as_ref() else {
                 continue;
@@ -397,23 +390,7 @@ impl CloudCatalog {
                     verdict
                 }
             };
-            if !in_family || !in_region.test(&row.region) || !region_zone_ok(row, None, filter.zone)
-            {
-                continue;
-            }
-            // `row_passes`' cpus and memory test, once per distinct pair
-            // (a type's rows repeat its vCPUs and memory zone after zone).
-            let hw = (row.vcpus(), row.memory_gib());
-            let hw_ok = match last_hw {
-                Some((seen, verdict)) if seen == hw => verdict,
-                _ => {
-                    let verdict = filter.cpus.is_none_or(|c| c.matches(hw.0, hw.0))
-                        && filter.memory.is_none_or(|m| m.matches(hw.1, hw.0));
-                    last_hw = Some((hw, verdict));
-                    verdict
-                }
-            };
-            if !hw_ok || !local_disk_ok(row, filter.local_disk) {
+            if !in_family || !row_passes(row, filter) {
                 continue;
             }
             let Some(price) = row.price_for(use_spot_price) else {

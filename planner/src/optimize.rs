@@ -253,10 +253,8 @@ fn fill_in_launchable(
             if let Some(cheapest) = feasible.resources.first() {
                 list.extend(make_launchables(world, cloud, cheapest, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
-                    Some((_, v)) => v.extend(feasible.resources.iter().cloned()),
-                    None => out
-                        .cloud_candidates
-                        .push((cloud, feasible.resources.clone())),
+                    Some((_, v)) => v.extend(feasible.resources),
+                    None => out.cloud_candidates.push((cloud, feasible.resources)),
                 }
             } else {
                 for f in feasible.fuzzy {
@@ -357,23 +355,50 @@ fn make_launchables(
     out
 }
 
-fn considered(world: &World, r: &Resources, cost: f64, request_index: usize) -> Considered {
+/// A located launchable as the table's row: `r` itself, moved in, with the
+/// names and numbers its cells show. `prev`, the row made before it, lends
+/// them when it is the same candidate in another place (a cloud's
+/// launchables are its cheapest candidate in each region or zone), which
+/// saves asking the catalog again.
+fn considered(
+    world: &World,
+    r: Resources,
+    cost: f64,
+    request_index: usize,
+    prev: Option<&Considered>,
+) -> Considered {
     let cloud = r.cloud.unwrap_or(CloudId::Aws);
-    let it = r.instance_type.clone().unwrap_or_default();
-    let (vcpus, mem) = world.vcpus_mem(cloud, &it);
-    let acc: Option<Accelerator> = feasibility::effective_accelerator(world, r);
+    let same = prev.filter(|p| {
+        p.resources.cloud == r.cloud
+            && p.resources.instance_type == r.instance_type
+            && p.resources.accelerator == r.accelerator
+    });
+    let (it, vcpus, mem, accelerators) = match same {
+        Some(p) => (
+            p.instance_type.clone(),
+            p.vcpus,
+            p.memory_gb,
+            p.accelerators.clone(),
+        ),
+        None => {
+            let it = r.instance_type.clone().unwrap_or_default();
+            let (vcpus, mem) = world.vcpus_mem(cloud, &it);
+            let acc: Option<Accelerator> = feasibility::effective_accelerator(world, &r);
+            (it, vcpus, mem, acc.map(|a| a.short()))
+        }
+    };
     Considered {
         cloud,
         instance_type: it,
         region: r.region.clone(),
         zone: r.zone.clone(),
-        accelerators: acc.map(|a| a.short()),
+        accelerators,
         use_spot: r.use_spot,
         vcpus,
         memory_gb: mem,
         cost,
         request_index,
-        resources: r.clone(),
+        resources: r,
     }
 }
 
@@ -411,7 +436,7 @@ pub(crate) fn considered_row(
     cost: f64,
     request_index: usize,
 ) -> Considered {
-    considered(world, r, cost, request_index)
+    considered(world, r.clone(), cost, request_index, None)
 }
 
 /// Costs of every launchable of a task, in enumeration order.
@@ -422,12 +447,15 @@ fn estimate(
     quiet: bool,
     notices: &mut Vec<Notice>,
 ) -> Result<(Vec<Considered>, Enumeration), RequestError> {
-    let en = fill_in_launchable(world, task, resources, quiet, notices)?;
-    let mut rows = Vec::new();
-    for (idx, list) in en.launchable.iter().enumerate() {
+    let mut en = fill_in_launchable(world, task, resources, quiet, notices)?;
+    // Each launchable becomes its row: moved, not copied.
+    let launchable = std::mem::take(&mut en.launchable);
+    let mut rows = Vec::with_capacity(launchable.iter().map(Vec::len).sum());
+    for (idx, list) in launchable.into_iter().enumerate() {
         for r in list {
-            let cost = launchable_cost(world, task.num_nodes, r)?;
-            rows.push(considered(world, r, cost, idx));
+            let cost = launchable_cost(world, task.num_nodes, &r)?;
+            let row = considered(world, r, cost, idx, rows.last());
+            rows.push(row);
         }
     }
     if rows.is_empty() {
@@ -557,15 +585,15 @@ pub fn optimize(world: &World, dag: &Dag) -> Optimized {
 }
 
 /// Table group: (cloud, accelerators, spot, Kubernetes/SSH context or Slurm cluster).
-type GroupKey = (CloudId, Option<String>, bool, Option<String>);
+type GroupKey<'a> = (CloudId, Option<&'a str>, bool, Option<&'a str>);
 
-fn group_key(c: &Considered) -> GroupKey {
+fn group_key(c: &Considered) -> GroupKey<'_> {
     let region = if matches!(c.cloud, CloudId::Kubernetes | CloudId::Ssh | CloudId::Slurm) {
-        c.region.clone()
+        c.region.as_deref()
     } else {
         None
     };
-    (c.cloud, c.accelerators.clone(), c.use_spot, region)
+    (c.cloud, c.accelerators.as_deref(), c.use_spot, region)
 }
 
 fn optimize_inner(
@@ -670,23 +698,24 @@ fn optimize_inner(
     let task_repr = |t: &Task| egress::task_repr(t, &|r| repr_with_region_zone(world, r));
     let egress = egress::plan_rows(&dag.tasks, &chosen_clouds, &task_repr)?;
     for (i, task) in dag.tasks.iter().enumerate() {
-        let plan = &mut plans[i];
-        let mut groups: Vec<(GroupKey, Considered)> = Vec::new();
+        let plan = &plans[i];
+        // Each group's cheapest row, by reference: only the rows shown are copied.
+        let mut groups: Vec<(GroupKey, &Considered)> = Vec::new();
         for c in &plan.considered {
             let key = group_key(c);
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, existing)) => {
                     if c.cost < existing.cost {
-                        *existing = c.clone();
+                        *existing = c;
                     }
                 }
-                None => groups.push((key, c.clone())),
+                None => groups.push((key, c)),
             }
         }
         let chosen_key = group_key(&plan.chosen);
         match groups.iter_mut().find(|(k, _)| *k == chosen_key) {
-            Some((_, existing)) => *existing = plan.chosen.clone(),
-            None => groups.push((chosen_key, plan.chosen.clone())),
+            Some((_, existing)) => *existing = &plan.chosen,
+            None => groups.push((chosen_key, &plan.chosen)),
         }
         // SkyPilot sorts the rows by the cost it shows, `float(cost_str)`,
         // and an `ordered` list by its entries first (stable: ties keep
@@ -703,21 +732,21 @@ fn optimize_inner(
                 .collect(),
             _ => Vec::new(),
         };
-        let mut keyed: Vec<(usize, f64, Considered)> = groups
+        let mut keyed: Vec<(usize, f64, &Considered)> = groups
             .into_iter()
             .map(|(_, c)| {
                 let entry = if entries.is_empty() {
                     0
                 } else {
-                    let key = ordered_entry(&c);
+                    let key = ordered_entry(c);
                     entries.iter().position(|x| *x == key).unwrap_or(usize::MAX)
                 };
                 (entry, shown_cost(c.cost), c)
             })
             .collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let rows: Vec<Considered> = keyed.into_iter().map(|(_, _, c)| c).collect();
-        plan.table_rows = rows;
+        let rows: Vec<Considered> = keyed.into_iter().map(|(_, _, c)| c.clone()).collect();
+        plans[i].table_rows = rows;
     }
     for (plan, per_cloud) in plans.iter_mut().zip(&candidates_per_task) {
         plan.instance_hints = instance_hints(world, plan, per_cloud);
@@ -804,6 +833,12 @@ fn ordered_entry(c: &Considered) -> String {
     key
 }
 
+/// Whether two accelerators read the same as `NAME:COUNT` ([`Accelerator::short`]):
+/// equal counts show alike, and any others (NaN) are compared as shown.
+fn same_short(a: &Accelerator, b: &Accelerator) -> bool {
+    a.name == b.name && (a.count.0 == b.count.0 || a.count.to_string() == b.count.to_string())
+}
+
 /// The chosen accelerator's other instance types per cloud (SkyPilot's
 /// `_print_candidates` after the table), or `None` without an accelerator.
 fn instance_hints(
@@ -813,13 +848,12 @@ fn instance_hints(
 ) -> Option<InstanceHints> {
     let chosen = &plan.chosen.resources;
     let acc = feasibility::effective_accelerator(world, chosen)?;
-    let want = acc.short();
     let mut clouds = Vec::new();
     for (cloud, list) in per_cloud {
         let matching: Vec<&Resources> = list
             .iter()
             .filter(|r| {
-                feasibility::effective_accelerator(world, r).is_some_and(|a| a.short() == want)
+                feasibility::effective_accelerator(world, r).is_some_and(|a| same_short(&a, &acc))
             })
             .collect();
         if matching.len() > 1 {

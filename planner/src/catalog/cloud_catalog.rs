@@ -24,10 +24,10 @@ pub struct CloudCatalog {
     pub schema: Schema,
     /// What the header says beyond the rows (see [`Columns`]).
     columns: Columns,
-    /// Row indexes per instance type, built on first use: a launch's AWS
+    /// The rows of each instance type, built on first use: a launch's AWS
     /// catalog is re-indexed after the zone mapping drops rows, and many
     /// requests never ask.
-    by_instance: std::sync::OnceLock<FxHashMap<Text, Vec<u32>>>,
+    by_instance: std::sync::OnceLock<InstanceIndex>,
     /// Row indexes per accelerator name (see [`CloudCatalog::accelerator_rows`]),
     /// built on first use.
     by_accelerator: std::sync::OnceLock<Vec<(Text, Vec<u32>)>>,
@@ -120,35 +120,9 @@ impl CloudCatalog {
             .chain(stored.iter().map(|(r, z)| (r, z.as_ref())))
     }
 
-    fn by_instance(&self) -> &FxHashMap<Text, Vec<u32>> {
-        self.by_instance.get_or_init(|| {
-            let mut by_instance: FxHashMap<Text, Vec<u32>> = FxHashMap::default();
-            // Rows come grouped by instance type: collect each run, then file it.
-            let mut run: Option<(Text, Vec<u32>)> = None;
-            let mut file_run = |run: Option<(Text, Vec<u32>)>| {
-                if let Some((key, indexes)) = run {
-                    match by_instance.entry(key) {
-                        Entry::Vacant(e) => {
-                            e.insert(indexes);
-                        }
-                        Entry::Occupied(mut e) => e.get_mut().extend(indexes),
-                    }
-                }
-            };
-            for (i, row) in self.rows.iter().enumerate() {
-                let Some(it) = &row.instance_type else {
-                    continue;
-                };
-                match &mut run {
-                    Some((key, indexes)) if Text::ptr_eq(key, it) || **key == **it => {
-                        indexes.push(i as u32);
-                    }
-                    _ => file_run(run.replace((it.clone(), vec![i as u32]))),
-                }
-            }
-            file_run(run);
-            by_instance
-        })
+    fn by_instance(&self) -> &InstanceIndex {
+        self.by_instance
+            .get_or_init(|| InstanceIndex::new(&self.rows))
     }
 
     /// Rows of one instance type, in file order.
@@ -156,12 +130,34 @@ impl CloudCatalog {
         &'a self,
         instance_type: &str,
     ) -> impl Iterator<Item = &'a VmRow> + 'a {
-        self.by_instance()
-            .get(instance_type)
-            .map(|v| v.as_slice())
-            .unwrap_or(&[])
-            .iter()
-            .map(move |&i| &self.rows[i as usize])
+        self.instance_runs(instance_type).flatten()
+    }
+
+    /// [`CloudCatalog::instance_rows`] as the slices of adjacent rows they
+    /// come in: a loop over each slice costs less per row than the
+    /// flattened iterator.
+    pub(crate) fn instance_runs<'a>(
+        &'a self,
+        instance_type: &str,
+    ) -> impl Iterator<Item = &'a [VmRow]> + 'a {
+        let index = self.by_instance();
+        let rows = &self.rows;
+        let (mut next, name) = index
+            .first_run(rows, instance_type)
+            .map_or((NO_RUN, None), |(run, name)| (run, Some(name)));
+        std::iter::from_fn(move || {
+            loop {
+                let run = index.runs.get(next as usize)?;
+                next = run.next;
+                // The chain may hold another name with the same hash.
+                let it = rows[run.start as usize].instance_type.as_ref();
+                if let (Some(it), Some(name)) = (it, name)
+                    && (Text::ptr_eq(name, it) || **name == **it)
+                {
+                    return Some(&rows[run.start as usize..run.end as usize]);
+                }
+            }
+        })
     }
 
     /// The rows whose accelerator name `accept`s, grouped by name (each
@@ -201,12 +197,19 @@ impl CloudCatalog {
 
     /// Whether the instance type exists in this catalog.
     pub fn has_instance_type(&self, instance_type: &str) -> bool {
-        self.by_instance().contains_key(instance_type)
+        self.by_instance()
+            .first_run(&self.rows, instance_type)
+            .is_some()
     }
 
     /// All instance type names (unordered).
     pub fn instance_types(&self) -> impl Iterator<Item = &str> {
-        self.by_instance().keys().map(|k| &**k)
+        let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
+        self.by_instance()
+            .runs
+            .iter()
+            .filter_map(|run| self.rows[run.start as usize].instance_type.as_deref())
+            .filter(move |it| seen.insert(it))
     }
 
     /// Replaces AWS zone IDs by the account's zone names (an inner join:
@@ -246,6 +249,101 @@ impl CloudCatalog {
     }
 }
 
+/// No run: the end of a chain of [`Run`]s.
+const NO_RUN: u32 = u32::MAX;
+
+/// Adjacent rows of one instance type (`rows[start..end]`), and the next
+/// run of the same type in file order.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: u32,
+    end: u32,
+    next: u32,
+}
+
+/// Where each instance type's rows are. Rows come grouped by instance type
+/// (one image run, one CSV block), so the index holds one [`Run`] per group
+/// and one map entry per type, keyed by the name's hash — no list of row
+/// numbers per type and no copy of its name: a launch builds it for every
+/// catalog it reads, over rows it mostly never looks at.
+#[derive(Debug, Clone, Default)]
+struct InstanceIndex {
+    /// Per hash of an instance type's name, the first and last run of the
+    /// types with that hash (in practice one type).
+    types: FxHashMap<u64, (u32, u32)>,
+    /// The runs, in file order.
+    runs: Vec<Run>,
+}
+
+impl InstanceIndex {
+    fn new(rows: &[VmRow]) -> InstanceIndex {
+        let mut runs: Vec<Run> = Vec::new();
+        let mut open: Option<&Text> = None;
+        for (i, row) in rows.iter().enumerate() {
+            let i = i as u32;
+            match (&row.instance_type, open) {
+                (Some(it), Some(key)) if Text::ptr_eq(key, it) || **key == **it => {
+                    if let Some(run) = runs.last_mut() {
+                        run.end = i + 1;
+                    }
+                }
+                (it, _) => {
+                    open = it.as_ref();
+                    if open.is_some() {
+                        runs.push(Run {
+                            start: i,
+                            end: i + 1,
+                            next: NO_RUN,
+                        });
+                    }
+                }
+            }
+        }
+        let mut types: FxHashMap<u64, (u32, u32)> =
+            FxHashMap::with_capacity_and_hasher(runs.len(), Default::default());
+        for r in 0..runs.len() {
+            let Some(it) = &rows[runs[r].start as usize].instance_type else {
+                continue;
+            };
+            let r = r as u32;
+            match types.entry(name_hash(it)) {
+                Entry::Vacant(e) => {
+                    e.insert((r, r));
+                }
+                Entry::Occupied(mut e) => {
+                    let (_, last) = e.get_mut();
+                    runs[*last as usize].next = r;
+                    *last = r;
+                }
+            }
+        }
+        InstanceIndex { types, runs }
+    }
+
+    /// The first run of `instance_type` and its name as the rows hold it,
+    /// or `None` when no row has that type.
+    fn first_run<'a>(&self, rows: &'a [VmRow], instance_type: &str) -> Option<(u32, &'a Text)> {
+        let &(first, _) = self.types.get(&name_hash(instance_type))?;
+        // The chain holds every type whose name has this hash: in the rare
+        // case of a collision, runs of the other names are skipped.
+        let mut next = first;
+        while let Some(run) = self.runs.get(next as usize) {
+            if let Some(it) = &rows[run.start as usize].instance_type
+                && **it == *instance_type
+            {
+                return Some((next, it));
+            }
+            next = run.next;
+        }
+        None
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +367,23 @@ mod tests {
         assert_eq!(mapped.rows[0].zone.as_deref(), Some("us-east-1b"));
         assert!(mapped.has_instance_type("m6i.large"));
         assert_eq!(cat.rows.len(), 2);
+    }
+
+    #[test]
+    fn an_instance_types_rows_come_in_file_order_across_its_runs() {
+        // `b` in two runs, split by `a` and by a row without a type.
+        let csv = format!(
+            "{HEADER}b,,,2,8,,1,,r1,z1,x86_64\na,,,2,8,,2,,r1,z1,x86_64\nb,,,2,8,,3,,r2,z2,x86_64\n,,,,,,4,,r3,z3,x86_64\nb,,,2,8,,5,,r3,z3,x86_64\na,,,2,8,,6,,r2,z2,x86_64\n"
+        );
+        let (cat, _) = CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws").unwrap();
+        let prices =
+            |it: &str| -> Vec<f64> { cat.instance_rows(it).filter_map(|r| r.price()).collect() };
+        assert_eq!(prices("b"), [1.0, 3.0, 5.0]);
+        assert_eq!(prices("a"), [2.0, 6.0]);
+        assert!(prices("c").is_empty());
+        assert!(cat.has_instance_type("a") && !cat.has_instance_type("c"));
+        let mut types: Vec<&str> = cat.instance_types().collect();
+        types.sort();
+        assert_eq!(types, ["a", "b"]);
     }
 }

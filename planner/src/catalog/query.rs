@@ -199,6 +199,35 @@ impl NamePattern {
     }
 }
 
+/// A test of one string column of rows (accelerator names, regions),
+/// decided once per run of rows sharing one interned string (rows come in
+/// runs of one accelerator, a type's rows region by region): a name pattern
+/// or a case-insensitive compare costs more than the pointer compare that
+/// skips it.
+pub(crate) struct PerName<'a, F> {
+    last: Option<(&'a Text, bool)>,
+    test: F,
+}
+
+impl<'a, F: Fn(&str) -> bool> PerName<'a, F> {
+    pub(crate) fn new(test: F) -> Self {
+        PerName { last: None, test }
+    }
+
+    /// `test(name)`, remembered for the next row with the same string.
+    #[inline]
+    pub(crate) fn test(&mut self, name: &'a Text) -> bool {
+        match self.last {
+            Some((seen, verdict)) if Text::ptr_eq(seen, name) => verdict,
+            _ => {
+                let verdict = (self.test)(name);
+                self.last = Some((name, verdict));
+                verdict
+            }
+        }
+    }
+}
+
 /// Python's `f"{x:.2f}"`-style count display used in fuzzy lists: integers without decimals.
 pub fn format_count(count: f64) -> String {
     if count.fract() == 0.0 && count.abs() < 1e15 {
@@ -232,13 +261,20 @@ impl CloudCatalog {
     ) -> Result<f64, String> {
         let mut best: Option<f64> = None;
         let mut any = false;
-        for row in self.instance_rows(instance_type) {
-            if !region_zone_ok(row, region, zone) {
-                continue;
-            }
-            any = true;
-            if let Some(p) = row.price_for(spot) {
-                best = Some(best.map_or(p, |b: f64| b.min(p)));
+        // A type's rows come region by region: each region's name is
+        // compared once (`region_zone_ok`'s rule: an empty region is NaN).
+        let mut in_region = PerName::new(|name| {
+            region.is_none_or(|r| !name.is_empty() && name.eq_ignore_ascii_case(r))
+        });
+        for run in self.instance_runs(instance_type) {
+            for row in run {
+                if !in_region.test(&row.region) || !region_zone_ok(row, None, zone) {
+                    continue;
+                }
+                any = true;
+                if let Some(p) = row.price_for(spot) {
+                    best = Some(best.map_or(p, |b: f64| b.min(p)));
+                }
             }
         }
         if !any {
@@ -266,14 +302,18 @@ impl CloudCatalog {
         rows: impl Iterator<Item = &'a VmRow>,
         spot: bool,
     ) -> Vec<RegionZones> {
-        // `dropna(subset=[price, 'Region', 'AvailabilityZone'])`.
-        let mut sorted: Vec<&VmRow> = rows
-            .filter(|r| {
-                r.price_for(spot).is_some()
-                    && !r.region.is_empty()
-                    && (!self.has_zones || r.zone.is_some())
-            })
-            .collect();
+        // `dropna(subset=[price, 'Region', 'AvailabilityZone'])`. Pushed
+        // from `for_each`, which walks nested iterators (a type's runs of
+        // rows) in their own loops rather than one `next` at a time.
+        let mut sorted: Vec<&VmRow> = Vec::new();
+        rows.for_each(|r| {
+            if r.price_for(spot).is_some()
+                && !r.region.is_empty()
+                && (!self.has_zones || r.zone.is_some())
+            {
+                sorted.push(r);
+            }
+        });
         sorted.sort_by(|a, b| {
             cmp_price(a.price_for(spot), b.price_for(spot))
                 .then_with(|| a.region.cmp(&b.region))
@@ -376,14 +416,13 @@ impl CloudCatalog {
         spot: bool,
     ) -> AcceleratorMatch {
         let pattern = NamePattern::new(name);
+        let mut named = PerName::new(|n| pattern.full_match(n));
         let exact: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
                 r.instance_type.is_some()
-                    && r.accelerator_name
-                        .as_deref()
-                        .is_some_and(|n| pattern.full_match(n))
+                    && r.accelerator_name.as_ref().is_some_and(|n| named.test(n))
                     && r.accelerator_count()
                         .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)
@@ -422,13 +461,12 @@ impl CloudCatalog {
         count: f64,
         filter: &Filter<'_>,
     ) -> Vec<String> {
+        let mut named = PerName::new(|n| pattern.contains(n));
         let mut rows: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
-                r.accelerator_name
-                    .as_deref()
-                    .is_some_and(|n| pattern.contains(n))
+                r.accelerator_name.as_ref().is_some_and(|n| named.test(n))
                     && r.accelerator_count().is_some_and(|c| c >= count)
                     && region_zone_ok(r, filter.region, filter.zone)
             })

@@ -281,13 +281,11 @@ pub(super) fn check_attachable(world: &World, r: &Resources, it: &str) -> Result
 
 fn gcp_accelerator_regions(cat: &CloudCatalog, acc: &Accelerator, spot: bool) -> Vec<RegionZones> {
     let pattern = crate::catalog::query::NamePattern::new(&acc.name);
+    let mut named = crate::catalog::query::PerName::new(|n| pattern.full_match(n));
     cat.region_zones_of(
         cat.rows.iter().filter(|row| {
             row.instance_type.is_none()
-                && row
-                    .accelerator_name
-                    .as_deref()
-                    .is_some_and(|n| pattern.full_match(n))
+                && row.accelerator_name.as_ref().is_some_and(|n| named.test(n))
                 && row.accelerator_count() == Some(acc.count.0)
         }),
         spot,
@@ -370,25 +368,26 @@ fn gcp_accelerator_cost(
     zone: Option<&str>,
 ) -> f64 {
     let pattern = crate::catalog::query::NamePattern::new(&acc.name);
-    let rows: Vec<_> = cat
+    // Both minimums in one pass (NaN: none yet, as `f64::min` folds it).
+    let (mut min_price, mut min_spot) = (f64::NAN, f64::NAN);
+    for row in cat
         .accelerator_rows(|n| pattern.full_match(n))
         .filter(|row| {
             row.accelerator_count() == Some(acc.count.0)
                 && region.is_none_or(|r| *row.region == *r)
                 && zone.is_none_or(|z| row.zone.as_deref() == Some(z))
         })
-        .collect();
-    let min_price = rows
-        .iter()
-        .filter_map(|r| r.price())
-        .fold(f64::NAN, f64::min);
+    {
+        if let Some(p) = row.price() {
+            min_price = min_price.min(p);
+        }
+        if let Some(p) = row.spot_price() {
+            min_spot = min_spot.min(p);
+        }
+    }
     if !spot {
         return min_price;
     }
-    let min_spot = rows
-        .iter()
-        .filter_map(|r| r.spot_price())
-        .fold(f64::NAN, f64::min);
     if min_spot.is_nan() {
         min_price
     } else {

@@ -12,6 +12,9 @@ pub fn format_number(x: Option<f64>) -> String {
         // Python's `str(int(x))`: exact at any size (an `as i64` cast would
         // saturate at 9223372036854775807), and no sign on zero.
         Some(0.0) => "0".into(),
+        // Below 2^53 an integral float is its `i64` exactly, and integers
+        // format for a fraction of what a float's exact expansion costs.
+        Some(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).to_string(),
         Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
         Some(v) => format_fixed(v, 1),
     }
@@ -52,5 +55,7 @@ mod tests {
         assert_eq!(format_number(Some(192.0)), "192");
         assert_eq!(format_number(Some(0.5)), "0.5");
         assert_eq!(format_number(Some(1e20)), "100000000000000000000");
+        assert_eq!(format_number(Some(-8.0)), "-8");
+        assert_eq!(format_number(Some(8.9e15)), "8900000000000000");
     }
 }

@@ -3,59 +3,86 @@
 
 use super::ansi::display_width;
 
-fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    (0..n)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .flat_map(|c| c.split('\n').map(display_width))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect()
-}
-
-fn pad(cell: &str, width: usize) -> String {
-    let w = display_width(cell);
-    let mut s = String::with_capacity(cell.len() + width.saturating_sub(w));
-    s.push_str(cell);
-    s.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
-    s
-}
+/// A cell of several lines, in [`framed_table`]'s measured widths.
+const SEVERAL_LINES: usize = usize::MAX;
 
 /// SkyPilot's optimizer table (prettytable, `hrules=FRAME`, `vrules=NONE`,
 /// left aligned, padding 0/2): rule, header, rule, rows, rule. `rows[0]` is the header.
 pub fn framed_table(rows: &[Vec<String>]) -> String {
-    let widths = column_widths(rows);
-    let rule = "-".repeat(1 + widths.iter().map(|w| w + 3).sum::<usize>());
+    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    // Each one-line cell's width, measured once, row after row
+    // (`SEVERAL_LINES` for a cell of several lines, measured line by line).
+    let measured: Vec<usize> = rows
+        .iter()
+        .flat_map(|r| {
+            r.iter().map(|c| {
+                if c.contains('\n') {
+                    SEVERAL_LINES
+                } else {
+                    display_width(c)
+                }
+            })
+        })
+        .collect();
+    let mut widths = vec![0usize; ncols];
+    let mut at = 0;
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            let w = match measured[at + i] {
+                SEVERAL_LINES => cell.split('\n').map(display_width).max().unwrap_or(0),
+                w => w,
+            };
+            widths[i] = widths[i].max(w);
+        }
+        at += row.len();
+    }
+    let line_len = 1 + widths.iter().map(|w| w + 3).sum::<usize>();
+    // Written straight into one string: every line is `line_len` columns
+    // (a few more bytes where a cell holds colour codes or wide characters).
+    let mut out = String::with_capacity((rows.len() + 3) * (line_len + 16));
+    let rule = |out: &mut String| out.extend(std::iter::repeat_n('-', line_len));
     // A cell of several lines (the egress plan's task reprs) makes its row
     // that many lines high; the other cells are blank below their first.
-    let lines = |row: &Vec<String>| {
+    let lines = |out: &mut String, row: &Vec<String>, measured: &[usize]| {
+        if !measured.contains(&SEVERAL_LINES) {
+            out.push_str("\n ");
+            for (i, w) in widths.iter().enumerate() {
+                let (cell, width) = row.get(i).map_or(("", 0), |c| (c.as_str(), measured[i]));
+                out.push_str(cell);
+                out.extend(std::iter::repeat_n(' ', w.saturating_sub(width)));
+                out.push_str("   ");
+            }
+            return;
+        }
         let height = row.iter().map(|c| c.split('\n').count()).max().unwrap_or(1);
-        (0..height)
-            .map(|k| {
-                let mut s = String::from(" ");
-                for (i, w) in widths.iter().enumerate() {
-                    let cell = row.get(i).and_then(|c| c.split('\n').nth(k));
-                    s.push_str(&pad(cell.unwrap_or(""), *w));
-                    s.push_str("   ");
-                }
-                s
-            })
-            .collect::<Vec<String>>()
+        for k in 0..height {
+            out.push_str("\n ");
+            for (i, w) in widths.iter().enumerate() {
+                let cell = row.get(i).and_then(|c| c.split('\n').nth(k)).unwrap_or("");
+                out.push_str(cell);
+                out.extend(std::iter::repeat_n(
+                    ' ',
+                    w.saturating_sub(display_width(cell)),
+                ));
+                out.push_str("   ");
+            }
+        }
     };
-    let mut out = Vec::with_capacity(rows.len() + 3);
-    out.push(rule.clone());
+    rule(&mut out);
+    let mut at = 0;
     if let Some(h) = rows.first() {
-        out.extend(lines(h));
+        lines(&mut out, h, &measured[..h.len()]);
+        at = h.len();
     }
-    out.push(rule.clone());
+    out.push('\n');
+    rule(&mut out);
     for r in rows.iter().skip(1) {
-        out.extend(lines(r));
+        lines(&mut out, r, &measured[at..at + r.len()]);
+        at += r.len();
     }
-    out.push(rule);
-    out.join("\n")
+    out.push('\n');
+    rule(&mut out);
+    out
 }
 
 /// `log_utils.create_table` default: no border, left aligned, padding 0/2.
@@ -178,6 +205,28 @@ mod tests {
         assert_eq!(
             borderless_table(&lines),
             "A      B  \ntwo    x  \nlines     "
+        );
+    }
+
+    #[test]
+    fn framed_table_pads_lines_of_tall_cells_and_short_rows() {
+        let rows: Vec<Vec<String>> = vec![
+            vec!["A".into(), "B".into()],
+            vec!["x\nyy".into(), "z".into()],
+            vec!["w".into()],
+        ];
+        assert_eq!(
+            framed_table(&rows),
+            [
+                "----------",
+                " A    B   ",
+                "----------",
+                " x    z   ",
+                " yy       ",
+                " w        ",
+                "----------",
+            ]
+            .join("\n")
         );
     }
 

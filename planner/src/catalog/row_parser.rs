@@ -187,7 +187,10 @@ impl NumberColumn {
         self.integer &= is_integer(bytes.as_deref().unwrap_or_default());
     }
 
-    #[inline]
+    // Inlined into `RowParser::row` for each of its seven columns: as a
+    // call, its prologue, epilogue and the returned `Result` in memory
+    // cost ~18 of the ~120 instructions a cell takes.
+    #[inline(always)]
     fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<f64>, String> {
         let bytes = field_bytes(record, self.col)?;
         let bytes: &[u8] = bytes.as_deref().unwrap_or_default();
@@ -355,7 +358,7 @@ impl Interner {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<Text>, String> {
         let bytes = match field_bytes(record, self.col) {
             Err(_) if self.lenient => None,

@@ -42,8 +42,14 @@ fn field_bytes<'r>(
     let Some(raw) = record.get(col) else {
         return Err(short_record(record, col));
     };
-    let bytes = match raw.first() {
-        Some(b'"') => unescaped(record, col),
+    let bytes = match raw {
+        [b'"', ..] => unescaped(record, col),
+        // Most cells have nothing to trim: tell that from their two ends
+        // (`trim_ascii` is a call and two loops per cell).
+        [first, .., last] if !first.is_ascii_whitespace() && !last.is_ascii_whitespace() => {
+            Cow::Borrowed(raw)
+        }
+        [only] if !only.is_ascii_whitespace() => Cow::Borrowed(raw),
         _ => Cow::Borrowed(raw.trim_ascii()),
     };
     Ok(if bytes.is_empty() { None } else { Some(bytes) })
@@ -731,6 +737,42 @@ mod tests {
             warnings[rows.len() + 1]
                 .message
                 .starts_with("AcceleratorCount is negative")
+        );
+    }
+
+    #[test]
+    fn cells_are_trimmed_of_ascii_whitespace_at_either_end() {
+        // A cell of one space is empty; one character is itself; spaces
+        // or tabs at either end go, those inside stay.
+        let csv = "InstanceType,AcceleratorName,vCPUs,Price,Region,AvailabilityZone\n\
+            \ta.b ,  ,4 ,\t1.5,r 1, z\n\
+            c, ,\t8, 2 ,r,z\n\
+            d,V,1,3,r,\t\n";
+        let (cat, warnings) =
+            CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "t.csv").unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let cells: Vec<_> = cat
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.instance_type.as_deref().map(str::to_string),
+                    r.accelerator_name.as_deref().map(str::to_string),
+                    r.vcpus.get(),
+                    r.price.get(),
+                    r.region.to_string(),
+                    r.zone.as_deref().map(str::to_string),
+                )
+            })
+            .collect();
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(
+            cells,
+            [
+                (s("a.b"), None, Some(4.0), Some(1.5), "r 1".into(), s("z")),
+                (s("c"), None, Some(8.0), Some(2.0), "r".into(), s("z")),
+                (s("d"), s("V"), Some(1.0), Some(3.0), "r".into(), None),
+            ]
         );
     }
 

@@ -191,7 +191,7 @@ pub(crate) fn load_vms_all(
 /// [`load_vms_all`] decoding, of each current image, the row runs `runs`
 /// gives for its cloud (`sky gpus list`'s [`planner::gpus::ListingRuns`]);
 /// so does a CSV file parsed into the image it stores (with an index);
-/// a bundled CSV, or one parsed without an index, has every row.
+/// a bundled CSV too; one parsed without an index has every row.
 pub(crate) fn load_vms_runs<F: RunFilter>(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,

@@ -191,7 +191,7 @@ pub(crate) fn load_vms_all(
 /// [`load_vms_all`] decoding, of each current image, the row runs `runs`
 /// gives for its cloud (`sky gpus list`'s [`planner::gpus::ListingRuns`]);
 /// so does a CSV file parsed into the image it stores (with an index);
-/// a bundled CSV, or one parsed without an index, has every row.
+/// a bundled CSV too; one parsed without an index has every row.
 pub(crate) fn load_vms_runs<F: RunFilter>(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
@@ -556,11 +556,13 @@ impl Parsed {
     }
 }
 
-/// Parses `input` and stores its image under `key`. A file to index is
-/// parsed as it is read, straight into its image: neither the whole file
-/// nor all its rows are held (the ×10 AWS catalog is 24 MB of text and
-/// ~30 MB of rows for a 4 MB image); its pieces parse on `max_parts`
-/// threads. A bundled CSV is in the binary already: its parts parse on
+/// Parses `input` and stores its image under `key`. With an index, the
+/// CSV is parsed in pieces straight into its image: a file as it is read,
+/// a bundled CSV from the binary; neither all its rows nor (for a file)
+/// the whole text are held (the ×10 AWS catalog is 24 MB of text and
+/// ~30 MB of rows for a 4 MB image; the bundled AWS catalog's rows were
+/// most of a launch's heap). Its pieces parse on `max_parts` threads.
+/// Without an index the rows are the result: the CSV in parts on
 /// `max_parts` threads.
 fn parse_vms(
     cloud: CloudId,
@@ -573,7 +575,16 @@ fn parse_vms(
     let name = vms_name(cloud, input);
     lower_this_threads_priority();
     let csv: std::borrow::Cow<'static, [u8]> = match (input, index) {
-        (Input::Bundled, _) => bundled::vms_csv(cloud).unwrap_or_default().into(),
+        (Input::Bundled, Some(index)) => {
+            let csv = bundled::vms_csv(cloud).unwrap_or_default();
+            let image = parse_pieces_to_image(cloud, &name, max_parts, |push| {
+                csv.chunks(READ_PIECE_BYTES).for_each(push);
+                Ok(())
+            })?;
+            store_image_bytes(index, key, fingerprint, &image, &name);
+            return Ok(Parsed::Image(image));
+        }
+        (Input::Bundled, None) => bundled::vms_csv(cloud).unwrap_or_default().into(),
         (Input::File { path, .. }, Some(index)) => {
             let image = parse_file_to_image(cloud, path, &name, max_parts)?;
             store_image_bytes(index, key, fingerprint, &image, &name);
@@ -582,9 +593,6 @@ fn parse_vms(
         (Input::File { path, .. }, None) => read_file(path)?.into(),
     };
     let (catalog, warnings) = parse_csv_in_parts(cloud, &csv, &name, max_parts)?;
-    if let Some(index) = index {
-        store_image(index, key, fingerprint, &catalog, &warnings, &name);
-    }
     Ok(Parsed::Rows(catalog, warnings))
 }
 
@@ -593,10 +601,7 @@ const READ_PIECE_BYTES: usize = 64 << 10;
 
 /// The image of the `vms.csv` at `path`, parsed as it is read (checked as
 /// [`read_file`] checks it: a parse error is told only once the file is
-/// known to be readable and within the cap). With `max_parts` above one,
-/// that many threads of lowered priority parse its pieces while this one
-/// reads, cuts and writes them into the image in file order; at most a few
-/// pieces per thread are in flight.
+/// known to be readable and within the cap), by [`parse_pieces_to_image`].
 fn parse_file_to_image(
     cloud: CloudId,
     path: &Path,
@@ -604,31 +609,50 @@ fn parse_file_to_image(
     max_parts: usize,
 ) -> Result<Vec<u8>, ConfigError> {
     use crate::input::{InputError, MAX_CATALOG_FILE_BYTES, read_regular_pieces};
-    use planner::catalog::{CsvPiece, ParsedPiece};
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex, mpsc};
     let read_error = |e: InputError| match e {
         InputError::Io { source, .. } => io_error(path, source),
         other => io_error(path, std::io::Error::other(other.cause())),
     };
+    parse_pieces_to_image(cloud, name, max_parts, |push| {
+        read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, push)
+            .map_err(read_error)
+    })
+}
+
+/// The image of a `vms.csv` whose bytes `read` hands to the closure it is
+/// given, piece by piece, in file order (a read error is `read`'s result,
+/// told before any parse error). With `max_parts` above one, that many
+/// threads of lowered priority parse its pieces while this one cuts them
+/// and writes them into the image in file order; at most a few pieces per
+/// thread are in flight.
+fn parse_pieces_to_image(
+    cloud: CloudId,
+    name: &str,
+    max_parts: usize,
+    read: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), ConfigError>,
+) -> Result<Vec<u8>, ConfigError> {
+    use planner::catalog::{CsvPiece, ParsedPiece};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex, mpsc};
     if max_parts <= 1 {
         let mut parse = CsvImageParse::new(cloud, name);
         let mut failed: Option<CatalogError> = None;
-        read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |piece| {
+        read(&mut |piece| {
             if failed.is_none()
                 && let Err(e) = parse.push(piece)
             {
                 failed = Some(e);
             }
-        })
-        .map_err(read_error)?;
+        })?;
         if let Some(e) = failed {
             return Err(e.into());
         }
         return Ok(parse.finish()?);
     }
     let mut parse = CsvImageParse::new(cloud, name).hand_out_pieces();
-    let (jobs, queue) = mpsc::sync_channel::<CsvPiece>(2 * max_parts);
+    // One piece waiting per thread keeps each busy (the reader is faster
+    // than any parser); more only holds bytes and rows in memory.
+    let (jobs, queue) = mpsc::sync_channel::<CsvPiece>(max_parts);
     // Shared by the parsers only: should they all end early, sending fails
     // instead of blocking.
     let queue = Arc::new(Mutex::new(queue));
@@ -666,7 +690,7 @@ fn parse_file_to_image(
                 }
             }
         };
-        let read = read_regular_pieces(path, MAX_CATALOG_FILE_BYTES, READ_PIECE_BYTES, |bytes| {
+        let read = read(&mut |bytes| {
             if failed.is_some() {
                 return;
             }
@@ -686,7 +710,7 @@ fn parse_file_to_image(
         drop(jobs);
         waiting.extend(parsed.iter());
         write_ready(&mut parse, &mut waiting, &mut failed);
-        read.map_err(read_error)?;
+        read?;
         if let Some(e) = failed {
             return Err(e.into());
         }

@@ -22,7 +22,7 @@ use crate::cloud::CloudId;
 
 /// Bytes gathered before a piece is parsed: large enough that a piece's
 /// set-up (a reader, its buffer) is noise, small enough to stay in cache.
-const PIECE_BYTES: usize = 256 << 10;
+const PIECE_BYTES: usize = 128 << 10;
 
 /// A `vms.csv` being parsed into its image, fed in pieces of any size
 /// ([`CsvImageParse::push`]); [`CsvImageParse::finish`] gives the image
@@ -50,6 +50,9 @@ pub struct CsvImageParse {
     /// Pieces cut and not yet taken, and how many were cut.
     pieces: Vec<CsvPiece>,
     cut_pieces: u64,
+    /// The length of the last push (the next buffer is sized for a piece
+    /// and what such pushes may carry past it).
+    last_push: usize,
 }
 
 /// Whole records of a file cut by a [`CsvImageParse`] that hands its pieces
@@ -85,7 +88,8 @@ impl CsvPiece {
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
         let mut parser = RowParser::new(self.columns);
-        let mut rows = Vec::new();
+        // About a row a line: sized once, not regrown (and copied) as it fills.
+        let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', &self.bytes).count());
         let mut warnings = Vec::new();
         let last = piece_rows(
             self.cloud,
@@ -168,6 +172,7 @@ impl CsvImageParse {
             hand_out: false,
             pieces: Vec::new(),
             cut_pieces: 0,
+            last_push: 0,
         }
     }
 
@@ -211,6 +216,7 @@ impl CsvImageParse {
     /// Adds the file's next bytes; parses the whole records gathered once
     /// they are a piece. An error is the file's (and final).
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), CatalogError> {
+        self.last_push = bytes.len();
         self.carry.extend_from_slice(bytes);
         self.scan();
         if self.cut >= PIECE_BYTES {
@@ -363,24 +369,33 @@ impl CsvImageParse {
                 (body, body_start)
             }
         };
-        let piece = &carry[body_start..cut];
         if self.hand_out {
+            // The piece keeps the gathered bytes (no copy of them); the few
+            // after its end start the next, in a buffer of the same size.
+            let mut next = Vec::with_capacity(PIECE_BYTES + 2 * self.last_push);
+            next.extend_from_slice(&carry[cut..]);
+            carry.truncate(cut);
+            carry.drain(..body_start);
+            let (offset, lines_before) = (self.offset, self.lines_before);
+            self.advance(&carry);
             self.pieces.push(CsvPiece {
                 seq: self.cut_pieces,
-                bytes: piece.to_vec(),
-                offset: self.offset,
-                lines_before: self.lines_before,
+                bytes: carry,
+                offset,
+                lines_before,
                 columns: body.header.columns,
                 cloud: self.cloud,
                 source_name: self.source_name.clone(),
             });
             self.cut_pieces += 1;
+            self.carry = next;
         } else {
+            let piece = &carry[body_start..cut];
             self.parse_piece(&mut body, piece)?;
+            self.advance(piece);
+            carry.drain(..cut);
+            self.carry = carry;
         }
-        self.advance(piece);
-        carry.drain(..cut);
-        self.carry = carry;
         self.scanned -= cut;
         self.cut = 0;
         self.body = Some(body);
@@ -529,7 +544,7 @@ mod tests {
         let header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
         let mut data = header.as_bytes().to_vec();
         let mut n = 0;
-        while data.len() < PIECE_BYTES + PIECE_BYTES / 2 {
+        while data.len() < 3 * PIECE_BYTES {
             n += 1;
             data.extend_from_slice(
                 format!("m{n}.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\n").as_bytes(),

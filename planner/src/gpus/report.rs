@@ -174,7 +174,7 @@ pub fn report(
     let groups = listing
         .into_iter()
         .map(|(g, offers)| {
-            let o = order(&offers, query.sort);
+            let o = order(offers, query.sort);
             (g, o)
         })
         .collect();
@@ -226,7 +226,7 @@ pub fn json_listing_with(
     }
     Ok(match query.sort {
         SortBy::Cloud => out,
-        sort => out.into_iter().map(|(g, o)| (g, order(&o, sort))).collect(),
+        sort => out.into_iter().map(|(g, o)| (g, order(o, sort))).collect(),
     })
 }
 
@@ -275,7 +275,7 @@ pub fn json_listing(query: &Query, catalogs: &[&CloudGpuRows]) -> Result<Listing
         SortBy::Cloud => listing,
         sort => listing
             .into_iter()
-            .map(|(g, o)| (g, order(&o, sort)))
+            .map(|(g, o)| (g, order(o, sort)))
             .collect(),
     })
 }

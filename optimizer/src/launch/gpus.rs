@@ -444,12 +444,11 @@ pub async fn gpus_list(
     .map_err(|e: ConfigError| GpusListError::Launch(LaunchError::from(e)))?;
     let enabled_set = enabled_clouds(options);
     let mut warnings = Vec::new();
-    // The catalogs load on a blocking thread while the clusters are asked.
     let catalog_clouds = query.catalog_clouds();
     let summaries = query.reads_summaries();
     let load_mode = mode.clone();
     let state_dir = options.state_dir.clone();
-    let loading = tokio::task::spawn_blocking(move || {
+    let load_catalogs = move || {
         let mut w = Vec::new();
         // Without a usable state folder every listing parses the CSVs.
         let index = StateDir::open(&state_dir)
@@ -464,11 +463,27 @@ pub async fn gpus_list(
             &mut w,
         );
         (catalogs, w)
-    });
-    let rt = realtime(options, query, json, verbose, &enabled_set).await?;
-    let (catalogs, catalog_warnings) = loading
-        .await
-        .map_err(|e| LaunchError::Usage(format!("catalog loader failed: {e}")))?;
+    };
+    // The catalogs load on a blocking thread while the clusters are asked;
+    // with no realtime cloud enabled there is nothing to wait for meanwhile,
+    // and they load here (no thread started).
+    let realtime_enabled = [CloudId::Kubernetes, CloudId::Ssh, CloudId::Slurm]
+        .iter()
+        .any(|c| enabled_set.contains(c));
+    let (rt, (catalogs, catalog_warnings)) = if realtime_enabled {
+        let loading = tokio::task::spawn_blocking(load_catalogs);
+        let rt = realtime(options, query, json, verbose, &enabled_set).await?;
+        let loaded = loading
+            .await
+            .map_err(|e| LaunchError::Usage(format!("catalog loader failed: {e}")))?;
+        (rt, loaded)
+    } else {
+        let loaded = load_catalogs();
+        (
+            realtime(options, query, json, verbose, &enabled_set).await?,
+            loaded,
+        )
+    };
     warnings.extend(catalog_warnings);
     let mut left_out = Vec::new();
     for (name, data) in &rt.contexts {

@@ -31,15 +31,24 @@ pub fn order_for_table(offers: Vec<Offer>) -> Vec<Offer> {
             .find(|(c, _, _)| *c == cloud)
             .map_or((f64::NAN, f64::NAN), |&(_, p, s)| (p, s))
     };
-    let keys: Vec<(f64, f64)> = offers.iter().map(|o| min_of(o.cloud)).collect();
-    let mut keyed: Vec<((f64, f64), Offer)> = keys.into_iter().zip(offers).collect();
-    keyed.sort_by(|(a, ao), (b, bo)| {
-        nan_last(a.0, b.0)
-            .then_with(|| nan_last(a.1, b.1))
-            .then_with(|| nan_last(ao.price.value, bo.price.value))
-            .then_with(|| nan_last(ao.spot_price.value, bo.spot_price.value))
+    // Sorted by key and position (the offers themselves are moved once).
+    let keys: Vec<[f64; 4]> = offers
+        .iter()
+        .map(|o| {
+            let (price, spot) = min_of(o.cloud);
+            [price, spot, o.price.value, o.spot_price.value]
+        })
+        .collect();
+    let mut by: Vec<usize> = (0..offers.len()).collect();
+    by.sort_by(|&a, &b| {
+        let (a, b) = (&keys[a], &keys[b]);
+        nan_last(a[0], b[0])
+            .then_with(|| nan_last(a[1], b[1]))
+            .then_with(|| nan_last(a[2], b[2]))
+            .then_with(|| nan_last(a[3], b[3]))
     });
-    keyed.into_iter().map(|(_, o)| o).collect()
+    let mut slots: Vec<Option<Offer>> = offers.into_iter().map(Some).collect();
+    by.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// How `--sort-by` orders one GPU's offers (our extension, upstream #3111).

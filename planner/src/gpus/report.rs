@@ -241,14 +241,14 @@ pub fn context_offers(context: &str, gpus: Vec<(String, Vec<(u32, f64)>)>) -> Li
                 .map(|(count, price)| Offer {
                     cloud: "Kubernetes",
                     instance_type: None,
-                    accelerator_name: gpu.clone(),
+                    accelerator_name: gpu.as_str().into(),
                     accelerator_count: f64::from(count),
                     cpu_count: Num::NULL,
                     device_memory: None,
                     memory: Num::NULL,
                     price: Num::float(price),
                     spot_price: Num::float(price),
-                    region: Some(context.to_string()),
+                    region: Some(context.into()),
                 })
                 .collect();
             (gpu, offers)

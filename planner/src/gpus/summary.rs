@@ -18,6 +18,9 @@
 //! the caller lists from the rows (and stores a new summary), so a summary
 //! written by another version is rebuilt, never misread.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Listing, Num, Offer};
@@ -118,6 +121,7 @@ pub fn summaries_from_bytes(
     if stored.clouds.len() != clouds.len() {
         return Err(SummaryError::Mismatch("clouds"));
     }
+    let mut shared = Shared::default();
     stored
         .clouds
         .into_iter()
@@ -129,8 +133,8 @@ pub fn summaries_from_bytes(
             let label = label(cloud);
             Ok(CloudSummary {
                 cloud,
-                priced: s.priced.listing(label),
-                unpriced: s.unpriced.map(|l| l.listing(label)),
+                priced: s.priced.listing(label, &mut shared),
+                unpriced: s.unpriced.map(|l| l.listing(label, &mut shared)),
                 names: s.names.into_iter().map(str::to_string).collect(),
             })
         })
@@ -140,6 +144,16 @@ pub fn summaries_from_bytes(
 /// The label a cloud's offers carry (its catalog module's name).
 pub(super) fn label(cloud: CloudId) -> &'static str {
     cloud.spec().listing_label.unwrap_or(cloud.spec().repr)
+}
+
+/// The strings of stored summaries, each made an `Arc<str>` once.
+#[derive(Default)]
+struct Shared<'a>(FxHashMap<&'a str, Arc<str>>);
+
+impl<'a> Shared<'a> {
+    fn get(&mut self, s: &'a str) -> Arc<str> {
+        self.0.entry(s).or_insert_with(|| s.into()).clone()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -207,7 +221,10 @@ impl<'a> StoredListing<'a> {
         )
     }
 
-    fn listing(self, label: &'static str) -> Listing {
+    /// The listing, each distinct string of the summaries read once
+    /// (`shared`: accelerator names repeat in every offer, regions and
+    /// instance types across a GPU's counts and GCP's two answers).
+    fn listing(self, label: &'static str, shared: &mut Shared<'a>) -> Listing {
         let num = |(value, int): (f64, bool)| Num { value, int };
         self.0
             .into_iter()
@@ -216,15 +233,15 @@ impl<'a> StoredListing<'a> {
                     .into_iter()
                     .map(|o| Offer {
                         cloud: label,
-                        instance_type: o.instance_type.map(str::to_string),
-                        accelerator_name: o.accelerator_name.to_string(),
+                        instance_type: o.instance_type.map(|t| shared.get(t)),
+                        accelerator_name: shared.get(o.accelerator_name),
                         accelerator_count: o.accelerator_count,
                         cpu_count: num(o.cpu_count),
                         device_memory: o.device_memory,
                         memory: num(o.memory),
                         price: num(o.price),
                         spot_price: num(o.spot_price),
-                        region: o.region.map(str::to_string),
+                        region: o.region.map(|r| shared.get(r)),
                     })
                     .collect();
                 (name.to_string(), offers)

@@ -324,7 +324,7 @@ fn json_num(n: Num) -> String {
     }
 }
 
-fn json_str(s: &Option<String>) -> String {
+fn json_str(s: Option<&str>) -> String {
     match s {
         None => "NaN".into(),
         Some(s) => serde_json::to_string(s).unwrap_or_else(|_| "null".into()),
@@ -341,7 +341,7 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
     }
     let mut out = String::from("{\n");
     for (gi, (gpu, offers)) in listing.iter().enumerate() {
-        out.push_str(&format!("  {}: ", json_str(&Some(gpu.clone()))));
+        out.push_str(&format!("  {}: ", json_str(Some(gpu))));
         if offers.is_empty() {
             out.push_str("[]");
         } else {
@@ -349,17 +349,14 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
             for (oi, o) in offers.iter().enumerate() {
                 // A realtime cloud's offers hold Python `None`s (`null`), not NaNs.
                 let none = o.cpu_count.int && o.cpu_count.get().is_none();
-                let text = |v: &Option<String>| match v {
+                let text = |v: Option<&str>| match v {
                     None if none => "null".to_string(),
                     _ => json_str(v),
                 };
                 let fields = [
-                    ("cloud", json_str(&Some(o.cloud.to_string()))),
-                    ("instance_type", text(&o.instance_type)),
-                    (
-                        "accelerator_name",
-                        json_str(&Some(o.accelerator_name.clone())),
-                    ),
+                    ("cloud", json_str(Some(o.cloud))),
+                    ("instance_type", text(o.instance_type.as_deref())),
+                    ("accelerator_name", json_str(Some(&o.accelerator_name))),
                     ("accelerator_count", py_float_str(o.accelerator_count)),
                     ("cpu_count", json_num(o.cpu_count)),
                     (
@@ -378,7 +375,7 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
                     ("memory", json_num(o.memory)),
                     ("price", json_num(o.price)),
                     ("spot_price", json_num(o.spot_price)),
-                    ("region", text(&o.region)),
+                    ("region", text(o.region.as_deref())),
                 ];
                 out.push_str("    {\n");
                 for (fi, (k, v)) in fields.iter().enumerate() {

@@ -612,6 +612,41 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_or_earlier_summary_is_recomputed_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("lambda/vms.csv");
+        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+        std::fs::write(
+            &csv,
+            format!("{HEADER}gpu_1x_a10,A10,1,30,200,A10,0.75,,us-east-1\n"),
+        )
+        .unwrap();
+        let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
+        let mode = Mode::Explicit(dir.path().to_path_buf());
+        let list = || {
+            let mut warnings = Vec::new();
+            let rows = load(&mode, &[CloudId::Lambda], Some(&index), true, &mut warnings);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            names(&rows)
+        };
+        let srcs = sources(&mode, &[CloudId::Lambda], &mut Vec::new());
+        let (key, fingerprint) = summary_key(&srcs).unwrap();
+        let stored = || index.map(&key, &fingerprint).map(|b| b.to_vec());
+        let readable = |bytes: &[u8]| gpus::summaries_from_bytes(&[CloudId::Lambda], bytes).is_ok();
+
+        assert_eq!(list(), ["A10"]);
+        let written = stored().unwrap();
+        assert!(readable(&written));
+        // Format 1's header, then bytes that are no summary at all.
+        for damaged in [&b"SKYGPUSM\x01\x00\x00"[..], b"SKYGPUSM garbage", b""] {
+            index.write(&key, &fingerprint, damaged).unwrap();
+            assert!(!stored().is_some_and(|b| readable(&b)));
+            assert_eq!(list(), ["A10"]);
+            assert_eq!(stored().unwrap(), written, "the summary is stored again");
+        }
+    }
+
+    #[test]
     fn a_catalog_that_cannot_be_listed_is_a_warning_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("lambda/vms.csv");

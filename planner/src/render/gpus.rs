@@ -51,10 +51,13 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
 struct Cells {
     /// Every cell's text, one after the other (the header's first).
     text: String,
-    /// Where each cell ends in `text`, row by row.
-    ends: Vec<usize>,
-    /// Cells per row.
-    columns: usize,
+    /// Where each cell ends in `text`, row by row, and its display width.
+    ends: Vec<(usize, usize)>,
+    /// Each column's widest cell.
+    widths: Vec<usize>,
+    /// Whether a cell holds a line break (then laid out as
+    /// [`borderless_table`] lays out cells of several lines).
+    multi_line: bool,
 }
 
 impl Cells {
@@ -62,7 +65,8 @@ impl Cells {
         let mut cells = Cells {
             text: String::with_capacity((rows + 1) * header.len() * 12),
             ends: Vec::with_capacity((rows + 1) * header.len()),
-            columns: header.len(),
+            widths: vec![0; header.len()],
+            multi_line: false,
         };
         for h in header {
             cells.cell(h);
@@ -72,7 +76,13 @@ impl Cells {
 
     /// Ends the cell whose text was pushed onto `self.text`.
     fn end(&mut self) {
-        self.ends.push(self.text.len());
+        let start = self.ends.last().map_or(0, |&(end, _)| end);
+        let cell = &self.text[start..];
+        let width = display_width(cell);
+        self.multi_line |= cell.bytes().any(|b| b == b'\n' || b == b'\r');
+        let column = self.ends.len() % self.widths.len();
+        self.widths[column] = self.widths[column].max(width);
+        self.ends.push((self.text.len(), width));
     }
 
     fn cell(&mut self, s: &str) {
@@ -81,51 +91,34 @@ impl Cells {
     }
 
     fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
+        &self.text[start..self.ends[i].0]
     }
 
     /// The table as [`borderless_table`] lays it out.
     fn finish(self) -> String {
-        let n = self.ends.len();
-        if self.text.bytes().any(|b| b == b'\n' || b == b'\r') {
+        let columns = self.widths.len();
+        if self.multi_line {
             // A cell of several lines (a hostile catalog's quoted field):
             // the general layout.
-            let rows: Vec<Vec<String>> = (0..n)
-                .step_by(self.columns)
-                .map(|r| {
-                    (r..r + self.columns)
-                        .map(|i| self.get(i).to_string())
-                        .collect()
-                })
+            let rows: Vec<Vec<String>> = (0..self.ends.len())
+                .step_by(columns)
+                .map(|r| (r..r + columns).map(|i| self.get(i).to_string()).collect())
                 .collect();
             return borderless_table(&rows);
         }
-        let mut start = 0;
-        let cells: Vec<(&str, usize)> = self
-            .ends
-            .iter()
-            .map(|&end| {
-                let cell = &self.text[start..end];
-                start = end;
-                (cell, display_width(cell))
-            })
-            .collect();
-        let mut widths = vec![0usize; self.columns];
-        for row in cells.chunks(self.columns) {
-            for (w, (_, c)) in widths.iter_mut().zip(row) {
-                *w = (*w).max(*c);
-            }
-        }
-        let line_len: usize = widths.iter().map(|w| w + 2).sum();
-        let mut out = String::with_capacity((n / self.columns.max(1)) * (line_len + 1));
+        let line_len: usize = self.widths.iter().map(|w| w + 2).sum();
+        let rows = self.ends.len() / columns;
+        let mut out = String::with_capacity(rows * (line_len + 1));
         const SPACES: &str = "                                                                ";
-        for (r, row) in cells.chunks(self.columns).enumerate() {
+        let mut start = 0;
+        for (r, row) in self.ends.chunks(columns).enumerate() {
             if r > 0 {
                 out.push('\n');
             }
-            for ((cell, width), column) in row.iter().zip(&widths) {
-                out.push_str(cell);
+            for (&(end, width), column) in row.iter().zip(&self.widths) {
+                out.push_str(&self.text[start..end]);
+                start = end;
                 let mut pad = column - width + 2;
                 while pad > 0 {
                     let n = pad.min(SPACES.len());
@@ -149,7 +142,7 @@ fn push_whole(out: &mut String, x: f64) {
         }
         // Whole and below 2^53: the conversion is exact.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let _ = write!(out, "{}", x.abs() as u64);
+        push_digits(out, x.abs() as u64, 0);
     } else {
         let _ = write!(out, "{x:.0}");
     }
@@ -170,12 +163,11 @@ fn push_py_float(out: &mut String, x: f64) {
 /// rounded half to even) written into `out` without formatting a float:
 /// `y = x * 10^digits` is within 1.2e-4 of the exact product when below
 /// 10^12 (one rounding, relative error 2^-53, and `10^digits` is exact),
-/// so when `y` is not within 0.499 of a half its nearest integer `n` is the
+/// so when `y` is more than 0.001 from a half its nearest integer `n` is the
 /// exact product's, and the answer is `n`'s digits with a point put in.
 /// Near a half (a possible tie), and for large or odd values,
 /// `format_fixed`.
 fn push_fixed(out: &mut String, x: f64, digits: usize) {
-    use std::fmt::Write;
     const SCALE: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
     let y = match SCALE.get(digits) {
         Some(scale) if x.is_finite() => x * scale,
@@ -192,9 +184,32 @@ fn push_fixed(out: &mut String, x: f64, digits: usize) {
     }
     // Whole and below 10^12: the conversion is exact.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let _ = write!(out, "{:01$}", n.abs() as u64, digits + 1);
-    if digits > 0 {
-        out.insert(out.len() - digits, '.');
+    push_digits(out, n.abs() as u64, digits);
+}
+
+/// `n`'s decimal digits, at least `decimals + 1` of them (zeros in front),
+/// with a point before the last `decimals`.
+fn push_digits(out: &mut String, mut n: u64, decimals: usize) {
+    let mut buf = [b'0'; 24];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        // A digit: `n % 10 < 10`.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (n % 10) as u8;
+        buf[at] = b'0' + digit;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let first = at.min(buf.len() - decimals - 1);
+    let (whole, fraction) = buf[first..].split_at(buf.len() - first - decimals);
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(whole).unwrap_or_default());
+    if decimals > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(fraction).unwrap_or_default());
     }
 }
 

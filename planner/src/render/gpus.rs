@@ -188,28 +188,30 @@ fn push_fixed(out: &mut String, x: f64, digits: usize) {
 }
 
 /// `n`'s decimal digits, at least `decimals + 1` of them (zeros in front),
-/// with a point before the last `decimals`.
+/// with a point before the last `decimals`; pushed one by one (a price has
+/// a handful: cheaper than a formatter or a checked slice).
 fn push_digits(out: &mut String, mut n: u64, decimals: usize) {
-    let mut buf = [b'0'; 24];
-    let mut at = buf.len();
+    // Least significant first; a `u64` has at most 20 digits, `decimals` ≤ 6.
+    let mut digits = [b'0'; 24];
+    let mut len = 0;
     loop {
-        at -= 1;
         // A digit: `n % 10 < 10`.
         #[allow(clippy::cast_possible_truncation)]
         let digit = (n % 10) as u8;
-        buf[at] = b'0' + digit;
+        digits[len] = b'0' + digit;
+        len += 1;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    let first = at.min(buf.len() - decimals - 1);
-    let (whole, fraction) = buf[first..].split_at(buf.len() - first - decimals);
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(whole).unwrap_or_default());
-    if decimals > 0 {
-        out.push('.');
-        out.push_str(std::str::from_utf8(fraction).unwrap_or_default());
+    let len = len.max(decimals + 1);
+    out.reserve(len + 1);
+    for i in (0..len).rev() {
+        out.push(char::from(digits[i]));
+        if i == decimals && decimals > 0 {
+            out.push('.');
+        }
     }
 }
 

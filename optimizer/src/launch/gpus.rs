@@ -164,7 +164,9 @@ fn load(
 /// (any catalog changed, or another build's bundled catalogs, is another
 /// fingerprint). `None` when a catalog file cannot be `stat`ed.
 fn summary_key(srcs: &[(CloudId, Input)]) -> Option<(String, String)> {
-    let mut key = String::from("gpus-summary");
+    // The format in the key: builds of different formats sharing a state
+    // folder each keep their own.
+    let mut key = format!("gpus-summary/{}", gpus::SUMMARY_FORMAT);
     let mut fingerprint = String::new();
     for (cloud, input) in srcs {
         let (k, f) = match input {

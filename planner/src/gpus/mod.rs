@@ -68,7 +68,9 @@ pub use report::{
     COMMON_GPUS, Report, Section, TPUS, context_offers, json_listing, json_listing_with, report,
 };
 pub use rows::{CloudGpuRows, ListingRuns};
-pub use summary::{CloudSummary, SummaryError, summaries_from_bytes, summaries_to_bytes};
+pub use summary::{
+    CloudSummary, FORMAT as SUMMARY_FORMAT, SummaryError, summaries_from_bytes, summaries_to_bytes,
+};
 
 /// A number as pandas holds it: `NaN` is a missing cell; `int` when its
 /// column was read as integers (JSON prints `224`, not `224.0`).

@@ -27,8 +27,11 @@ use super::{Listing, Num, Offer};
 use crate::cloud::CloudId;
 
 /// Bumped whenever the stored layout or what a listing computes changes
-/// (2: every string once, in a table the offers index).
-const FORMAT: u32 = 2;
+/// (2: every string once, in a table the offers index). Part of the
+/// summary's key in the catalog index too, so a build of another format
+/// sharing the state folder keeps its own summary instead of replacing
+/// this one at every run.
+pub const FORMAT: u32 = 2;
 const MAGIC: [u8; 8] = *b"SKYGPUSM";
 
 /// Why stored bytes are not a usable summary.

@@ -164,7 +164,9 @@ fn load(
 /// (any catalog changed, or another build's bundled catalogs, is another
 /// fingerprint). `None` when a catalog file cannot be `stat`ed.
 fn summary_key(srcs: &[(CloudId, Input)]) -> Option<(String, String)> {
-    let mut key = String::from("gpus-summary");
+    // The format in the key: builds of different formats sharing a state
+    // folder each keep their own.
+    let mut key = format!("gpus-summary/{}", gpus::SUMMARY_FORMAT);
     let mut fingerprint = String::new();
     for (cloud, input) in srcs {
         let (k, f) = match input {
@@ -444,12 +446,11 @@ pub async fn gpus_list(
     .map_err(|e: ConfigError| GpusListError::Launch(LaunchError::from(e)))?;
     let enabled_set = enabled_clouds(options);
     let mut warnings = Vec::new();
-    // The catalogs load on a blocking thread while the clusters are asked.
     let catalog_clouds = query.catalog_clouds();
     let summaries = query.reads_summaries();
     let load_mode = mode.clone();
     let state_dir = options.state_dir.clone();
-    let loading = tokio::task::spawn_blocking(move || {
+    let load_catalogs = move || {
         let mut w = Vec::new();
         // Without a usable state folder every listing parses the CSVs.
         let index = StateDir::open(&state_dir)
@@ -464,11 +465,27 @@ pub async fn gpus_list(
             &mut w,
         );
         (catalogs, w)
-    });
-    let rt = realtime(options, query, json, verbose, &enabled_set).await?;
-    let (catalogs, catalog_warnings) = loading
-        .await
-        .map_err(|e| LaunchError::Usage(format!("catalog loader failed: {e}")))?;
+    };
+    // The catalogs load on a blocking thread while the clusters are asked;
+    // with no realtime cloud enabled there is nothing to wait for meanwhile,
+    // and they load here (no thread started).
+    let realtime_enabled = [CloudId::Kubernetes, CloudId::Ssh, CloudId::Slurm]
+        .iter()
+        .any(|c| enabled_set.contains(c));
+    let (rt, (catalogs, catalog_warnings)) = if realtime_enabled {
+        let loading = tokio::task::spawn_blocking(load_catalogs);
+        let rt = realtime(options, query, json, verbose, &enabled_set).await?;
+        let loaded = loading
+            .await
+            .map_err(|e| LaunchError::Usage(format!("catalog loader failed: {e}")))?;
+        (rt, loaded)
+    } else {
+        let loaded = load_catalogs();
+        (
+            realtime(options, query, json, verbose, &enabled_set).await?,
+            loaded,
+        )
+    };
     warnings.extend(catalog_warnings);
     let mut left_out = Vec::new();
     for (name, data) in &rt.contexts {
@@ -594,6 +611,41 @@ mod tests {
             .path();
         std::fs::write(&image, b"SKYCATIX garbage").unwrap();
         assert_eq!(list(), ["A100"]);
+    }
+
+    #[test]
+    fn a_damaged_or_earlier_summary_is_recomputed_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("lambda/vms.csv");
+        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+        std::fs::write(
+            &csv,
+            format!("{HEADER}gpu_1x_a10,A10,1,30,200,A10,0.75,,us-east-1\n"),
+        )
+        .unwrap();
+        let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
+        let mode = Mode::Explicit(dir.path().to_path_buf());
+        let list = || {
+            let mut warnings = Vec::new();
+            let rows = load(&mode, &[CloudId::Lambda], Some(&index), true, &mut warnings);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            names(&rows)
+        };
+        let srcs = sources(&mode, &[CloudId::Lambda], &mut Vec::new());
+        let (key, fingerprint) = summary_key(&srcs).unwrap();
+        let stored = || index.map(&key, &fingerprint).map(|b| b.to_vec());
+        let readable = |bytes: &[u8]| gpus::summaries_from_bytes(&[CloudId::Lambda], bytes).is_ok();
+
+        assert_eq!(list(), ["A10"]);
+        let written = stored().unwrap();
+        assert!(readable(&written));
+        // Format 1's header, then bytes that are no summary at all.
+        for damaged in [&b"SKYGPUSM\x01\x00\x00"[..], b"SKYGPUSM garbage", b""] {
+            index.write(&key, &fingerprint, damaged).unwrap();
+            assert!(!stored().is_some_and(|b| readable(&b)));
+            assert_eq!(list(), ["A10"]);
+            assert_eq!(stored().unwrap(), written, "the summary is stored again");
+        }
     }
 
     #[test]

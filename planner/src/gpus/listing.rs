@@ -184,12 +184,13 @@ pub(super) fn list_impl(
                     ],
                 })
             });
+            let shared_name: std::sync::Arc<str> = name.into();
             let mut offers: Vec<Offer> = rows
                 .into_iter()
                 .map(|it| Offer {
                     cloud: label,
-                    instance_type: it.row.instance_type.map(str::to_string),
-                    accelerator_name: name.to_string(),
+                    instance_type: it.row.instance_type.map(Into::into),
+                    accelerator_name: shared_name.clone(),
                     accelerator_count: it.row.accelerator_count.value,
                     cpu_count: it.row.vcpus,
                     device_memory: if it.has_column {
@@ -200,7 +201,7 @@ pub(super) fn list_impl(
                     memory: it.row.memory,
                     price: it.row.price,
                     spot_price: it.row.spot_price,
-                    region: it.row.region.map(str::to_string),
+                    region: it.row.region.map(Into::into),
                 })
                 .collect();
             // ret.sort(key=(count, instance_type, cpus or 0, price, spot, region)):

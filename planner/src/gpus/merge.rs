@@ -3,10 +3,14 @@
 //! module asked (`listing.rs`'s common implementation, GCP's `gcp.rs`),
 //! the answers merged in cloud order.
 
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
 use super::listing::{Compiled, Listing, compile, list_impl};
 use super::rows::Row;
 use super::summary::CloudSummary;
-use super::{CloudGpuRows, Filter, GpusError};
+use super::{CloudGpuRows, Filter, GpusError, Offer};
 use crate::cloud::CloudId;
 
 /// `list_accelerators` over several clouds (`sky/catalog/__init__.py`):
@@ -20,12 +24,21 @@ pub fn list_accelerators(
 ) -> Result<Listing, GpusError> {
     let compiled = compile(filter)?;
     let mut out: Listing = Vec::new();
+    let mut at: FxHashMap<String, usize> = FxHashMap::default();
     for cat in catalogs {
-        for (name, offers) in list_cloud(cat, filter, &compiled, require_price)? {
-            match out.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.extend(offers),
-                None => out.push((name, offers)),
+        let listing = list_cloud(cat, filter, &compiled, require_price)?;
+        let mut merge = |name: String, offers: Vec<Offer>| match at.get(&name) {
+            Some(&i) => out[i].1.extend(offers),
+            None => {
+                at.insert(name.clone(), out.len());
+                out.push((name, offers));
             }
+        };
+        match listing {
+            Cow::Owned(listing) => listing.into_iter().for_each(|(n, o)| merge(n, o)),
+            Cow::Borrowed(listing) => listing
+                .iter()
+                .for_each(|(n, o)| merge(n.clone(), o.clone())),
         }
     }
     Ok(out)
@@ -43,11 +56,23 @@ pub fn list_accelerator_counts(
         case_sensitive: true,
         ..Filter::default()
     };
-    let listing = list_accelerators(catalogs, &filter, false)?;
-    Ok(listing
-        .into_iter()
-        .map(|(name, offers)| {
-            let mut counts: Vec<f64> = Vec::new();
+    let compiled = compile(&filter)?;
+    // The names in `list_accelerators`' merged order, each with its
+    // distinct counts; the offers themselves are not kept.
+    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut at: FxHashMap<String, usize> = FxHashMap::default();
+    for cat in catalogs {
+        let listing = list_cloud(cat, &filter, &compiled, false)?;
+        for (name, offers) in listing.iter() {
+            let i = match at.get(name) {
+                Some(&i) => i,
+                None => {
+                    at.insert(name.clone(), out.len());
+                    out.push((name.clone(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            let counts = &mut out[i].1;
             for o in offers {
                 if !counts
                     .iter()
@@ -56,10 +81,12 @@ pub fn list_accelerator_counts(
                     counts.push(o.accelerator_count);
                 }
             }
-            counts.sort_by(f64::total_cmp);
-            (name, counts)
-        })
-        .collect())
+        }
+    }
+    for (_, counts) in &mut out {
+        counts.sort_by(f64::total_cmp);
+    }
+    Ok(out)
 }
 
 /// One cloud's `list_accelerators` without a name, region or quantity
@@ -76,17 +103,17 @@ pub(super) fn list_cloud_unfiltered(cat: &CloudGpuRows, require_price: bool) -> 
 /// One cloud: its catalog module's `list_accelerators`, from its stored
 /// unfiltered answers when it was read through them (which answer nothing
 /// else).
-fn list_cloud(
-    cat: &CloudGpuRows,
+fn list_cloud<'a>(
+    cat: &'a CloudGpuRows,
     filter: &Filter,
     compiled: &Compiled,
     require_price: bool,
-) -> Result<Listing, GpusError> {
+) -> Result<Cow<'a, Listing>, GpusError> {
     let Some(summary) = &cat.summary else {
-        return Ok(list_rows(cat, filter, compiled, require_price));
+        return Ok(Cow::Owned(list_rows(cat, filter, compiled, require_price)));
     };
     if filter.is_unfiltered() {
-        Ok(summary.listing(require_price).clone())
+        Ok(Cow::Borrowed(summary.listing(require_price)))
     } else {
         Err(GpusError::Catalog {
             source_name: cat.label.to_string(),

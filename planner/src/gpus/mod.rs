@@ -41,6 +41,8 @@
 //! Nothing here reads files: the catalogs arrive parsed and the node
 //! summaries as data.
 
+use std::sync::Arc;
+
 mod did_you_mean;
 mod gcp;
 mod listing;
@@ -66,7 +68,9 @@ pub use report::{
     COMMON_GPUS, Report, Section, TPUS, context_offers, json_listing, json_listing_with, report,
 };
 pub use rows::{CloudGpuRows, ListingRuns};
-pub use summary::{CloudSummary, SummaryError, summaries_from_bytes, summaries_to_bytes};
+pub use summary::{
+    CloudSummary, FORMAT as SUMMARY_FORMAT, SummaryError, summaries_from_bytes, summaries_to_bytes,
+};
 
 /// A number as pandas holds it: `NaN` is a missing cell; `int` when its
 /// column was read as integers (JSON prints `224`, not `224.0`).
@@ -103,14 +107,16 @@ impl Num {
 }
 
 /// One offering: SkyPilot's `sky/catalog/common.py::InstanceTypeInfo`.
+/// Its strings are shared (`Arc<str>`): a listing merges, orders and copies
+/// ~1,000 offers, and a stored summary's repeated names are read once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Offer {
     /// The catalog label (`AWS`, `GCP`, `scp`, ...).
     pub cloud: &'static str,
     /// Instance type; `None` for a GCP TPU (printed `(attachable)`).
-    pub instance_type: Option<String>,
+    pub instance_type: Option<Arc<str>>,
     /// Accelerator name as the catalog writes it.
-    pub accelerator_name: String,
+    pub accelerator_name: Arc<str>,
     /// Accelerators per instance (always a float, as SkyPilot casts it).
     pub accelerator_count: f64,
     /// vCPUs.
@@ -125,7 +131,7 @@ pub struct Offer {
     /// Cheapest spot hourly price of the group.
     pub spot_price: Num,
     /// Region (`None`: missing).
-    pub region: Option<String>,
+    pub region: Option<Arc<str>>,
 }
 
 /// Why a catalog or a filter cannot be used.

@@ -6,7 +6,7 @@ use super::listing::nan_last;
 /// The CLI's order of one GPU's offers (`_show_gpus_impl`): clouds by their
 /// cheapest on-demand then spot price, then each offer by price and spot
 /// price; stable, missing prices last.
-pub fn order_for_table(offers: &[Offer]) -> Vec<Offer> {
+pub fn order_for_table(offers: Vec<Offer>) -> Vec<Offer> {
     // Each cloud's cheapest on-demand and spot price, found once (a GPU's
     // offers come from a few clouds; `--all` lists ~1,000 offers).
     let mut mins: Vec<(&str, f64, f64)> = Vec::new();
@@ -14,7 +14,7 @@ pub fn order_for_table(offers: &[Offer]) -> Vec<Offer> {
         Some(v) if m.is_nan() || v < m => v,
         _ => m,
     };
-    for o in offers {
+    for o in &offers {
         let i = match mins.iter().position(|(c, _, _)| *c == o.cloud) {
             Some(i) => i,
             None => {
@@ -31,20 +31,24 @@ pub fn order_for_table(offers: &[Offer]) -> Vec<Offer> {
             .find(|(c, _, _)| *c == cloud)
             .map_or((f64::NAN, f64::NAN), |&(_, p, s)| (p, s))
     };
-    let mut keyed: Vec<(f64, f64, &Offer)> = offers
+    // Sorted by key and position (the offers themselves are moved once).
+    let keys: Vec<[f64; 4]> = offers
         .iter()
         .map(|o| {
             let (price, spot) = min_of(o.cloud);
-            (price, spot, o)
+            [price, spot, o.price.value, o.spot_price.value]
         })
         .collect();
-    keyed.sort_by(|a, b| {
-        nan_last(a.0, b.0)
-            .then_with(|| nan_last(a.1, b.1))
-            .then_with(|| nan_last(a.2.price.value, b.2.price.value))
-            .then_with(|| nan_last(a.2.spot_price.value, b.2.spot_price.value))
+    let mut by: Vec<usize> = (0..offers.len()).collect();
+    by.sort_by(|&a, &b| {
+        let (a, b) = (&keys[a], &keys[b]);
+        nan_last(a[0], b[0])
+            .then_with(|| nan_last(a[1], b[1]))
+            .then_with(|| nan_last(a[2], b[2]))
+            .then_with(|| nan_last(a[3], b[3]))
     });
-    keyed.into_iter().map(|(_, _, o)| o.clone()).collect()
+    let mut slots: Vec<Option<Offer>> = offers.into_iter().map(Some).collect();
+    by.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// How `--sort-by` orders one GPU's offers (our extension, upstream #3111).
@@ -59,7 +63,7 @@ pub enum SortBy {
 }
 
 /// Orders one GPU's offers for the table.
-pub fn order(offers: &[Offer], sort: SortBy) -> Vec<Offer> {
+pub fn order(offers: Vec<Offer>, sort: SortBy) -> Vec<Offer> {
     let mut out = order_for_table(offers);
     match sort {
         SortBy::Cloud => {}
@@ -95,10 +99,10 @@ mod tests {
             region: None,
         };
         let offers = vec![mk("A", 5.0), mk("A", 1.0), mk("B", 2.0)];
-        let o = order_for_table(&offers);
+        let o = order_for_table(offers.clone());
         let got: Vec<(&str, f64)> = o.iter().map(|o| (o.cloud, o.price.value)).collect();
         assert_eq!(got, vec![("A", 1.0), ("A", 5.0), ("B", 2.0)]);
-        let o = order(&offers, SortBy::Price);
+        let o = order(offers, SortBy::Price);
         let got: Vec<f64> = o.iter().map(|o| o.price.value).collect();
         assert_eq!(got, vec![1.0, 2.0, 5.0]);
     }

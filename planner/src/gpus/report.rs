@@ -174,7 +174,7 @@ pub fn report(
     let groups = listing
         .into_iter()
         .map(|(g, offers)| {
-            let o = order(&offers, query.sort);
+            let o = order(offers, query.sort);
             (g, o)
         })
         .collect();
@@ -226,7 +226,7 @@ pub fn json_listing_with(
     }
     Ok(match query.sort {
         SortBy::Cloud => out,
-        sort => out.into_iter().map(|(g, o)| (g, order(&o, sort))).collect(),
+        sort => out.into_iter().map(|(g, o)| (g, order(o, sort))).collect(),
     })
 }
 
@@ -241,14 +241,14 @@ pub fn context_offers(context: &str, gpus: Vec<(String, Vec<(u32, f64)>)>) -> Li
                 .map(|(count, price)| Offer {
                     cloud: "Kubernetes",
                     instance_type: None,
-                    accelerator_name: gpu.clone(),
+                    accelerator_name: gpu.as_str().into(),
                     accelerator_count: f64::from(count),
                     cpu_count: Num::NULL,
                     device_memory: None,
                     memory: Num::NULL,
                     price: Num::float(price),
                     spot_price: Num::float(price),
-                    region: Some(context.to_string()),
+                    region: Some(context.into()),
                 })
                 .collect();
             (gpu, offers)
@@ -275,7 +275,7 @@ pub fn json_listing(query: &Query, catalogs: &[&CloudGpuRows]) -> Result<Listing
         SortBy::Cloud => listing,
         sort => listing
             .into_iter()
-            .map(|(g, o)| (g, order(&o, sort)))
+            .map(|(g, o)| (g, order(o, sort)))
             .collect(),
     })
 }

@@ -18,13 +18,20 @@
 //! the caller lists from the rows (and stores a new summary), so a summary
 //! written by another version is rebuilt, never misread.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Listing, Num, Offer};
 use crate::cloud::CloudId;
 
-/// Bumped whenever the stored layout or what a listing computes changes.
-const FORMAT: u32 = 1;
+/// Bumped whenever the stored layout or what a listing computes changes
+/// (2: every string once, in a table the offers index). Part of the
+/// summary's key in the catalog index too, so a build of another format
+/// sharing the state folder keeps its own summary instead of replacing
+/// this one at every run.
+pub const FORMAT: u32 = 2;
 const MAGIC: [u8; 8] = *b"SKYGPUSM";
 
 /// Why stored bytes are not a usable summary.
@@ -63,8 +70,12 @@ impl CloudSummary {
         names: Vec<String>,
     ) -> CloudSummary {
         // Compared as stored (bit for bit: `NaN` equals `NaN` there).
-        let same = postcard::to_allocvec(&StoredListing::of(&priced)).ok()
-            == postcard::to_allocvec(&StoredListing::of(&unpriced)).ok();
+        let stored = |listing| {
+            let mut table = Table::default();
+            let listing = StoredListing::of(listing, &mut table);
+            postcard::to_allocvec(&(table.strings, listing)).ok()
+        };
+        let same = stored(&priced) == stored(&unpriced);
         CloudSummary {
             cloud,
             unpriced: (!same).then_some(unpriced),
@@ -85,39 +96,57 @@ impl CloudSummary {
 /// The stored form of several clouds' summaries, in order (what one
 /// listing reads: one file, one read).
 pub fn summaries_to_bytes(summaries: &[CloudSummary]) -> Vec<u8> {
+    let mut table = Table::default();
+    let clouds = summaries
+        .iter()
+        .map(|s| StoredCloud {
+            cloud: s.cloud.name(),
+            priced: StoredListing::of(&s.priced, &mut table),
+            unpriced: s
+                .unpriced
+                .as_ref()
+                .map(|l| StoredListing::of(l, &mut table)),
+            names: s.names.iter().map(|n| table.index(n)).collect(),
+        })
+        .collect();
     let stored = Stored {
-        magic: MAGIC,
-        format: FORMAT,
-        clouds: summaries
-            .iter()
-            .map(|s| StoredCloud {
-                cloud: s.cloud.name(),
-                priced: StoredListing::of(&s.priced),
-                unpriced: s.unpriced.as_ref().map(StoredListing::of),
-                names: s.names.iter().map(String::as_str).collect(),
-            })
-            .collect(),
+        strings: table.strings,
+        clouds,
     };
-    postcard::to_allocvec(&stored).expect("encoding to a Vec cannot fail")
+    let mut bytes = postcard::to_allocvec(&(MAGIC, FORMAT)).expect("encoding to a Vec cannot fail");
+    bytes.extend(postcard::to_allocvec(&stored).expect("encoding to a Vec cannot fail"));
+    bytes
 }
 
 /// Reads [`summaries_to_bytes`]'s form of the summaries of `clouds`, in
-/// that order; every byte must belong to it.
+/// that order; every byte must belong to it. The magic and format number
+/// are read first: another version's summary is refused before its body
+/// is decoded.
 pub fn summaries_from_bytes(
     clouds: &[CloudId],
     bytes: &[u8],
 ) -> Result<Vec<CloudSummary>, SummaryError> {
-    let (stored, rest): (Stored<'_>, &[u8]) =
-        postcard::take_from_bytes(bytes).map_err(|e| SummaryError::Decode(e.to_string()))?;
+    let decode = |e: postcard::Error| SummaryError::Decode(e.to_string());
+    let ((magic, format), body): (([u8; 8], u32), &[u8]) =
+        postcard::take_from_bytes(bytes).map_err(decode)?;
+    if magic != MAGIC || format != FORMAT {
+        return Err(SummaryError::Mismatch("format version"));
+    }
+    let (stored, rest): (Stored<'_>, &[u8]) = postcard::take_from_bytes(body).map_err(decode)?;
     if !rest.is_empty() {
         return Err(SummaryError::Decode("trailing bytes".into()));
-    }
-    if stored.magic != MAGIC || stored.format != FORMAT {
-        return Err(SummaryError::Mismatch("format version"));
     }
     if stored.clouds.len() != clouds.len() {
         return Err(SummaryError::Mismatch("clouds"));
     }
+    // Each string made once; the offers share them.
+    let strings: Vec<Arc<str>> = stored.strings.iter().map(|&s| Arc::from(s)).collect();
+    let string = |i: u32| {
+        strings
+            .get(i as usize)
+            .cloned()
+            .ok_or_else(|| SummaryError::Decode(format!("string {i} is not in the table")))
+    };
     stored
         .clouds
         .into_iter()
@@ -129,9 +158,13 @@ pub fn summaries_from_bytes(
             let label = label(cloud);
             Ok(CloudSummary {
                 cloud,
-                priced: s.priced.listing(label),
-                unpriced: s.unpriced.map(|l| l.listing(label)),
-                names: s.names.into_iter().map(str::to_string).collect(),
+                priced: s.priced.listing(label, &string)?,
+                unpriced: s.unpriced.map(|l| l.listing(label, &string)).transpose()?,
+                names: s
+                    .names
+                    .into_iter()
+                    .map(|n| string(n).map(|n| n.to_string()))
+                    .collect::<Result<_, _>>()?,
             })
         })
         .collect()
@@ -142,10 +175,28 @@ pub(super) fn label(cloud: CloudId) -> &'static str {
     cloud.spec().listing_label.unwrap_or(cloud.spec().repr)
 }
 
+/// The strings of summaries being stored, each once, by first use.
+#[derive(Default)]
+struct Table<'a> {
+    strings: Vec<&'a str>,
+    at: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> Table<'a> {
+    fn index(&mut self, s: &'a str) -> u32 {
+        *self.at.entry(s).or_insert_with(|| {
+            self.strings.push(s);
+            u32::try_from(self.strings.len() - 1).expect("fewer than 2^32 strings")
+        })
+    }
+}
+
+/// After the magic and format number.
 #[derive(Serialize, Deserialize)]
 struct Stored<'a> {
-    magic: [u8; 8],
-    format: u32,
+    /// Every string of the summaries, once.
+    #[serde(borrow)]
+    strings: Vec<&'a str>,
     #[serde(borrow)]
     clouds: Vec<StoredCloud<'a>>,
 }
@@ -153,35 +204,33 @@ struct Stored<'a> {
 #[derive(Serialize, Deserialize)]
 struct StoredCloud<'a> {
     cloud: &'a str,
-    #[serde(borrow)]
-    priced: StoredListing<'a>,
-    #[serde(borrow)]
-    unpriced: Option<StoredListing<'a>>,
-    #[serde(borrow)]
-    names: Vec<&'a str>,
+    priced: StoredListing,
+    unpriced: Option<StoredListing>,
+    names: Vec<u32>,
 }
 
-/// A [`Listing`] without its cloud label (the summary's cloud gives it).
+/// A [`Listing`] without its cloud label (the summary's cloud gives it),
+/// its strings as indices into the table.
 #[derive(Serialize, Deserialize)]
-struct StoredListing<'a>(#[serde(borrow)] Vec<(&'a str, Vec<StoredOffer<'a>>)>);
+struct StoredListing(Vec<(u32, Vec<StoredOffer>)>);
 
 /// An [`Offer`] as stored: numbers bit for bit (`NaN` is missing), each
-/// with its column's integer-ness.
+/// with its column's integer-ness; strings by their index in the table.
 #[derive(Serialize, Deserialize)]
-struct StoredOffer<'a> {
-    instance_type: Option<&'a str>,
-    accelerator_name: &'a str,
+struct StoredOffer {
+    instance_type: Option<u32>,
+    accelerator_name: u32,
     accelerator_count: f64,
     cpu_count: (f64, bool),
     device_memory: Option<f64>,
     memory: (f64, bool),
     price: (f64, bool),
     spot_price: (f64, bool),
-    region: Option<&'a str>,
+    region: Option<u32>,
 }
 
-impl<'a> StoredListing<'a> {
-    fn of(listing: &'a Listing) -> StoredListing<'a> {
+impl StoredListing {
+    fn of<'a>(listing: &'a Listing, table: &mut Table<'a>) -> StoredListing {
         let num = |n: Num| (n.value, n.int);
         StoredListing(
             listing
@@ -190,44 +239,51 @@ impl<'a> StoredListing<'a> {
                     let offers = offers
                         .iter()
                         .map(|o| StoredOffer {
-                            instance_type: o.instance_type.as_deref(),
-                            accelerator_name: &o.accelerator_name,
+                            instance_type: o.instance_type.as_deref().map(|t| table.index(t)),
+                            accelerator_name: table.index(&o.accelerator_name),
                             accelerator_count: o.accelerator_count,
                             cpu_count: num(o.cpu_count),
                             device_memory: o.device_memory,
                             memory: num(o.memory),
                             price: num(o.price),
                             spot_price: num(o.spot_price),
-                            region: o.region.as_deref(),
+                            region: o.region.as_deref().map(|r| table.index(r)),
                         })
                         .collect();
-                    (name.as_str(), offers)
+                    (table.index(name), offers)
                 })
                 .collect(),
         )
     }
 
-    fn listing(self, label: &'static str) -> Listing {
+    /// The listing, its strings taken from the table (`string`).
+    fn listing(
+        self,
+        label: &'static str,
+        string: &impl Fn(u32) -> Result<Arc<str>, SummaryError>,
+    ) -> Result<Listing, SummaryError> {
         let num = |(value, int): (f64, bool)| Num { value, int };
         self.0
             .into_iter()
             .map(|(name, offers)| {
                 let offers = offers
                     .into_iter()
-                    .map(|o| Offer {
-                        cloud: label,
-                        instance_type: o.instance_type.map(str::to_string),
-                        accelerator_name: o.accelerator_name.to_string(),
-                        accelerator_count: o.accelerator_count,
-                        cpu_count: num(o.cpu_count),
-                        device_memory: o.device_memory,
-                        memory: num(o.memory),
-                        price: num(o.price),
-                        spot_price: num(o.spot_price),
-                        region: o.region.map(str::to_string),
+                    .map(|o| {
+                        Ok(Offer {
+                            cloud: label,
+                            instance_type: o.instance_type.map(string).transpose()?,
+                            accelerator_name: string(o.accelerator_name)?,
+                            accelerator_count: o.accelerator_count,
+                            cpu_count: num(o.cpu_count),
+                            device_memory: o.device_memory,
+                            memory: num(o.memory),
+                            price: num(o.price),
+                            spot_price: num(o.spot_price),
+                            region: o.region.map(string).transpose()?,
+                        })
                     })
-                    .collect();
-                (name.to_string(), offers)
+                    .collect::<Result<_, SummaryError>>()?;
+                Ok((string(name)?.to_string(), offers))
             })
             .collect()
     }
@@ -327,6 +383,48 @@ mod tests {
             err.to_string().contains("stored listing answers only"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn an_earlier_format_and_a_string_outside_the_table_are_refused() {
+        // Format 1 (strings in place) under today's magic.
+        let mut earlier = postcard::to_allocvec(&(MAGIC, 1u32)).unwrap();
+        earlier.extend([0, 0]);
+        assert!(matches!(
+            summaries_from_bytes(&[], &earlier),
+            Err(SummaryError::Mismatch("format version"))
+        ));
+        let offer = |accelerator_name| StoredOffer {
+            instance_type: None,
+            accelerator_name,
+            accelerator_count: 1.0,
+            cpu_count: (1.0, true),
+            device_memory: None,
+            memory: (1.0, false),
+            price: (1.0, false),
+            spot_price: (f64::NAN, false),
+            region: Some(0),
+        };
+        let bytes = |accelerator_name| {
+            let stored = Stored {
+                strings: vec!["r", "H100"],
+                clouds: vec![StoredCloud {
+                    cloud: CloudId::Lambda.name(),
+                    priced: StoredListing(vec![(1, vec![offer(accelerator_name)])]),
+                    unpriced: None,
+                    names: vec![1],
+                }],
+            };
+            let mut bytes = postcard::to_allocvec(&(MAGIC, FORMAT)).unwrap();
+            bytes.extend(postcard::to_allocvec(&stored).unwrap());
+            bytes
+        };
+        let read = summaries_from_bytes(&[CloudId::Lambda], &bytes(1)).unwrap();
+        assert_eq!(&*read[0].priced[0].1[0].accelerator_name, "H100");
+        assert_eq!(read[0].priced[0].1[0].region.as_deref(), Some("r"));
+        let err = summaries_from_bytes(&[CloudId::Lambda], &bytes(7)).unwrap_err();
+        assert!(matches!(err, SummaryError::Decode(_)), "{err}");
+        assert!(err.to_string().contains("string 7"), "{err}");
     }
 
     #[test]

@@ -10,28 +10,209 @@ use crate::gpus::kubernetes::NodesGpuInfo;
 use crate::gpus::sections::{KubeSection, SlurmSection, Utilization};
 use crate::gpus::{Num, Offer, Report, Section};
 use crate::pytext::{format_fixed, py_float_str};
+use crate::text::ansi::display_width;
 use crate::text::ansi::{BRIGHT, CYAN, GREEN, LIGHTMAGENTA, NORMAL, RESET, YELLOW};
 use crate::text::table::borderless_table;
 
 /// `_list_to_str`: whole floats as integers, the rest as Python prints them.
-fn list_to_str(counts: &[f64]) -> String {
-    counts
-        .iter()
-        .map(|c| {
-            if c.fract() == 0.0 && c.is_finite() {
-                format!("{c:.0}")
-            } else {
-                py_float_str(*c)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+fn push_list(out: &mut String, counts: &[f64]) {
+    for (i, c) in counts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if c.fract() == 0.0 && c.is_finite() {
+            push_whole(out, *c);
+        } else {
+            out.push_str(&py_float_str(*c));
+        }
+    }
+}
+
+/// A quantity table: each GPU name and its `_list_to_str` counts.
+fn counts_table(title: &str, rows: &[(String, Vec<f64>)]) -> String {
+    let mut cells = Cells::new(&[title, "AVAILABLE_QUANTITIES"], rows.len());
+    for (name, counts) in rows {
+        cells.cell(name);
+        push_list(&mut cells.text, counts);
+        cells.end();
+    }
+    cells.finish()
 }
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut all = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
     all.extend(rows);
     borderless_table(&all)
+}
+
+/// A [`borderless_table`] written cell by cell into one buffer: the
+/// `--all` listing is ~1,000 rows of nine cells, and a `String` per cell
+/// (with its number formatted into another) was most of its cost.
+struct Cells {
+    /// Every cell's text, one after the other (the header's first).
+    text: String,
+    /// Where each cell ends in `text`, row by row, and its display width.
+    ends: Vec<(usize, usize)>,
+    /// Each column's widest cell.
+    widths: Vec<usize>,
+    /// Whether a cell holds a line break (then laid out as
+    /// [`borderless_table`] lays out cells of several lines).
+    multi_line: bool,
+}
+
+impl Cells {
+    fn new(header: &[&str], rows: usize) -> Cells {
+        let mut cells = Cells {
+            text: String::with_capacity((rows + 1) * header.len() * 12),
+            ends: Vec::with_capacity((rows + 1) * header.len()),
+            widths: vec![0; header.len()],
+            multi_line: false,
+        };
+        for h in header {
+            cells.cell(h);
+        }
+        cells
+    }
+
+    /// Ends the cell whose text was pushed onto `self.text`.
+    fn end(&mut self) {
+        let start = self.ends.last().map_or(0, |&(end, _)| end);
+        let cell = &self.text[start..];
+        let width = display_width(cell);
+        self.multi_line |= cell.bytes().any(|b| b == b'\n' || b == b'\r');
+        let column = self.ends.len() % self.widths.len();
+        self.widths[column] = self.widths[column].max(width);
+        self.ends.push((self.text.len(), width));
+    }
+
+    fn cell(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.end();
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
+        &self.text[start..self.ends[i].0]
+    }
+
+    /// The table as [`borderless_table`] lays it out.
+    fn finish(self) -> String {
+        let columns = self.widths.len();
+        if self.multi_line {
+            // A cell of several lines (a hostile catalog's quoted field):
+            // the general layout.
+            let rows: Vec<Vec<String>> = (0..self.ends.len())
+                .step_by(columns)
+                .map(|r| (r..r + columns).map(|i| self.get(i).to_string()).collect())
+                .collect();
+            return borderless_table(&rows);
+        }
+        let line_len: usize = self.widths.iter().map(|w| w + 2).sum();
+        let rows = self.ends.len() / columns;
+        let mut out = String::with_capacity(rows * (line_len + 1));
+        const SPACES: &str = "                                                                ";
+        let mut start = 0;
+        for (r, row) in self.ends.chunks(columns).enumerate() {
+            if r > 0 {
+                out.push('\n');
+            }
+            for (&(end, width), column) in row.iter().zip(&self.widths) {
+                out.push_str(&self.text[start..end]);
+                start = end;
+                let mut pad = column - width + 2;
+                while pad > 0 {
+                    let n = pad.min(SPACES.len());
+                    out.push_str(&SPACES[..n]);
+                    pad -= n;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `f"{x:.0f}"` of a whole `x` (Python's `{:.0f}` and Rust's `{:.0}`):
+/// below 2^53 its integer digits, written as an integer (negative zero
+/// keeps its sign, as Python keeps it).
+fn push_whole(out: &mut String, x: f64) {
+    use std::fmt::Write;
+    if x.abs() < 9_007_199_254_740_992.0 {
+        if x.is_sign_negative() {
+            out.push('-');
+        }
+        // Whole and below 2^53: the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        push_digits(out, x.abs() as u64, 0);
+    } else {
+        let _ = write!(out, "{x:.0}");
+    }
+}
+
+/// [`py_float_str`] written into `out`: a whole float below 2^53 is its
+/// integer digits and `.0`; the rest as `py_float_str` prints it.
+fn push_py_float(out: &mut String, x: f64) {
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        push_whole(out, x);
+        out.push_str(".0");
+    } else {
+        out.push_str(&py_float_str(x));
+    }
+}
+
+/// [`format_fixed`] (Python's `f"{x:.{digits}f}"`: the exact binary value
+/// rounded half to even) written into `out` without formatting a float:
+/// `y = x * 10^digits` is within 1.2e-4 of the exact product when below
+/// 10^12 (one rounding, relative error 2^-53, and `10^digits` is exact),
+/// so when `y` is more than 0.001 from a half its nearest integer `n` is the
+/// exact product's, and the answer is `n`'s digits with a point put in.
+/// Near a half (a possible tie), and for large or odd values,
+/// `format_fixed`.
+fn push_fixed(out: &mut String, x: f64, digits: usize) {
+    const SCALE: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+    let y = match SCALE.get(digits) {
+        Some(scale) if x.is_finite() => x * scale,
+        _ => f64::INFINITY,
+    };
+    let n = y.round();
+    if !(y.abs() < 1e12 && (y - n).abs() < 0.499) {
+        out.push_str(&format_fixed(x, digits));
+        return;
+    }
+    if x.is_sign_negative() {
+        // Python keeps the sign of a negative value rounded to zero (`-0.000`).
+        out.push('-');
+    }
+    // Whole and below 10^12: the conversion is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    push_digits(out, n.abs() as u64, digits);
+}
+
+/// `n`'s decimal digits, at least `decimals + 1` of them (zeros in front),
+/// with a point before the last `decimals`; pushed one by one (a price has
+/// a handful: cheaper than a formatter or a checked slice).
+fn push_digits(out: &mut String, mut n: u64, decimals: usize) {
+    // Least significant first; a `u64` has at most 20 digits, `decimals` ≤ 6.
+    let mut digits = [b'0'; 24];
+    let mut len = 0;
+    loop {
+        // A digit: `n % 10 < 10`.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (n % 10) as u8;
+        digits[len] = b'0' + digit;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = len.max(decimals + 1);
+    out.reserve(len + 1);
+    for i in (0..len).rev() {
+        out.push(char::from(digits[i]));
+        if i == decimals && decimals > 0 {
+            out.push('.');
+        }
+    }
 }
 
 fn cloud_gpus_title() -> String {
@@ -56,21 +237,13 @@ pub fn text(report: &Report) -> String {
                 tpus,
                 other,
             } => {
-                let rows = |v: &[(String, Vec<f64>)]| {
-                    v.iter()
-                        .map(|(n, c)| vec![n.clone(), list_to_str(c)])
-                        .collect::<Vec<_>>()
-                };
-                out.push_str(&table(
-                    &["COMMON_GPU", "AVAILABLE_QUANTITIES"],
-                    rows(common),
-                ));
+                out.push_str(&counts_table("COMMON_GPU", common));
                 // An empty table still prints its header, so this is never skipped.
                 out.push_str("\n\n");
-                out.push_str(&table(&["GOOGLE_TPU", "AVAILABLE_QUANTITIES"], rows(tpus)));
+                out.push_str(&counts_table("GOOGLE_TPU", tpus));
                 if let Some(other) = other {
                     out.push_str("\n\n");
-                    out.push_str(&table(&["OTHER_GPU", "AVAILABLE_QUANTITIES"], rows(other)));
+                    out.push_str(&counts_table("OTHER_GPU", other));
                     out.push_str("\n\n");
                 }
             }
@@ -86,10 +259,6 @@ pub fn text(report: &Report) -> String {
     }
     out.push('\n');
     out
-}
-
-fn num_or_dash(n: Num, f: impl Fn(f64) -> String) -> String {
-    n.get().map_or_else(|| "-".to_string(), f)
 }
 
 /// One GPU's table: SkyPilot's nine columns, plus REGION unless `--all`.
@@ -114,44 +283,51 @@ fn offers_table(offers: &[Offer], region: bool) -> String {
     let int_column = offers
         .iter()
         .all(|o| o.cpu_count.int && o.cpu_count.get().is_some());
-    let rows = offers
-        .iter()
-        .map(|o| {
-            let cpu_count = if int_column {
-                Num::MISSING
-            } else {
-                o.cpu_count
-            };
-            let cpus = num_or_dash(cpu_count, |c| {
-                if c.trunc() == c {
-                    format!("{c:.0}")
-                } else {
-                    format_fixed(c, 1)
-                }
-            });
-            let mut row = vec![
-                o.accelerator_name.clone(),
-                // numpy float64 after the CLI's DataFrame: `8.0`.
-                py_float_str(o.accelerator_count),
-                o.cloud.to_string(),
-                o.instance_type
-                    .clone()
-                    .unwrap_or_else(|| "(attachable)".into()),
-                o.device_memory
-                    .filter(|m| !m.is_nan())
-                    .map_or_else(|| "-".into(), |m| format!("{}GB", format_fixed(m, 0))),
-                cpus,
-                num_or_dash(o.memory, |m| format!("{}GB", format_fixed(m, 0))),
-                num_or_dash(o.price, |p| format!("$ {}", format_fixed(p, 3))),
-                num_or_dash(o.spot_price, |p| format!("$ {}", format_fixed(p, 3))),
-            ];
-            if region {
-                row.push(o.region.clone().unwrap_or_else(|| "-".into()));
+    let mut cells = Cells::new(&header, offers.len());
+    for o in offers {
+        cells.cell(&o.accelerator_name);
+        // numpy float64 after the CLI's DataFrame: `8.0`.
+        push_py_float(&mut cells.text, o.accelerator_count);
+        cells.end();
+        cells.cell(o.cloud);
+        cells.cell(o.instance_type.as_deref().unwrap_or("(attachable)"));
+        match o.device_memory.filter(|m| !m.is_nan()) {
+            Some(m) => {
+                push_fixed(&mut cells.text, m, 0);
+                cells.text.push_str("GB");
             }
-            row
-        })
-        .collect();
-    table(&header, rows)
+            None => cells.text.push('-'),
+        }
+        cells.end();
+        match o.cpu_count.get().filter(|_| !int_column) {
+            Some(c) if c.trunc() == c => push_whole(&mut cells.text, c),
+            Some(c) => push_fixed(&mut cells.text, c, 1),
+            None => cells.text.push('-'),
+        }
+        cells.end();
+        match o.memory.get() {
+            Some(m) => {
+                push_fixed(&mut cells.text, m, 0);
+                cells.text.push_str("GB");
+            }
+            None => cells.text.push('-'),
+        }
+        cells.end();
+        for price in [o.price, o.spot_price] {
+            match price.get() {
+                Some(p) => {
+                    cells.text.push_str("$ ");
+                    push_fixed(&mut cells.text, p, 3);
+                }
+                None => cells.text.push('-'),
+            }
+            cells.end();
+        }
+        if region {
+            cells.cell(o.region.as_deref().unwrap_or("-"));
+        }
+    }
+    cells.finish()
 }
 
 /// A JSON number as Python's `json.dumps` writes it: integers of integer
@@ -165,7 +341,7 @@ fn json_num(n: Num) -> String {
     }
 }
 
-fn json_str(s: &Option<String>) -> String {
+fn json_str(s: Option<&str>) -> String {
     match s {
         None => "NaN".into(),
         Some(s) => serde_json::to_string(s).unwrap_or_else(|_| "null".into()),
@@ -182,7 +358,7 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
     }
     let mut out = String::from("{\n");
     for (gi, (gpu, offers)) in listing.iter().enumerate() {
-        out.push_str(&format!("  {}: ", json_str(&Some(gpu.clone()))));
+        out.push_str(&format!("  {}: ", json_str(Some(gpu))));
         if offers.is_empty() {
             out.push_str("[]");
         } else {
@@ -190,17 +366,14 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
             for (oi, o) in offers.iter().enumerate() {
                 // A realtime cloud's offers hold Python `None`s (`null`), not NaNs.
                 let none = o.cpu_count.int && o.cpu_count.get().is_none();
-                let text = |v: &Option<String>| match v {
+                let text = |v: Option<&str>| match v {
                     None if none => "null".to_string(),
                     _ => json_str(v),
                 };
                 let fields = [
-                    ("cloud", json_str(&Some(o.cloud.to_string()))),
-                    ("instance_type", text(&o.instance_type)),
-                    (
-                        "accelerator_name",
-                        json_str(&Some(o.accelerator_name.clone())),
-                    ),
+                    ("cloud", json_str(Some(o.cloud))),
+                    ("instance_type", text(o.instance_type.as_deref())),
+                    ("accelerator_name", json_str(Some(&o.accelerator_name))),
                     ("accelerator_count", py_float_str(o.accelerator_count)),
                     ("cpu_count", json_num(o.cpu_count)),
                     (
@@ -219,7 +392,7 @@ pub fn json(listing: &[(String, Vec<Offer>)]) -> String {
                     ("memory", json_num(o.memory)),
                     ("price", json_num(o.price)),
                     ("spot_price", json_num(o.spot_price)),
-                    ("region", text(&o.region)),
+                    ("region", text(o.region.as_deref())),
                 ];
                 out.push_str("    {\n");
                 for (fi, (k, v)) in fields.iter().enumerate() {
@@ -475,7 +648,103 @@ mod tests {
 
     #[test]
     fn quantities_print_like_python() {
-        assert_eq!(list_to_str(&[0.167, 0.5, 1.0, 16.0]), "0.167, 0.5, 1, 16");
+        let mut s = String::new();
+        push_list(&mut s, &[0.167, 0.5, 1.0, 16.0]);
+        assert_eq!(s, "0.167, 0.5, 1, 16");
+    }
+
+    /// Catalog-like numbers (prices of up to 6 decimals, their halves and
+    /// neighbours, ties, carries, large and odd values) and random bit patterns.
+    fn numbers() -> Vec<f64> {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.125,
+            0.375,
+            2.675,
+            1.005,
+            17.15,
+            0.384,
+            3.06,
+            9.9996,
+            99.9995,
+            -0.0004,
+            -9.9996,
+            0.0005,
+            0.5,
+            1.5,
+            2.5,
+            1e-7,
+            123456789.987654,
+            1e9,
+            1e12,
+            1e17,
+            0.1 + 0.2,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+        ];
+        for scale in [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6] {
+            for i in 0..1500u32 {
+                let v = f64::from(i * 37 + i % 7) / scale;
+                xs.extend([v, -v, v / 3.0, v + 0.0005, v * 1.000_000_1]);
+            }
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            xs.push(f64::from_bits(state));
+            xs.push(f64::from_bits(state) % 1e6);
+        }
+        xs
+    }
+
+    #[test]
+    fn numbers_written_in_place_read_as_pythons_formatting() {
+        for x in numbers() {
+            for digits in 0..=7 {
+                let mut s = String::from("$ ");
+                push_fixed(&mut s, x, digits);
+                assert_eq!(s[2..], format_fixed(x, digits), "{x:e} at {digits}");
+            }
+            let mut s = String::new();
+            push_py_float(&mut s, x);
+            assert_eq!(s, py_float_str(x), "{x:e}");
+            if x.fract() == 0.0 || x.is_infinite() {
+                let mut s = String::new();
+                push_whole(&mut s, x);
+                assert_eq!(s, format!("{x:.0}"), "{x:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn cells_lay_out_as_the_borderless_table() {
+        let rows: Vec<Vec<String>> = vec![
+            vec!["GPU".into(), "QTY".into(), "NOTE".into()],
+            vec!["A100".into(), "8.0".into(), "".into()],
+            vec!["\x1b[1mH100\x1b[0m".into(), "1.0".into(), "表格".into()],
+            vec!["".into(), "".into(), "-".into()],
+        ];
+        let build = |rows: &[Vec<String>]| {
+            let header: Vec<&str> = rows[0].iter().map(String::as_str).collect();
+            let mut cells = Cells::new(&header, rows.len() - 1);
+            for r in &rows[1..] {
+                for c in r {
+                    cells.cell(c);
+                }
+            }
+            cells.finish()
+        };
+        assert_eq!(build(&rows), borderless_table(&rows));
+        let mut multi = rows.clone();
+        multi[2][1] = "two\nlines".into();
+        assert_eq!(build(&multi), borderless_table(&multi));
+        assert_eq!(build(&rows[..1]), borderless_table(&rows[..1]));
     }
 
     #[test]

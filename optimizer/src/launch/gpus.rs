@@ -531,8 +531,9 @@ mod tests {
         gpus::accelerator_names(&rows.iter().collect::<Vec<_>>())
     }
 
-    #[test]
-    fn a_listing_reads_the_launchs_image_until_the_catalog_changes() {
+    /// A catalog folder whose Lambda `vms.csv` lists one A10, its path, a
+    /// state folder's catalog index, and the folder as an explicit mode.
+    fn one_a10_lambda_catalog() -> (tempfile::TempDir, std::path::PathBuf, CatalogIndex, Mode) {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("lambda/vms.csv");
         std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
@@ -543,6 +544,12 @@ mod tests {
         .unwrap();
         let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
         let mode = Mode::Explicit(dir.path().to_path_buf());
+        (dir, csv, index, mode)
+    }
+
+    #[test]
+    fn a_listing_reads_the_launchs_image_until_the_catalog_changes() {
+        let (_dir, csv, index, mode) = one_a10_lambda_catalog();
         let list = || {
             let mut warnings = Vec::new();
             let rows = load(
@@ -615,16 +622,7 @@ mod tests {
 
     #[test]
     fn a_damaged_or_earlier_summary_is_recomputed_and_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        let csv = dir.path().join("lambda/vms.csv");
-        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
-        std::fs::write(
-            &csv,
-            format!("{HEADER}gpu_1x_a10,A10,1,30,200,A10,0.75,,us-east-1\n"),
-        )
-        .unwrap();
-        let index = CatalogIndex::open(&StateDir::open(dir.path().join("state")).unwrap()).unwrap();
-        let mode = Mode::Explicit(dir.path().to_path_buf());
+        let (_dir, _, index, mode) = one_a10_lambda_catalog();
         let list = || {
             let mut warnings = Vec::new();
             let rows = load(&mode, &[CloudId::Lambda], Some(&index), true, &mut warnings);

@@ -444,16 +444,21 @@ mod tests {
         assert_eq!(cache.key(&cluster_info, "https://a"), None);
     }
 
+    /// A credential holding a bearer token only.
+    fn bearer(token: &str) -> Credential {
+        Credential {
+            token: Some(token.into()),
+            client_certificate_data: None,
+            client_key_data: None,
+        }
+    }
+
     #[test]
     fn credentials_are_kept_until_their_expiry_less_the_margin_and_forgotten() {
         use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
         let cache = ExecCredentials::new(tmp.path(), &BTreeMap::new());
-        let cred = Credential {
-            token: Some("secret-token".into()),
-            client_certificate_data: None,
-            client_key_data: None,
-        };
+        let cred = bearer("secret-token");
         let now = SystemTime::now();
         cache.put("k1", &cred, now + Duration::from_secs(600));
         assert_eq!(cache.get("k1"), Some(cred.clone()));
@@ -481,11 +486,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let cache = ExecCredentials::new(tmp.path(), &BTreeMap::new());
         let secret = "exec-cache-token-0d2f9a";
-        let cred = Credential {
-            token: Some(secret.into()),
-            client_certificate_data: None,
-            client_key_data: None,
-        };
+        let cred = bearer(secret);
         cache.put("k", &cred, SystemTime::now() + Duration::from_secs(600));
         let line = format!("authorization: Bearer {secret}");
         assert!(
@@ -505,11 +506,7 @@ mod tests {
         use crate::state::Clock;
         let tmp = tempfile::tempdir().unwrap();
         let cache = ExecCredentials::new(tmp.path(), &BTreeMap::new());
-        let cred = Credential {
-            token: Some("secret-token".into()),
-            client_certificate_data: None,
-            client_key_data: None,
-        };
+        let cred = bearer("secret-token");
         let state = StateDir::open(tmp.path()).unwrap();
         let past = state
             .store(EXEC_CREDENTIALS_KIND, EXEC_CREDENTIALS_SCHEMA)

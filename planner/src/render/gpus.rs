@@ -10,9 +10,8 @@ use crate::gpus::kubernetes::NodesGpuInfo;
 use crate::gpus::sections::{KubeSection, SlurmSection, Utilization};
 use crate::gpus::{Num, Offer, Report, Section};
 use crate::pytext::{format_fixed, py_float_str};
-use crate::text::ansi::display_width;
 use crate::text::ansi::{BRIGHT, CYAN, GREEN, LIGHTMAGENTA, NORMAL, RESET, YELLOW};
-use crate::text::table::borderless_table;
+use crate::text::table::{BorderlessCells, borderless_table};
 
 /// `_list_to_str`: whole floats as integers, the rest as Python prints them.
 fn push_list(out: &mut String, counts: &[f64]) {
@@ -30,10 +29,10 @@ fn push_list(out: &mut String, counts: &[f64]) {
 
 /// A quantity table: each GPU name and its `_list_to_str` counts.
 fn counts_table(title: &str, rows: &[(String, Vec<f64>)]) -> String {
-    let mut cells = Cells::new(&[title, "AVAILABLE_QUANTITIES"], rows.len());
+    let mut cells = BorderlessCells::new(&[title, "AVAILABLE_QUANTITIES"], rows.len());
     for (name, counts) in rows {
         cells.cell(name);
-        push_list(&mut cells.text, counts);
+        push_list(cells.text(), counts);
         cells.end();
     }
     cells.finish()
@@ -43,92 +42,6 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut all = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
     all.extend(rows);
     borderless_table(&all)
-}
-
-/// A [`borderless_table`] written cell by cell into one buffer: the
-/// `--all` listing is ~1,000 rows of nine cells, and a `String` per cell
-/// (with its number formatted into another) was most of its cost.
-struct Cells {
-    /// Every cell's text, one after the other (the header's first).
-    text: String,
-    /// Where each cell ends in `text`, row by row, and its display width.
-    ends: Vec<(usize, usize)>,
-    /// Each column's widest cell.
-    widths: Vec<usize>,
-    /// Whether a cell holds a line break (then laid out as
-    /// [`borderless_table`] lays out cells of several lines).
-    multi_line: bool,
-}
-
-impl Cells {
-    fn new(header: &[&str], rows: usize) -> Cells {
-        let mut cells = Cells {
-            text: String::with_capacity((rows + 1) * header.len() * 12),
-            ends: Vec::with_capacity((rows + 1) * header.len()),
-            widths: vec![0; header.len()],
-            multi_line: false,
-        };
-        for h in header {
-            cells.cell(h);
-        }
-        cells
-    }
-
-    /// Ends the cell whose text was pushed onto `self.text`.
-    fn end(&mut self) {
-        let start = self.ends.last().map_or(0, |&(end, _)| end);
-        let cell = &self.text[start..];
-        let width = display_width(cell);
-        self.multi_line |= cell.bytes().any(|b| b == b'\n' || b == b'\r');
-        let column = self.ends.len() % self.widths.len();
-        self.widths[column] = self.widths[column].max(width);
-        self.ends.push((self.text.len(), width));
-    }
-
-    fn cell(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.end();
-    }
-
-    fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
-        &self.text[start..self.ends[i].0]
-    }
-
-    /// The table as [`borderless_table`] lays it out.
-    fn finish(self) -> String {
-        let columns = self.widths.len();
-        if self.multi_line {
-            // A cell of several lines (a hostile catalog's quoted field):
-            // the general layout.
-            let rows: Vec<Vec<String>> = (0..self.ends.len())
-                .step_by(columns)
-                .map(|r| (r..r + columns).map(|i| self.get(i).to_string()).collect())
-                .collect();
-            return borderless_table(&rows);
-        }
-        let line_len: usize = self.widths.iter().map(|w| w + 2).sum();
-        let rows = self.ends.len() / columns;
-        let mut out = String::with_capacity(rows * (line_len + 1));
-        const SPACES: &str = "                                                                ";
-        let mut start = 0;
-        for (r, row) in self.ends.chunks(columns).enumerate() {
-            if r > 0 {
-                out.push('\n');
-            }
-            for (&(end, width), column) in row.iter().zip(&self.widths) {
-                out.push_str(&self.text[start..end]);
-                start = end;
-                let mut pad = column - width + 2;
-                while pad > 0 {
-                    let n = pad.min(SPACES.len());
-                    out.push_str(&SPACES[..n]);
-                    pad -= n;
-                }
-            }
-        }
-        out
-    }
 }
 
 /// `f"{x:.0f}"` of a whole `x` (Python's `{:.0f}` and Rust's `{:.0}`):
@@ -283,43 +196,43 @@ fn offers_table(offers: &[Offer], region: bool) -> String {
     let int_column = offers
         .iter()
         .all(|o| o.cpu_count.int && o.cpu_count.get().is_some());
-    let mut cells = Cells::new(&header, offers.len());
+    let mut cells = BorderlessCells::new(&header, offers.len());
     for o in offers {
         cells.cell(&o.accelerator_name);
         // numpy float64 after the CLI's DataFrame: `8.0`.
-        push_py_float(&mut cells.text, o.accelerator_count);
+        push_py_float(cells.text(), o.accelerator_count);
         cells.end();
         cells.cell(o.cloud);
         cells.cell(o.instance_type.as_deref().unwrap_or("(attachable)"));
         match o.device_memory.filter(|m| !m.is_nan()) {
             Some(m) => {
-                push_fixed(&mut cells.text, m, 0);
-                cells.text.push_str("GB");
+                push_fixed(cells.text(), m, 0);
+                cells.text().push_str("GB");
             }
-            None => cells.text.push('-'),
+            None => cells.text().push('-'),
         }
         cells.end();
         match o.cpu_count.get().filter(|_| !int_column) {
-            Some(c) if c.trunc() == c => push_whole(&mut cells.text, c),
-            Some(c) => push_fixed(&mut cells.text, c, 1),
-            None => cells.text.push('-'),
+            Some(c) if c.trunc() == c => push_whole(cells.text(), c),
+            Some(c) => push_fixed(cells.text(), c, 1),
+            None => cells.text().push('-'),
         }
         cells.end();
         match o.memory.get() {
             Some(m) => {
-                push_fixed(&mut cells.text, m, 0);
-                cells.text.push_str("GB");
+                push_fixed(cells.text(), m, 0);
+                cells.text().push_str("GB");
             }
-            None => cells.text.push('-'),
+            None => cells.text().push('-'),
         }
         cells.end();
         for price in [o.price, o.spot_price] {
             match price.get() {
                 Some(p) => {
-                    cells.text.push_str("$ ");
-                    push_fixed(&mut cells.text, p, 3);
+                    cells.text().push_str("$ ");
+                    push_fixed(cells.text(), p, 3);
                 }
-                None => cells.text.push('-'),
+                None => cells.text().push('-'),
             }
             cells.end();
         }
@@ -732,7 +645,7 @@ mod tests {
         ];
         let build = |rows: &[Vec<String>]| {
             let header: Vec<&str> = rows[0].iter().map(String::as_str).collect();
-            let mut cells = Cells::new(&header, rows.len() - 1);
+            let mut cells = BorderlessCells::new(&header, rows.len() - 1);
             for r in &rows[1..] {
                 for c in r {
                     cells.cell(c);

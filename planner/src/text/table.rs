@@ -87,16 +87,123 @@ pub fn framed_table(rows: &[Vec<String>]) -> String {
 
 /// `log_utils.create_table` default: no border, left aligned, padding 0/2.
 /// `rows[0]` is the header; a cell may span several lines (prettytable pads
-/// every line of a row to the same height).
+/// every line of a row to the same height). Missing cells of a short row
+/// are empty.
 pub fn borderless_table(rows: &[Vec<String>]) -> String {
-    // Most cells are one line: their width is measured once, and a table
-    // without a multi-line cell is written straight into one string (the
-    // GPU listing's `--all` is ~1,000 rows of nine cells).
-    let multi_line = |c: &String| c.contains(['\n', '\r']);
-    if rows.iter().flatten().any(multi_line) {
-        multi_line_table(rows)
-    } else {
-        single_line_table(rows)
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    if columns == 0 {
+        return "\n".repeat(rows.len().saturating_sub(1));
+    }
+    let mut cells = BorderlessCells::with_columns(columns, rows.len());
+    for row in rows {
+        for i in 0..columns {
+            cells.cell(row.get(i).map_or("", String::as_str));
+        }
+    }
+    cells.finish()
+}
+
+/// A [`borderless_table`] written cell by cell into one buffer, row after
+/// row: a caller may write a cell's text straight into [`Self::text`]
+/// (numbers formatted in place) and close it with [`Self::end`]. The GPU
+/// listing's `--all` is ~1,000 rows of nine cells, and a `String` per cell
+/// was most of its cost.
+pub struct BorderlessCells {
+    /// Every cell's text, one after the other (the header's first).
+    text: String,
+    /// Where each cell ends in `text`, row by row, and its display width.
+    ends: Vec<(usize, usize)>,
+    /// Each column's widest cell.
+    widths: Vec<usize>,
+    /// Whether a cell holds a line break (then laid out line by line, each
+    /// line of a row padded to the row's height).
+    multi_line: bool,
+}
+
+impl BorderlessCells {
+    /// A table whose first row is `header`, with room for `rows` more.
+    pub fn new(header: &[&str], rows: usize) -> Self {
+        let mut cells = Self::with_columns(header.len(), rows + 1);
+        for h in header {
+            cells.cell(h);
+        }
+        cells
+    }
+
+    /// An empty table of `columns` columns (at least one), with room for
+    /// `rows` rows.
+    fn with_columns(columns: usize, rows: usize) -> Self {
+        BorderlessCells {
+            text: String::with_capacity(rows * columns * 12),
+            ends: Vec::with_capacity(rows * columns),
+            widths: vec![0; columns.max(1)],
+            multi_line: false,
+        }
+    }
+
+    /// The buffer the open cell's text is pushed onto.
+    pub fn text(&mut self) -> &mut String {
+        &mut self.text
+    }
+
+    /// Ends the cell whose text was pushed onto [`Self::text`].
+    pub fn end(&mut self) {
+        let start = self.ends.last().map_or(0, |&(end, _)| end);
+        let cell = &self.text[start..];
+        let width = display_width(cell);
+        self.multi_line |= cell.bytes().any(|b| b == b'\n' || b == b'\r');
+        let column = self.ends.len() % self.widths.len();
+        self.widths[column] = self.widths[column].max(width);
+        self.ends.push((self.text.len(), width));
+    }
+
+    /// One whole cell.
+    pub fn cell(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.end();
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1].0 };
+        &self.text[start..self.ends[i].0]
+    }
+
+    /// The table as [`borderless_table`] lays it out.
+    pub fn finish(self) -> String {
+        let columns = self.widths.len();
+        if self.multi_line {
+            // A cell of several lines (a hostile catalog's quoted field).
+            let rows: Vec<Vec<String>> = (0..self.ends.len())
+                .step_by(columns)
+                .map(|r| {
+                    (r..(r + columns).min(self.ends.len()))
+                        .map(|i| self.get(i).to_string())
+                        .collect()
+                })
+                .collect();
+            return multi_line_table(&rows);
+        }
+        let line_len: usize = self.widths.iter().map(|w| w + 2).sum();
+        let rows = self.ends.len().div_ceil(columns);
+        let mut out = String::with_capacity(rows * (line_len + 1));
+        const SPACES: &str = "                                                                ";
+        let mut start = 0;
+        for (r, row) in self.ends.chunks(columns).enumerate() {
+            if r > 0 {
+                out.push('\n');
+            }
+            for (&(end, width), column) in row.iter().zip(&self.widths) {
+                out.push_str(&self.text[start..end]);
+                start = end;
+                let mut pad = column - width + 2;
+                while pad > 0 {
+                    let n = pad.min(SPACES.len());
+                    out.push_str(&SPACES[..n]);
+                    pad -= n;
+                }
+            }
+        }
+        out
     }
 }
 
@@ -138,38 +245,6 @@ fn multi_line_table(rows: &[Vec<String>]) -> String {
     out.join("\n")
 }
 
-/// [`borderless_table`] of rows whose every cell is one line (an empty cell
-/// is an empty line).
-fn single_line_table(rows: &[Vec<String>]) -> String {
-    let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let cell_widths: Vec<Vec<usize>> = rows
-        .iter()
-        .map(|r| r.iter().map(|c| display_width(c)).collect())
-        .collect();
-    let mut widths = vec![0usize; ncols];
-    for row in &cell_widths {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(*c);
-        }
-    }
-    let line_len: usize = widths.iter().map(|w| w + 2).sum();
-    let mut out = String::with_capacity(rows.len() * (line_len + 1));
-    for (n, (row, cell_width)) in rows.iter().zip(&cell_widths).enumerate() {
-        if n > 0 {
-            out.push('\n');
-        }
-        for (i, w) in widths.iter().enumerate() {
-            let (cell, width) = match row.get(i) {
-                Some(c) => (c.as_str(), cell_width[i]),
-                None => ("", 0),
-            };
-            out.push_str(cell);
-            out.extend(std::iter::repeat_n(' ', w - width + 2));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,8 +269,7 @@ mod tests {
             vec![],
         ];
         for rows in &tables {
-            assert_eq!(single_line_table(rows), multi_line_table(rows), "{rows:?}");
-            assert_eq!(borderless_table(rows), multi_line_table(rows));
+            assert_eq!(borderless_table(rows), multi_line_table(rows), "{rows:?}");
         }
         assert_eq!(
             borderless_table(&tables[0]),

@@ -164,5 +164,23 @@ mod tests {
             ),
             "Kubernetes (gke-prod-cl...a-long-name)"
         );
+        // Characters, not bytes, as Python's `len` and slices count them:
+        // 24 characters in 32 bytes stay whole, 37 are cut to 11 + 11.
+        assert_eq!(
+            infra_display(
+                Some(CloudId::Ssh),
+                Some("ssh-ünïcødé-名前-abcdefghijklm"),
+                None
+            ),
+            "SSH (ünïcødé-名前-abcdefghijklm)"
+        );
+        assert_eq!(
+            infra_display(
+                Some(CloudId::Kubernetes),
+                Some("ctx-ünïcødé-名前-very-long-context-name"),
+                None
+            ),
+            "Kubernetes (ctx-ünïcødé...ontext-name)"
+        );
     }
 }

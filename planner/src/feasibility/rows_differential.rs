@@ -10,6 +10,9 @@
 //! runs over several worlds: every catalog cloud enabled; each cloud alone
 //! (its own errors and did-you-mean lists); OCI with subscribed regions,
 //! Nebius with a tenant's prices and Vast with `datacenter_only`.
+//!
+//! The test reads its fixtures from disk, which the pure core's code may not.
+#![allow(clippy::disallowed_methods)]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -312,7 +312,7 @@ fn dag_of(
 /// applied and what the CLI says meanwhile, or the stage that failed.
 #[derive(Debug, Clone)]
 pub struct ParsedTask {
-    parsed: Result<(Dag, Vec<ClientNotice>), Failure>,
+    pub(crate) parsed: Result<(Dag, Vec<ClientNotice>), Failure>,
 }
 
 /// A stage that failed, its error, and what the CLI said before.
@@ -340,9 +340,29 @@ impl ParsedTask {
     /// cloud in `clouds`. A request that does not parse reads every row
     /// (its error may quote any).
     pub fn catalog_needs(&self, clouds: &[CloudId]) -> CatalogNeeds {
+        self.needs(clouds, None)
+    }
+
+    /// [`ParsedTask::catalog_needs`], knowing the `common/accelerators.csv`
+    /// table the plan will canonicalise accelerator names by (the same
+    /// table the world will hold): narrower for GCP
+    /// (`feasibility::rows_read_given`).
+    pub fn catalog_needs_given(
+        &self,
+        clouds: &[CloudId],
+        accelerators: &crate::catalog::AcceleratorTable,
+    ) -> CatalogNeeds {
+        self.needs(clouds, Some(accelerators))
+    }
+
+    fn needs(
+        &self,
+        clouds: &[CloudId],
+        accelerators: Option<&crate::catalog::AcceleratorTable>,
+    ) -> CatalogNeeds {
         match &self.parsed {
             Ok((dag, _)) if dag.tasks.iter().all(|t| !t.resources.all().is_empty()) => {
-                crate::feasibility::catalog_needs(dag, clouds)
+                crate::feasibility::catalog_needs_given(dag, clouds, accelerators)
             }
             _ => CatalogNeeds::all(),
         }

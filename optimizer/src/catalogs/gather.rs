@@ -356,9 +356,11 @@ fn decode_at_hand(job: AtHand) -> Decoding {
         }
         _ => (None, None, None),
     };
-    let needs = parsed
-        .as_ref()
-        .map_or_else(CatalogNeeds::all, |p| p.catalog_needs(&CloudId::ALL));
+    let tables = common.as_ref().and_then(|c| c.as_ref().ok());
+    let needs = match (&parsed, tables) {
+        (Some(p), Some(t)) => p.catalog_needs_given(&CloudId::ALL, &t.accelerators),
+        _ => CatalogNeeds::all(),
+    };
     if let (Some(_), Some(needs_to)) = (&parsed, needs_to) {
         needs_to.send_replace(Some(Arc::new(needs.clone())));
     }
@@ -575,7 +577,8 @@ async fn read_after_download(
         let loaded = load_common(&mut tables, accelerators.as_ref(), metadata.as_ref());
         let parsed = loaded.is_ok().then(|| read_ahead(&tables.gpu_metadata));
         if let Some(parsed) = &parsed {
-            needs_to.send_replace(Some(Arc::new(parsed.catalog_needs(&CloudId::ALL))));
+            let needs = parsed.catalog_needs_given(&CloudId::ALL, &tables.accelerators);
+            needs_to.send_replace(Some(Arc::new(needs)));
         }
         (loaded.map(|()| tables), parsed)
     };

@@ -99,6 +99,31 @@ impl CloudCatalog {
         self.partial_locations = Some(locations);
     }
 
+    /// Keeps, in a partial catalog, the stored locations whose region
+    /// `keep`s: what filtering rows by region (OCI's subscribed regions)
+    /// does to the locations of a complete one.
+    pub(crate) fn retain_partial_regions(&mut self, keep: impl Fn(&str) -> bool) {
+        if let Some(locations) = &mut self.partial_locations {
+            locations.retain(|(region, _)| keep(region));
+        }
+    }
+
+    /// Adds, to a partial catalog's stored locations, those of `rows` not
+    /// there yet: what adding rows (Nebius' tenant prices) does to the
+    /// locations of a complete one.
+    pub(crate) fn note_partial_locations(&mut self, rows: &[VmRow]) {
+        if let Some(locations) = &mut self.partial_locations {
+            for row in rows {
+                let seen = locations
+                    .iter()
+                    .any(|(r, z)| **r == *row.region && z.as_deref() == row.zone.as_deref());
+                if !seen {
+                    locations.push((row.region.clone(), row.zone.clone()));
+                }
+            }
+        }
+    }
+
     /// Whether `rows` holds every row of the file. A partial catalog answers
     /// the queries of the rows it was selected for
     /// ([`RowSelection`](super::selection::RowSelection)) and region/zone validation; it must

@@ -342,6 +342,7 @@ impl CloudCatalog {
     /// 'Region'], keep='last')`: every row of both, in that order, except
     /// those followed by a row of the same instance type and region.
     pub fn overlay(&mut self, other: CloudCatalog) {
+        self.note_partial_locations(&other.rows);
         let mut rows = std::mem::take(&mut self.rows);
         rows.extend(other.rows);
         let mut seen: rustc_hash::FxHashSet<(Option<Text>, Text)> =

@@ -16,6 +16,7 @@ impl CloudCatalog {
         if regions.is_empty() {
             return;
         }
+        self.retain_partial_regions(|region| regions.iter().any(|r| r == region));
         let before = self.rows.len();
         self.rows
             .retain(|row| regions.iter().any(|r| *r == *row.region));

@@ -4,7 +4,7 @@
 
 use crate::catalog::query::{Filter, NamePattern, RegionZones};
 use crate::catalog::selection::RowSelection;
-use crate::catalog::{CloudCatalog, gcp};
+use crate::catalog::{AcceleratorTable, CloudCatalog, gcp};
 use crate::cloud::{CatalogRules, CloudId, InstanceFamily};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
 use crate::world::World;
@@ -25,7 +25,16 @@ const DEFAULT_INSTANCE: CatalogRules = CatalogRules {
 /// CPU request; for an accelerator, its rows, the fixed machine types of
 /// every GPU named like it (A100 → `a2-*`, H100 → `a3-*`) and the N1 hosts
 /// the other GPUs attach to.
-pub(super) fn rows_read(r: &Resources) -> RowSelection {
+///
+/// The N1 hosts (most of GCP's rows) are left out when `accelerators` (the
+/// `common/accelerators.csv` validation canonicalises by) names the
+/// request exactly and that GPU comes only on fixed machine types:
+/// `canonicalize_name` then returns that entry whatever else contains the
+/// request, and `feasible` picks its host among the fixed types
+/// (`gcp_catalog.get_instance_type_for_accelerator`: `_ACC_INSTANCE_TYPE_DICTS`
+/// before the N1 hosts). TPUs (a TPU VM, or an N1 host for a TPU node) and
+/// any other name keep them.
+pub(super) fn rows_read(r: &Resources, accelerators: Option<&AcceleratorTable>) -> RowSelection {
     let Some(acc) = &r.accelerator else {
         return RowSelection::family(DEFAULT_INSTANCE.default_family);
     };
@@ -38,9 +47,20 @@ pub(super) fn rows_read(r: &Resources) -> RowSelection {
             }
         }
     }
-    selection.widen(RowSelection::family(InstanceFamily::Prefixes(
-        &gcp::HOST_VM_FAMILIES,
-    )));
+    let canonical = accelerators.and_then(|table| {
+        table
+            .entries
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&acc.name))
+            .map(|(n, _)| n.as_str())
+    });
+    let fixed_only = !acc.name.to_lowercase().starts_with("tpu-")
+        && canonical.is_some_and(|n| gcp::fixed_machine_types(n).is_some());
+    if !fixed_only {
+        selection.widen(RowSelection::family(InstanceFamily::Prefixes(
+            &gcp::HOST_VM_FAMILIES,
+        )));
+    }
     selection
 }
 

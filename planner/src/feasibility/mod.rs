@@ -15,6 +15,8 @@ mod kubernetes;
 mod log;
 mod refusal;
 mod rows;
+#[cfg(test)]
+mod rows_differential;
 mod scp;
 mod seeweb;
 mod shadeform;
@@ -24,7 +26,7 @@ mod vsphere;
 
 pub use log::CloudLog;
 pub use refusal::{Refusal, unsupported_message};
-pub use rows::{catalog_needs, rows_read};
+pub use rows::{catalog_needs, catalog_needs_given, rows_read, rows_read_given};
 
 use crate::catalog::query::{Amount, Filter, LocalDisk, RegionZones};
 use crate::cloud::{CloudId, Feature};

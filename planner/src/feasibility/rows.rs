@@ -3,6 +3,7 @@
 //! that reads them, so a new read cannot go unselected (ARCHITECTURE.md,
 //! "A launch decodes only the rows it can match").
 
+use crate::catalog::AcceleratorTable;
 use crate::catalog::selection::{CatalogNeeds, RowSelection};
 use crate::cloud::CloudId;
 use crate::resources::Resources;
@@ -11,49 +12,70 @@ use crate::task::Dag;
 use super::gcp;
 
 /// The rows of `cloud`'s catalog the planner may read while it plans `r`
-/// (a superset; see [`RowSelection`]). Narrowed only where the reads are
-/// known: GCP (`gcp::rows_read`), and clouds planned by the generic
-/// catalog path — an accelerator's rows for an accelerator request, the
-/// default family's rows for a request without one. An instance type, a
-/// cloud with its own feasibility rules or a reshaped catalog (OCI's
-/// subscribed regions, Nebius' tenant prices) reads everything.
+/// (a superset; see [`RowSelection`]), for each way a cloud plans:
+///
+/// - an instance type: every row (validation looks the type up on every
+///   enabled cloud, and `--explain` lists the closest type names);
+/// - GCP: `gcp::rows_read`;
+/// - an accelerator, on every other catalog cloud: its rows. The generic
+///   path (`catalog.rs`, and SCP, IBM, vSphere, Vast, OCI and Nebius on
+///   it) asks `instances_for_accelerator` — rows whose name fully matches,
+///   or the fuzzy list of names containing it —, then prices and places
+///   the types found; Seeweb and Shadeform ask the same query. Whatever
+///   name validation canonicalises the request to contains it, and Vast's
+///   `datacenter_only`, OCI's subscribed regions and Nebius' tenant prices
+///   filter or overlay rows one by one (regions and zones stay the
+///   file's, see `CloudCatalog::locations`);
+/// - no accelerator: the default family's rows where the default comes
+///   from one (`CatalogRules::default_family`); every row where it does
+///   not (a family of any type, Seeweb's and Shadeform's cheapest type of
+///   the whole catalog) or the cloud has no catalog rules.
 pub fn rows_read(cloud: CloudId, r: &Resources) -> RowSelection {
+    rows_read_given(cloud, r, None)
+}
+
+/// [`rows_read`], with the `common/accelerators.csv` table validation
+/// canonicalises accelerator names by (narrower for GCP: see
+/// `gcp::rows_read`).
+pub fn rows_read_given(
+    cloud: CloudId,
+    r: &Resources,
+    accelerators: Option<&AcceleratorTable>,
+) -> RowSelection {
     if r.cloud.is_some_and(|c| c != cloud) {
         return RowSelection::nothing();
     }
     if r.instance_type.is_some() {
         return RowSelection::All;
     }
-    let own_feasibility = matches!(
-        cloud,
-        CloudId::Kubernetes
-            | CloudId::Ssh
-            | CloudId::Slurm
-            | CloudId::Seeweb
-            | CloudId::Shadeform
-            | CloudId::Vast
-            | CloudId::Ibm
-            | CloudId::Scp
-            | CloudId::Vsphere
-    );
-    let reshaped = matches!(cloud, CloudId::Oci | CloudId::Nebius);
+    if cloud == CloudId::Gcp {
+        return gcp::rows_read(r, accelerators);
+    }
     match (&cloud.spec().catalog_rules, &r.accelerator) {
-        _ if cloud == CloudId::Gcp => gcp::rows_read(r),
-        _ if own_feasibility || reshaped => RowSelection::All,
-        (Some(_), Some(acc)) => RowSelection::accelerator(&acc.name),
+        (_, Some(acc)) => RowSelection::accelerator(&acc.name),
         (Some(rules), None) => RowSelection::family(rules.default_family),
-        (None, _) => RowSelection::All,
+        (None, None) => RowSelection::All,
     }
 }
 
 /// What the planner can read while it plans `dag`, per cloud in `clouds`:
 /// the union of [`rows_read`] over every resource of every task.
 pub fn catalog_needs(dag: &Dag, clouds: &[CloudId]) -> CatalogNeeds {
+    catalog_needs_given(dag, clouds, None)
+}
+
+/// [`catalog_needs`], with the `common/accelerators.csv` table (see
+/// [`rows_read_given`]).
+pub fn catalog_needs_given(
+    dag: &Dag,
+    clouds: &[CloudId],
+    accelerators: Option<&AcceleratorTable>,
+) -> CatalogNeeds {
     let mut needs = CatalogNeeds::all();
     for &cloud in clouds {
         let mut selection = RowSelection::nothing();
         for r in dag.tasks.iter().flat_map(|t| t.resources.all()) {
-            selection.widen(rows_read(cloud, r));
+            selection.widen(rows_read_given(cloud, r, accelerators));
             if selection.is_all() {
                 break;
             }
@@ -109,9 +131,32 @@ mod tests {
         let host = |t: &str| families.iter().any(|f| f.contains(t));
         assert!(host("a3-highgpu-8g") && host("a3-megagpu-8g") && host("n1-highmem-8"));
         assert!(!host("a2-highgpu-1g") && !host("n2-standard-8"));
-        // A cloud with its own feasibility rules, or not asked about: everything.
-        assert_eq!(needs.for_cloud(CloudId::Vast), RowSelection::All);
+        // A cloud with its own feasibility rules asks the same query; a
+        // cloud not asked about reads everything.
+        assert_eq!(needs.for_cloud(CloudId::Vast), h100);
         assert_eq!(needs.for_cloud(CloudId::Azure), RowSelection::All);
+    }
+
+    #[test]
+    fn gcp_leaves_out_the_n1_hosts_of_a_gpu_that_comes_only_on_fixed_machine_types() {
+        let table = AcceleratorTable {
+            entries: ["H100", "H100-NVL", "T4", "L4"]
+                .map(|n| (n.to_string(), "['GCP']".to_string()))
+                .into(),
+        };
+        let n1 = |r: &Resources, table: Option<&AcceleratorTable>| {
+            rows_read_given(CloudId::Gcp, r, table)
+                .matcher()
+                .wants_instance_type(Some("n1-highmem-8"))
+        };
+        // `h100` is canonicalised to the table's `H100`: a3 machines only.
+        assert!(!n1(&gpu("h100", None), Some(&table)));
+        // Without the table, or a name the table does not hold exactly
+        // (`H10` may become any name containing it), or a GPU on N1 hosts.
+        assert!(n1(&gpu("H100", None), None));
+        assert!(n1(&gpu("H10", None), Some(&table)));
+        assert!(n1(&gpu("T4", None), Some(&table)));
+        assert!(n1(&gpu("tpu-v2-8", None), Some(&table)));
     }
 
     #[test]

@@ -31,9 +31,11 @@ pub(super) fn feasible(world: &World, rules: &CatalogRules, r: &Resources) -> Fe
 }
 
 /// `_apply_datacenter_filter(df, True)`: the datacenter-hosted rows, or
-/// `None` when the catalog has no `HostingType` column.
+/// `None` when the catalog has no `HostingType` column. The header says
+/// so (a catalog of selected rows may hold none); rows made without a
+/// header have the column when some row has a value.
 pub(super) fn datacenter_only(cat: &CloudCatalog) -> Option<CloudCatalog> {
-    if cat.rows.iter().all(|row| row.datacenter.is_none()) {
+    if !cat.columns().has("HostingType") && cat.rows.iter().all(|row| row.datacenter.is_none()) {
         return None;
     }
     let rows = cat

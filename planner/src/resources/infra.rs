@@ -79,25 +79,41 @@ pub fn infra_display(cloud: Option<CloudId>, region: Option<&str>, zone: Option<
     };
     let loc = match (zone, region) {
         // A Slurm zone is a partition: the cluster is shown instead.
-        (Some(z), _) if cloud != CloudId::Slurm => Some(z.to_string()),
-        (_, None) => None,
-        (_, Some(r)) => Some(r.strip_prefix("ssh-").unwrap_or(r).to_string()),
+        (Some(z), _) if cloud != CloudId::Slurm => z,
+        (_, None) => return cloud.repr().to_string(),
+        (_, Some(r)) => r.strip_prefix("ssh-").unwrap_or(r),
     };
-    match loc {
-        None => cloud.repr().to_string(),
-        Some(l) => format!("{} ({})", cloud.repr(), truncate_middle(&l, 25)),
-    }
+    // One allocation per cell: a table formats one for every row.
+    let repr = cloud.repr();
+    let mut out = String::with_capacity(repr.len() + 3 + loc.len().min(4 * INFRA_WIDTH));
+    out.push_str(repr);
+    out.push_str(" (");
+    push_truncated_middle(&mut out, loc, INFRA_WIDTH);
+    out.push(')');
+    out
 }
 
-fn truncate_middle(s: &str, max: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= max {
-        return s.to_string();
+/// The characters of a location `infra_display` shows whole.
+const INFRA_WIDTH: usize = 25;
+
+/// `common_utils.truncate_long_string(s, max, truncate_middle=True)`: `s`,
+/// or its first and last `(max - 3) / 2` characters around `...`.
+fn push_truncated_middle(out: &mut String, s: &str, max: usize) {
+    // No more bytes than `max`: no more characters either.
+    if s.len() <= max {
+        out.push_str(s);
+        return;
+    }
+    let count = s.chars().count();
+    if count <= max {
+        out.push_str(s);
+        return;
     }
     let keep = (max - 3) / 2;
-    let head: String = chars[..keep].iter().collect();
-    let tail: String = chars[chars.len() - keep..].iter().collect();
-    format!("{head}...{tail}")
+    let at = |n: usize| s.char_indices().nth(n).map_or(s.len(), |(i, _)| i);
+    out.push_str(&s[..at(keep)]);
+    out.push_str("...");
+    out.push_str(&s[at(count - keep)..]);
 }
 
 #[cfg(test)]
@@ -147,6 +163,24 @@ mod tests {
                 None
             ),
             "Kubernetes (gke-prod-cl...a-long-name)"
+        );
+        // Characters, not bytes, as Python's `len` and slices count them:
+        // 24 characters in 32 bytes stay whole, 37 are cut to 11 + 11.
+        assert_eq!(
+            infra_display(
+                Some(CloudId::Ssh),
+                Some("ssh-ünïcødé-名前-abcdefghijklm"),
+                None
+            ),
+            "SSH (ünïcødé-名前-abcdefghijklm)"
+        );
+        assert_eq!(
+            infra_display(
+                Some(CloudId::Kubernetes),
+                Some("ctx-ünïcødé-名前-very-long-context-name"),
+                None
+            ),
+            "Kubernetes (ctx-ünïcødé...ontext-name)"
         );
     }
 }

@@ -261,12 +261,8 @@ impl KubernetesCloud {
     ) -> (Vec<KubeContext>, CacheUse) {
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
         // Cache first (no network for fresh entries), then list the rest concurrently.
-        let early: Option<Vec<String>> = cache.map(|_| {
-            contexts
-                .iter()
-                .map(|c| target_of(kubeconfig, c))
-                .collect()
-        });
+        let early: Option<Vec<String>> =
+            cache.map(|_| contexts.iter().map(|c| target_of(kubeconfig, c)).collect());
         let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = match (cache, &early) {
             (Some(cache), Some(servers)) => {
                 let keys: Vec<(&str, &str)> = contexts
@@ -368,12 +364,8 @@ impl KubernetesCloud {
     ) -> Vec<String> {
         let cache = self.options.node_cache.as_ref();
         let Some((cache, identity)) = cache.zip(remember) else {
-            return early.unwrap_or_else(|| {
-                contexts
-                    .iter()
-                    .map(|c| target_of(kubeconfig, c))
-                    .collect()
-            });
+            return early
+                .unwrap_or_else(|| contexts.iter().map(|c| target_of(kubeconfig, c)).collect());
         };
         let targets: Vec<String> = kubeconfig
             .contexts

@@ -173,24 +173,11 @@ impl KubernetesCloud {
                 cache: CacheUse::None,
             });
         }
-        if let Some((cache, identity)) = &remembering {
-            let kubeconfig = &resolved.kubeconfig;
-            let targets: Vec<String> = kubeconfig
-                .contexts
-                .iter()
-                .map(|c| target_of(kubeconfig, &c.name))
-                .collect();
-            let named: Vec<(&str, &str)> = kubeconfig
-                .contexts
-                .iter()
-                .zip(&targets)
-                .map(|(c, t)| (c.name.as_str(), t.as_str()))
-                .collect();
-            cache.remember(identity, &named, kubeconfig.current_context.as_deref());
-        }
-
+        // The kubeconfig is remembered (its targets digested) while the API
+        // servers answer, not before the first request is sent.
+        let identity = remembering.as_ref().map(|(_, identity)| identity);
         let (out, cache) = self
-            .list_with_cache(ctx, &resolved.kubeconfig, contexts)
+            .list_and_remember(ctx, &resolved.kubeconfig, contexts, identity)
             .await;
         Ok(CheckOutcome {
             facts: CloudFacts::Kubernetes(out),
@@ -251,19 +238,41 @@ impl KubernetesCloud {
         kubeconfig: &kube::config::Kubeconfig,
         contexts: &[String],
     ) -> (Vec<KubeContext>, CacheUse) {
-        // Cache first (no network for fresh entries), then list the rest concurrently.
-        let servers: Vec<String> = contexts.iter().map(|c| target_of(kubeconfig, c)).collect();
+        self.list_and_remember(ctx, kubeconfig, contexts, None)
+            .await
+    }
+
+    /// [`list_with_cache`](Self::list_with_cache), and when `remember` is
+    /// given, the node cache told that the kubeconfig files of that identity
+    /// hold these contexts ([`NodeCache::remember`]).
+    ///
+    /// Only what must come first happens before the requests are sent (the
+    /// cache lookup, which needs each context's target, unless `--refresh`
+    /// skips it); the rest — every context's target, the remembered
+    /// kubeconfig and the read of the entry the put merges into — is done
+    /// once the listings have sent their requests, while the API servers
+    /// answer: anything before the first request adds to the wait itself.
+    async fn list_and_remember(
+        &self,
+        ctx: &CheckContext,
+        kubeconfig: &kube::config::Kubeconfig,
+        contexts: &[String],
+        remember: Option<&KubeconfigIdentity>,
+    ) -> (Vec<KubeContext>, CacheUse) {
         let cache = self.options.node_cache.as_ref().filter(|_| !ctx.refresh);
-        let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = match cache {
-            Some(cache) => {
+        // Cache first (no network for fresh entries), then list the rest concurrently.
+        let early: Option<Vec<String>> =
+            cache.map(|_| contexts.iter().map(|c| target_of(kubeconfig, c)).collect());
+        let mut cached: Vec<Option<(Vec<KubeNode>, Duration)>> = match (cache, &early) {
+            (Some(cache), Some(servers)) => {
                 let keys: Vec<(&str, &str)> = contexts
                     .iter()
-                    .zip(&servers)
+                    .zip(servers)
                     .map(|(c, s)| (c.as_str(), s.as_str()))
                     .collect();
                 cache.get(&keys, self.options.service.cache_ttl)
             }
-            None => vec![None; contexts.len()],
+            _ => vec![None; contexts.len()],
         };
         let to_list: Vec<String> = contexts
             .iter()
@@ -272,22 +281,33 @@ impl KubernetesCloud {
             .map(|(c, _)| c.clone())
             .collect();
         let deadline = (!ctx.cloud_timeout.is_zero()).then(|| ctx.cloud_timeout.mul_f64(0.9));
-        // Under `--refresh` nothing was read from the cache; it reads what
-        // its write will merge into while the API servers answer.
-        let prepared = self
-            .options
-            .node_cache
-            .as_ref()
-            .filter(|_| ctx.refresh && !to_list.is_empty())
-            .map(|cache| {
-                let cache = Arc::clone(cache);
-                tokio::task::spawn_blocking(move || cache.prepare_put())
-            });
         let listing = self.list_contexts(kubeconfig, &to_list, deadline);
-        let listed = match prepared {
-            Some(prepared) => futures::join!(listing, prepared).0,
-            None => listing.await,
+        let meanwhile = async {
+            if !to_list.is_empty() {
+                // A few turns of the runtime: the clients connect and the
+                // requests are written before this thread does anything else.
+                for _ in 0..REQUESTS_SENT_AFTER_TURNS {
+                    tokio::task::yield_now().await;
+                }
+            }
+            let servers = self.targets_remembered(kubeconfig, contexts, early, remember);
+            // Under `--refresh` nothing was read from the cache; it reads
+            // what its write will merge into while the API servers answer.
+            let prepared = self
+                .options
+                .node_cache
+                .as_ref()
+                .filter(|_| ctx.refresh && !to_list.is_empty())
+                .map(|cache| {
+                    let cache = Arc::clone(cache);
+                    tokio::task::spawn_blocking(move || cache.prepare_put())
+                });
+            if let Some(prepared) = prepared {
+                let _ = prepared.await;
+            }
+            servers
         };
+        let (listed, servers) = futures::join!(listing, meanwhile);
         let mut listed = listed.into_iter();
 
         let mut out = Vec::with_capacity(contexts.len());
@@ -329,6 +349,54 @@ impl KubernetesCloud {
         (out, cache_use)
     }
 }
+
+impl KubernetesCloud {
+    /// Each of `contexts`' target (`early`, when the cache lookup already
+    /// made them), after telling the node cache, when `remember` is given,
+    /// which contexts the kubeconfig files of that identity hold. Every
+    /// context's target is made once, for both.
+    fn targets_remembered(
+        &self,
+        kubeconfig: &kube::config::Kubeconfig,
+        contexts: &[String],
+        early: Option<Vec<String>>,
+        remember: Option<&KubeconfigIdentity>,
+    ) -> Vec<String> {
+        let cache = self.options.node_cache.as_ref();
+        let Some((cache, identity)) = cache.zip(remember) else {
+            return early
+                .unwrap_or_else(|| contexts.iter().map(|c| target_of(kubeconfig, c)).collect());
+        };
+        let targets: Vec<String> = kubeconfig
+            .contexts
+            .iter()
+            .map(|c| target_of(kubeconfig, &c.name))
+            .collect();
+        let named: Vec<(&str, &str)> = kubeconfig
+            .contexts
+            .iter()
+            .zip(&targets)
+            .map(|(c, t)| (c.name.as_str(), t.as_str()))
+            .collect();
+        cache.remember(identity, &named, kubeconfig.current_context.as_deref());
+        early.unwrap_or_else(|| {
+            // `target_of` reads the first context of a name, as `find` does here.
+            contexts
+                .iter()
+                .map(|c| match named.iter().find(|(n, _)| n == c) {
+                    Some((_, t)) => t.to_string(),
+                    None => target_of(kubeconfig, c),
+                })
+                .collect()
+        })
+    }
+}
+
+/// Turns of the runtime the listings get, once polled, before the work
+/// that can wait for their answers: on loopback the connections complete
+/// and the requests are written within two (the third is a margin); on a
+/// real network the work then overlaps the connections instead.
+const REQUESTS_SENT_AFTER_TURNS: usize = 16;
 
 /// What `sky gpus list` reads of one context: its nodes (node cache
 /// first) and, when they have labelled accelerators, its pods.

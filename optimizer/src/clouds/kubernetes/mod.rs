@@ -394,7 +394,8 @@ impl KubernetesCloud {
 
 /// Turns of the runtime the listings get, once polled, before the work
 /// that can wait for their answers: on loopback the connections complete
-/// and the requests are written within two (the third is a margin); on a
+/// and the requests are written within two (the rest are a margin: a turn
+/// in which every listing is still waiting costs next to nothing); on a
 /// real network the work then overlaps the connections instead.
 const REQUESTS_SENT_AFTER_TURNS: usize = 16;
 

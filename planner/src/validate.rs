@@ -373,21 +373,22 @@ pub fn canonicalize_name(
         return Ok(name.to_lowercase());
     }
     let pattern = crate::catalog::query::NamePattern::new(name);
-    let entries = &world.catalog.accelerators.entries;
-    let matches: Vec<&(String, String)> = entries
-        .iter()
+    let matches: Vec<(&str, &str)> = world
+        .catalog
+        .accelerators
+        .entries()
         .filter(|(n, _)| pattern.contains(n))
         .collect();
     if let Some((exact, _)) = matches.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
-        return Ok(exact.clone());
+        return Ok(exact.to_string());
     }
     let mut names: Vec<String> = match cloud {
         Some(c) => matches
             .iter()
             .filter(|(_, clouds)| clouds.contains(c.repr()))
-            .map(|(n, _)| n.clone())
+            .map(|(n, _)| n.to_string())
             .collect(),
-        None => matches.iter().map(|(n, _)| n.clone()).collect(),
+        None => matches.iter().map(|(n, _)| n.to_string()).collect(),
     };
     if names.is_empty() && matches!(cloud, None | Some(CloudId::Kubernetes)) {
         // Ask the Kubernetes clusters for accelerators containing the name.

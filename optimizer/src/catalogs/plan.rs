@@ -11,6 +11,7 @@
 //!   pull period, is downloaded ([`super::download`]) — see
 //!   [`super::gather`] for when.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -154,10 +155,10 @@ impl Plan {
             .iter()
             .copied()
             .filter(|c| c.has_csv_catalog())
-            .map(|c| (c, slot(&mode, &vms_file(c), Some(c), now)))
+            .map(|c| (c, slot(&mode, || vms_file(c).into(), Some(c), now)))
             .collect();
-        let accelerators = slot(&mode, ACCELERATORS_FILE, None, now);
-        let metadata = slot(&mode, METADATA_FILE, None, now);
+        let accelerators = slot(&mode, || ACCELERATORS_FILE.into(), None, now);
+        let metadata = slot(&mode, || METADATA_FILE.into(), None, now);
         Plan {
             mode,
             vms,
@@ -202,7 +203,7 @@ pub(crate) fn load_named(
         if found.catalog.cloud(cloud).is_some() || !cloud.has_csv_catalog() {
             continue;
         }
-        let input = match slot(mode, &vms_file(cloud), Some(cloud), now) {
+        let input = match slot(mode, || vms_file(cloud).into(), Some(cloud), now) {
             Slot::Ready(input, _) => input,
             Slot::Fetch(job) => match mode.shared() {
                 Some(f) if f.path(&job.file).is_file() => Input::File {
@@ -221,8 +222,15 @@ pub(crate) fn load_named(
     Ok(())
 }
 
-/// One file's slot: `cloud`'s `vms.csv`, or a `common/` table (`None`).
-fn slot(mode: &Mode, file: &str, cloud: Option<CloudId>, now: SystemTime) -> Slot {
+/// One file's slot: `cloud`'s `vms.csv`, or a `common/` table (`None`);
+/// `file` names it in the folder (not made for the bundled catalogs, whose
+/// slot needs no name: a warm launch plans every cloud's).
+fn slot(
+    mode: &Mode,
+    file: impl FnOnce() -> Cow<'static, str>,
+    cloud: Option<CloudId>,
+    now: SystemTime,
+) -> Slot {
     let bundled = cloud.is_none_or(has_bundled);
     let on_disk = |path: PathBuf, meta, kind| {
         Slot::Ready(
@@ -237,7 +245,7 @@ fn slot(mode: &Mode, file: &str, cloud: Option<CloudId>, now: SystemTime) -> Slo
         Mode::Bundled if bundled => Slot::Ready(Input::Bundled, CatalogKind::Bundled),
         Mode::Bundled => Slot::Absent,
         Mode::Explicit(dir) => {
-            let path = dir.join(file);
+            let path = dir.join(&*file());
             match std::fs::metadata(&path) {
                 Ok(meta) => on_disk(path, meta, CatalogKind::Dir),
                 // The `common/` tables are optional in a folder.
@@ -247,6 +255,8 @@ fn slot(mode: &Mode, file: &str, cloud: Option<CloudId>, now: SystemTime) -> Slo
             }
         }
         Mode::Shared(f) => {
+            let file = file();
+            let file = &*file;
             let pull = pull_of(cloud);
             let path = f.path(file);
             match f.standing(file, pull, now) {

@@ -28,10 +28,12 @@ impl AzMapping {
                 found: table.header_line(),
             });
         };
-        let names = table
-            .records([id_col, name_col])
-            .map(|[id, name]| (id.into(), Text::from(name)))
-            .collect();
+        let mut names = FxHashMap::with_capacity_and_hasher(table.len(), Default::default());
+        names.extend(
+            table
+                .records([id_col, name_col])
+                .map(|[id, name]| (id.into(), Text::from(name))),
+        );
         Ok(AzMapping { names })
     }
 
@@ -52,11 +54,16 @@ impl AzMapping {
     }
 }
 
-/// `common/accelerators.csv`: canonical accelerator names and the clouds offering them.
+/// `common/accelerators.csv`: canonical accelerator names and the clouds
+/// offering them. Kept as read (one string, [`SmallTable`]): every launch
+/// reads it, and a `String` per field cost more than the reading.
 #[derive(Debug, Clone, Default)]
 pub struct AcceleratorTable {
-    /// (name, clouds string as written, e.g. `['AWS', 'GCP']`).
-    pub entries: Vec<(String, String)>,
+    /// The table; `None` for the empty one.
+    table: Option<SmallTable>,
+    /// The name column and the clouds column, if the file has one.
+    name: usize,
+    clouds: Option<usize>,
 }
 
 impl AcceleratorTable {
@@ -70,17 +77,23 @@ impl AcceleratorTable {
                 column: "AcceleratorName",
                 found: table.header_line(),
             })?;
-        let entries = match table.column("Clouds") {
-            Some(clouds) => table
-                .records([name, clouds])
-                .map(|[n, c]| (n.to_string(), c.to_string()))
-                .collect(),
-            None => table
-                .records([name])
-                .map(|[n]| (n.to_string(), String::new()))
-                .collect(),
-        };
-        Ok(AcceleratorTable { entries })
+        let clouds = table.column("Clouds");
+        Ok(AcceleratorTable {
+            table: Some(table),
+            name,
+            clouds,
+        })
+    }
+
+    /// Each row's (name, clouds string as written, e.g. `['AWS', 'GCP']`;
+    /// empty without a `Clouds` column), in file order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.table.iter().flat_map(move |table| {
+            (0..table.len()).map(move |r| {
+                let clouds = self.clouds.map_or("", |c| table.field(r, c));
+                (table.field(r, self.name), clouds)
+            })
+        })
     }
 }
 
@@ -131,4 +144,55 @@ fn read_all<R: Read>(mut reader: R, source_name: &str) -> Result<Vec<u8>, Catalo
             message: e.to_string(),
         })?;
     Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zone_mapping_maps_as_a_map_built_in_file_order() {
+        let csv = "AvailabilityZone,AvailabilityZoneName\n\
+                   use1-az2,us-east-1b\nuse1-az1,us-east-1a\nusw2-az1,us-west-2a\nuse1-az2,us-east-1c\n";
+        let mapping = AzMapping::from_reader(csv.as_bytes(), "m.csv").unwrap();
+        // The last of equal IDs wins, as in a map filled in file order.
+        let expected: FxHashMap<&str, &str> = [
+            ("use1-az2", "us-east-1c"),
+            ("use1-az1", "us-east-1a"),
+            ("usw2-az1", "us-west-2a"),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(mapping.len(), expected.len());
+        for (id, name) in &expected {
+            assert_eq!(mapping.zone_name(id).map(|t| &**t), Some(*name), "{id}");
+        }
+        for id in ["", "use1-az3", "a", "zzz", "use1-az2 "] {
+            assert!(mapping.zone_name(id).is_none(), "{id}");
+        }
+        // A name looked up twice is one string.
+        let (a, b) = (mapping.zone_name("use1-az1"), mapping.zone_name("use1-az1"));
+        assert!(Text::ptr_eq(a.unwrap(), b.unwrap()));
+        let fresh = AzMapping::from_reader(csv.as_bytes(), "other.csv").unwrap();
+        assert_eq!(mapping, fresh, "equal whatever was looked up");
+        let other = csv.replace("us-west-2a", "us-west-2b");
+        assert_ne!(
+            mapping,
+            AzMapping::from_reader(other.as_bytes(), "m.csv").unwrap()
+        );
+        assert!(AzMapping::default().is_empty());
+        assert!(AzMapping::default().zone_name("use1-az1").is_none());
+    }
+
+    #[test]
+    fn the_accelerator_table_lists_its_rows_in_file_order() {
+        let csv = "AcceleratorName,Clouds\nA100,\"['AWS', 'GCP']\"\nH100,\"['AWS']\"\n";
+        let table = AcceleratorTable::from_reader(csv.as_bytes(), "a.csv").unwrap();
+        let entries: Vec<_> = table.entries().collect();
+        assert_eq!(entries, [("A100", "['AWS', 'GCP']"), ("H100", "['AWS']")]);
+        let names_only =
+            AcceleratorTable::from_reader(&b"AcceleratorName\nT4\n"[..], "a.csv").unwrap();
+        assert_eq!(names_only.entries().collect::<Vec<_>>(), [("T4", "")]);
+        assert_eq!(AcceleratorTable::default().entries().count(), 0);
+    }
 }

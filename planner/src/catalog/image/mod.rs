@@ -203,6 +203,8 @@ impl Memo {
     }
 
     /// The answer for string `id` (0: the empty cell), from `ask` the first time.
+    /// Inlined: it is asked once or twice per run of the image.
+    #[inline]
     fn get<'s>(
         &mut self,
         id: u32,

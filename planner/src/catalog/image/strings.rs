@@ -198,9 +198,20 @@ impl<'h> Strings<'h> {
     }
 
     /// `GpuInfo` cell `id` (`0` = empty cell; every cell is empty when the
-    /// reader does not read them).
+    /// reader does not read them). Inlined where runs are decoded: a launch
+    /// reads no cell, and each run's first row asks.
+    #[inline]
     pub(super) fn gpu_info(&mut self, id: u32) -> Result<Option<Text>, ImageError> {
-        let (Some(i), Some(gpu)) = ((id as usize).checked_sub(1), &self.gpu) else {
+        match (id.checked_sub(1), &self.gpu) {
+            (Some(i), Some(_)) => self.gpu_cell(i as usize),
+            _ => Ok(None),
+        }
+    }
+
+    /// `GpuInfo` cell `i` (from 0) of a reader that reads them.
+    #[inline(never)]
+    fn gpu_cell(&mut self, i: usize) -> Result<Option<Text>, ImageError> {
+        let Some(gpu) = &self.gpu else {
             return Ok(None);
         };
         if let Some(Some(made)) = self.gpu_made.get(i) {

@@ -49,10 +49,9 @@ pub(super) fn rows_read(r: &Resources, accelerators: Option<&AcceleratorTable>) 
     }
     let canonical = accelerators.and_then(|table| {
         table
-            .entries
-            .iter()
+            .entries()
             .find(|(n, _)| n.eq_ignore_ascii_case(&acc.name))
-            .map(|(n, _)| n.as_str())
+            .map(|(n, _)| n)
     });
     let fixed_only = !acc.name.to_lowercase().starts_with("tpu-")
         && canonical.is_some_and(|n| gcp::fixed_machine_types(n).is_some());

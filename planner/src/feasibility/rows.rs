@@ -139,11 +139,9 @@ mod tests {
 
     #[test]
     fn gcp_leaves_out_the_n1_hosts_of_a_gpu_that_comes_only_on_fixed_machine_types() {
-        let table = AcceleratorTable {
-            entries: ["H100", "H100-NVL", "T4", "L4"]
-                .map(|n| (n.to_string(), "['GCP']".to_string()))
-                .into(),
-        };
+        let csv =
+            "AcceleratorName,Clouds\nH100,['GCP']\nH100-NVL,['GCP']\nT4,['GCP']\nL4,['GCP']\n";
+        let table = AcceleratorTable::from_reader(csv.as_bytes(), "accelerators.csv").unwrap();
         let n1 = |r: &Resources, table: Option<&AcceleratorTable>| {
             rows_read_given(CloudId::Gcp, r, table)
                 .matcher()

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
+use super::row::Num;
 use super::{NUMBER_COLUMNS, Text, VmRow};
 
 /// Where each column a row reads sits in the header.
@@ -334,83 +335,321 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
     Some(mantissa as f64 / POW10[frac.len()])
 }
 
-/// Shares one allocation per distinct string of a column: catalogs repeat
-/// instance types, regions and zones thousands of times, and cloning an
-/// `Text` (zone-mapping join, candidates) is a counter bump.
-struct Interner {
-    col: Option<usize>,
-    last: Option<Text>,
-    map: FxHashMap<Box<[u8]>, Text>,
-    /// A column no launch query reads (`GpuInfo`): a field that is
-    /// missing (a short row) is empty and one that is not UTF-8 is read
-    /// lossily, so that it never costs the launch a row.
-    lenient: bool,
+/// Where a [`RowParser`] keeps the strings of its cells: shared [`Text`]s
+/// for rows ([`Texts`]), or ids into tables of the piece being parsed for
+/// an image ([`PieceStrings`]: no string is shared between threads, and
+/// the image writer maps each piece's ids once, not each cell).
+pub(super) trait CellStore: Default {
+    /// A string cell.
+    type Cell: Clone;
+    /// What the parser makes of a record.
+    type Row;
+    /// The bytes `cell` (of the `GpuInfo` table when `gpu`) holds, as made
+    /// (a lenient cell's lossy text).
+    fn bytes<'s>(&'s self, gpu: bool, cell: &'s Self::Cell) -> &'s [u8];
+    /// The cell of `bytes` (field `col`; `lenient`: not UTF-8 is read
+    /// lossily instead of refused), made on first sight.
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<Self::Cell, String>;
+    /// The empty region's cell (see [`RowParser::row`]).
+    fn empty_region(&mut self) -> Self::Cell;
+    /// A record's fields made the row.
+    fn row(fields: Fields<Self::Cell>) -> Self::Row;
 }
 
-impl Interner {
+/// A record's fields, in a row's terms.
+pub(super) struct Fields<C> {
+    pub(super) instance_type: Option<C>,
+    pub(super) accelerator_name: Option<C>,
+    pub(super) region: C,
+    pub(super) zone: Option<C>,
+    pub(super) local_disk_type: Option<C>,
+    pub(super) gpu_info: Option<C>,
+    /// The number columns, in [`NUMBER_COLUMNS`] order.
+    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
+    pub(super) nvme_supported: Option<bool>,
+    pub(super) datacenter: Option<bool>,
+}
+
+/// One shared [`Text`] per distinct string: catalogs repeat instance
+/// types, regions and zones thousands of times, and cloning a `Text`
+/// (zone-mapping join, candidates) is a counter bump.
+#[derive(Default)]
+pub(super) struct Texts {
+    /// The strings, then the `GpuInfo` cells, by their bytes.
+    maps: [FxHashMap<Box<[u8]>, Text>; 2],
+    empty: Option<Text>,
+}
+
+impl CellStore for Texts {
+    type Cell = Text;
+    type Row = VmRow;
+
+    #[inline(always)]
+    fn bytes<'s>(&'s self, _gpu: bool, cell: &'s Text) -> &'s [u8] {
+        cell.as_bytes()
+    }
+
+    // Kept out of `Interner::parse`, which is inlined for every cell.
+    #[inline(never)]
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<Text, String> {
+        let map = &mut self.maps[usize::from(gpu)];
+        if let Some(v) = map.get(bytes) {
+            return Ok(v.clone());
+        }
+        let v: Text = match text(bytes, col) {
+            Err(_) if lenient => Text::from(&*String::from_utf8_lossy(bytes)),
+            other => Text::from(other?),
+        };
+        map.insert(bytes.into(), v.clone());
+        Ok(v)
+    }
+
+    fn empty_region(&mut self) -> Text {
+        self.empty.get_or_insert_with(|| Text::from("")).clone()
+    }
+
+    #[inline(always)]
+    fn row(f: Fields<Text>) -> VmRow {
+        let [
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+        ] = f.numbers;
+        VmRow {
+            instance_type: f.instance_type,
+            accelerator_name: f.accelerator_name,
+            region: f.region,
+            zone: f.zone,
+            local_disk_type: f.local_disk_type,
+            nvme_supported: f.nvme_supported,
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+            datacenter: f.datacenter,
+            gpu_info: f.gpu_info,
+        }
+    }
+}
+
+/// A row parsed for an image ([`PieceStrings`]): its string cells as ids
+/// into its piece's tables (0: empty) in the image's order — instance
+/// type, accelerator, region, zone, disk type, `GpuInfo` —, its numbers,
+/// and its NVMe and datacenter flags as the image writes them (0 empty,
+/// 1 false, 2 true). No string is allocated or shared per cell.
+#[derive(Clone, Copy)]
+pub(super) struct RawRow {
+    pub(super) cells: [u32; 6],
+    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
+    pub(super) nvme: u8,
+    pub(super) datacenter: u8,
+}
+
+/// The distinct strings of one piece of a file, numbered from 1 in order
+/// of first sight (0: an empty cell), packed back to back.
+#[derive(Default)]
+pub(super) struct LocalTable {
+    text: String,
+    /// Where string `i + 1` ends in `text`.
+    ends: Vec<u32>,
+    ids: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl LocalTable {
+    /// How many strings there are.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// String `id` (from 1).
+    #[inline]
+    pub(super) fn get(&self, id: u32) -> &str {
+        let i = id as usize - 1;
+        let start = i.checked_sub(1).map_or(0, |j| self.ends[j] as usize);
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    fn add(&mut self, key: &[u8], text: &str) -> u32 {
+        self.text.push_str(text);
+        // A piece's text is far below 4 GiB (files are capped well below).
+        self.ends.push(self.text.len() as u32);
+        let id = self.ends.len() as u32;
+        self.ids.insert(key.into(), id);
+        id
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+        self.ids.clear();
+    }
+}
+
+/// The strings of a piece parsed for an image: its rows' cells are ids
+/// into these tables ([`super::image`] maps them to the image's ids once
+/// per piece).
+#[derive(Default)]
+pub(super) struct PieceStrings {
+    /// Every string but `GpuInfo`.
+    pub(super) strings: LocalTable,
+    /// `GpuInfo` cells.
+    pub(super) gpu_info: LocalTable,
+}
+
+impl PieceStrings {
+    fn table(&self, gpu: bool) -> &LocalTable {
+        if gpu { &self.gpu_info } else { &self.strings }
+    }
+
+    /// Empties the tables (their ids are of the piece just written).
+    pub(super) fn clear(&mut self) {
+        self.strings.clear();
+        self.gpu_info.clear();
+    }
+}
+
+impl CellStore for PieceStrings {
+    type Cell = u32;
+    type Row = RawRow;
+
+    #[inline(always)]
+    fn bytes<'s>(&'s self, gpu: bool, cell: &'s u32) -> &'s [u8] {
+        self.table(gpu).get(*cell).as_bytes()
+    }
+
+    #[inline(never)]
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<u32, String> {
+        let table = if gpu {
+            &mut self.gpu_info
+        } else {
+            &mut self.strings
+        };
+        if let Some(&id) = table.ids.get(bytes) {
+            return Ok(id);
+        }
+        Ok(match text(bytes, col) {
+            Err(_) if lenient => table.add(bytes, &String::from_utf8_lossy(bytes)),
+            other => table.add(bytes, other?),
+        })
+    }
+
+    fn empty_region(&mut self) -> u32 {
+        match self.strings.ids.get(&b""[..]) {
+            Some(&id) => id,
+            None => self.strings.add(b"", ""),
+        }
+    }
+
+    #[inline(always)]
+    fn row(f: Fields<u32>) -> RawRow {
+        let flag = |v: Option<bool>| match v {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        RawRow {
+            cells: [
+                f.instance_type.unwrap_or(0),
+                f.accelerator_name.unwrap_or(0),
+                f.region,
+                f.zone.unwrap_or(0),
+                f.local_disk_type.unwrap_or(0),
+                f.gpu_info.unwrap_or(0),
+            ],
+            numbers: f.numbers,
+            nvme: flag(f.nvme_supported),
+            datacenter: flag(f.datacenter),
+        }
+    }
+}
+
+/// One string column: the previous cell is reused when its bytes repeat
+/// (rows come grouped by instance type and region), else the store makes it.
+struct Interner<C> {
+    col: Option<usize>,
+    last: Option<C>,
+    /// The `GpuInfo` column, a column no launch query reads: a field that
+    /// is missing (a short row) is empty and one that is not UTF-8 is read
+    /// lossily, so that it never costs the launch a row.
+    gpu: bool,
+}
+
+impl<C: Clone> Interner<C> {
     fn new(col: Option<usize>) -> Self {
         Interner {
             col,
             last: None,
-            map: FxHashMap::default(),
-            lenient: false,
+            gpu: false,
         }
     }
 
-    fn lenient(col: Option<usize>) -> Self {
+    fn gpu_info(col: Option<usize>) -> Self {
         Interner {
-            lenient: true,
+            gpu: true,
             ..Interner::new(col)
         }
     }
 
     #[inline(always)]
-    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<Text>, String> {
+    fn parse<S: CellStore<Cell = C>>(
+        &mut self,
+        record: &ZeroCopyByteRecord<'_>,
+        store: &mut S,
+    ) -> Result<Option<C>, String> {
         let bytes = match field_bytes(record, self.col) {
-            Err(_) if self.lenient => None,
+            Err(_) if self.gpu => None,
             other => other?,
         };
         let Some(bytes) = bytes else {
             return Ok(None);
         };
-        // Rows come grouped by instance type and region: the previous value usually repeats.
         if let Some(last) = &self.last
-            && same_bytes(last.as_bytes(), &bytes)
+            && same_bytes(store.bytes(self.gpu, last), &bytes)
         {
             return Ok(Some(last.clone()));
         }
-        self.look_up(&bytes).map(Some)
-    }
-
-    /// A cell unlike the one above: its shared value, made on first sight
-    /// (kept out of [`Interner::parse`], which is inlined for every cell).
-    #[inline(never)]
-    fn look_up(&mut self, bytes: &[u8]) -> Result<Text, String> {
-        let value = match self.map.get(bytes) {
-            Some(v) => v.clone(),
-            None => {
-                let v: Text = match text(bytes, self.col.unwrap_or(0)) {
-                    Err(_) if self.lenient => Text::from(&*String::from_utf8_lossy(bytes)),
-                    other => Text::from(other?),
-                };
-                self.map.insert(bytes.into(), v.clone());
-                v
-            }
-        };
+        let value = store.intern(self.gpu, &bytes, self.col.unwrap_or(0), self.gpu)?;
         self.last = Some(value.clone());
-        Ok(value)
+        Ok(Some(value))
     }
 }
 
-/// Turns records into [`VmRow`]s, one parser state per column.
-pub(super) struct RowParser {
+/// Turns records into rows ([`VmRow`]s, or [`RawRow`]s for an image), one
+/// parser state per column.
+pub(super) struct RowParser<S: CellStore = Texts> {
+    store: S,
     nvme: Option<usize>,
-    instance: Interner,
-    accelerator: Interner,
-    region: Interner,
-    zone: Interner,
-    disk_type: Interner,
-    gpu_info: Interner,
+    instance: Interner<S::Cell>,
+    accelerator: Interner<S::Cell>,
+    region: Interner<S::Cell>,
+    zone: Interner<S::Cell>,
+    disk_type: Interner<S::Cell>,
+    gpu_info: Interner<S::Cell>,
     acc_count: NumberColumn,
     vcpus: NumberColumn,
     mem: NumberColumn,
@@ -419,20 +658,19 @@ pub(super) struct RowParser {
     disk_size: NumberColumn,
     disk_count: NumberColumn,
     hosting_type: Option<NumberColumn>,
-    empty_region: Text,
 }
 
-impl RowParser {
+impl<S: CellStore> RowParser<S> {
     pub(super) fn new(c: RowColumns) -> Self {
         RowParser {
-            empty_region: Text::from(""),
+            store: S::default(),
             nvme: c.nvme,
             instance: Interner::new(Some(c.instance)),
             accelerator: Interner::new(c.acc_name),
             region: Interner::new(Some(c.region)),
             zone: Interner::new(c.zone),
             disk_type: Interner::new(c.disk_type),
-            gpu_info: Interner::lenient(c.gpu_info),
+            gpu_info: Interner::gpu_info(c.gpu_info),
             acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount", bounds::COUNT),
             vcpus: NumberColumn::new(c.vcpus, "vCPUs", bounds::VCPUS),
             mem: NumberColumn::new(c.mem, "MemoryGiB", bounds::MEMORY_GIB),
@@ -446,15 +684,41 @@ impl RowParser {
         }
     }
 
+    /// The strings the rows parsed so far hold.
+    pub(super) fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The store, to keep beside the rows.
+    pub(super) fn into_store(self) -> S {
+        self.store
+    }
+
+    /// Forgets the string cells seen (the store is emptied by the caller:
+    /// the next rows' cells are made anew). Number columns carry on.
+    pub(super) fn forget_strings(&mut self) -> &mut S {
+        for column in [
+            &mut self.instance,
+            &mut self.accelerator,
+            &mut self.region,
+            &mut self.zone,
+            &mut self.disk_type,
+            &mut self.gpu_info,
+        ] {
+            column.last = None;
+        }
+        &mut self.store
+    }
+
     /// One record's row, or why it is skipped.
-    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
+    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<S::Row, String> {
         let row = self.row(record);
         if row.is_err() {
             for column in self.number_columns() {
                 column.note_skipped(record);
             }
         }
-        row
+        row.map(S::row)
     }
 
     /// The number columns of [`NUMBER_COLUMNS`], in its order.
@@ -478,38 +742,57 @@ impl RowParser {
             .fold(0, |bits, (i, c)| bits | (u8::from(c.integer) << i))
     }
 
-    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
-        let instance_type = self.instance.parse(record)?;
+    /// The fields of a record, each checked in the order that names the
+    /// first bad one in a skipped row's warning.
+    #[inline(always)]
+    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Fields<S::Cell>, String> {
+        let store = &mut self.store;
+        let instance_type = self.instance.parse(record, store)?;
         // pandas keeps a row whose Region is empty (NaN): no region query
         // ever matches it and `get_region_zones` drops it, but queries
         // without a region still see it (IBM's upstream catalog has such
         // rows). It is kept as an empty region; a row with neither an
         // instance type nor a region is of use to no query.
-        let region = match self.region.parse(record)? {
+        let region = match self.region.parse(record, store)? {
             Some(region) => region,
-            None if instance_type.is_some() => self.empty_region.clone(),
+            None if instance_type.is_some() => store.empty_region(),
             None => return Err("Region is empty".into()),
         };
-        Ok(VmRow {
+        let accelerator_name = self.accelerator.parse(record, store)?;
+        let accelerator_count = self.acc_count.parse(record)?.into();
+        let vcpus = self.vcpus.parse(record)?.into();
+        let memory_gib = self.mem.parse(record)?.into();
+        let price = self.price.parse(record)?.into();
+        let spot_price = self.spot.parse(record)?.into();
+        let zone = self.zone.parse(record, store)?;
+        let local_disk_type = self.disk_type.parse(record, store)?;
+        let nvme_supported =
+            field_bytes(record, self.nvme)?.map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1");
+        let local_disk_size = self.disk_size.parse(record)?.into();
+        let local_disk_count = self.disk_count.parse(record)?.into();
+        let datacenter = match &mut self.hosting_type {
+            Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
+            None => None,
+        };
+        let gpu_info = self.gpu_info.parse(record, store)?;
+        Ok(Fields {
             instance_type,
-            accelerator_name: self.accelerator.parse(record)?,
-            accelerator_count: self.acc_count.parse(record)?.into(),
-            vcpus: self.vcpus.parse(record)?.into(),
-            memory_gib: self.mem.parse(record)?.into(),
-            price: self.price.parse(record)?.into(),
-            spot_price: self.spot.parse(record)?.into(),
+            accelerator_name,
             region,
-            zone: self.zone.parse(record)?,
-            local_disk_type: self.disk_type.parse(record)?,
-            nvme_supported: field_bytes(record, self.nvme)?
-                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
-            local_disk_size: self.disk_size.parse(record)?.into(),
-            local_disk_count: self.disk_count.parse(record)?.into(),
-            datacenter: match &mut self.hosting_type {
-                Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
-                None => None,
-            },
-            gpu_info: self.gpu_info.parse(record)?,
+            zone,
+            local_disk_type,
+            gpu_info,
+            numbers: [
+                accelerator_count,
+                vcpus,
+                memory_gib,
+                price,
+                spot_price,
+                local_disk_size,
+                local_disk_count,
+            ],
+            nvme_supported,
+            datacenter,
         })
     }
 }

@@ -308,7 +308,9 @@ impl CsvImageParse {
 
     /// Follows `carry[scanned..]` for quotes, moving `cut` to the end of the
     /// last whole record: a line end outside quotes, while every quote
-    /// stands at a field boundary (see `quotes_at_field_boundaries`).
+    /// stands at a field boundary (see `quotes_at_field_boundaries`). Only
+    /// the quotes are visited one by one; between them the last line end
+    /// is found from the back (a line at a time cost a call per line).
     fn scan(&mut self) {
         if self.whole {
             return;
@@ -316,26 +318,13 @@ impl CsvImageParse {
         let buf = &self.carry;
         let mut i = self.scanned;
         loop {
-            let Some(k) = memchr::memchr2(b'"', b'\n', &buf[i..]) else {
-                i = buf.len();
-                break;
-            };
-            let j = i + k;
-            if buf[j] == b'\n' {
-                if !self.in_quotes {
-                    self.cut = j + 1;
-                }
-                i = j + 1;
-            } else if !self.in_quotes {
-                // `carry` starts at a record: its first byte is at an edge.
-                let at_edge = j == 0 || matches!(buf[j - 1], b',' | b'\n' | b'\r');
-                if !at_edge {
-                    self.whole = true;
-                    return;
-                }
-                self.in_quotes = true;
-                i = j + 1;
-            } else {
+            if self.in_quotes {
+                // Inside a quoted field only its closing quote matters.
+                let Some(k) = memchr::memchr(b'"', &buf[i..]) else {
+                    i = buf.len();
+                    break;
+                };
+                let j = i + k;
                 match buf.get(j + 1) {
                     // The next byte tells: wait for it.
                     None => {
@@ -352,6 +341,25 @@ impl CsvImageParse {
                         return;
                     }
                 }
+            } else {
+                // Outside quotes up to the next quote: its last line end
+                // ends a record.
+                let end = memchr::memchr(b'"', &buf[i..]).map_or(buf.len(), |k| i + k);
+                if let Some(k) = memchr::memrchr(b'\n', &buf[i..end]) {
+                    self.cut = i + k + 1;
+                }
+                if end == buf.len() {
+                    i = end;
+                    break;
+                }
+                // `carry` starts at a record: its first byte is at an edge.
+                let at_edge = end == 0 || matches!(buf[end - 1], b',' | b'\n' | b'\r');
+                if !at_edge {
+                    self.whole = true;
+                    return;
+                }
+                self.in_quotes = true;
+                i = end + 1;
             }
         }
         self.scanned = i;

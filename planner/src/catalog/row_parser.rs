@@ -471,6 +471,9 @@ pub(super) struct LocalTable {
     text: String,
     /// Where string `i + 1` ends in `text`.
     ends: Vec<u32>,
+    /// Strings of at most 16 bytes by their [`number_key`] (no allocation,
+    /// no byte comparison), longer ones by their bytes.
+    short_ids: FxHashMap<(usize, u64, u64), u32>,
     ids: FxHashMap<Box<[u8]>, u32>,
 }
 
@@ -493,13 +496,17 @@ impl LocalTable {
         // A piece's text is far below 4 GiB (files are capped well below).
         self.ends.push(self.text.len() as u32);
         let id = self.ends.len() as u32;
-        self.ids.insert(key.into(), id);
+        match number_key(key) {
+            Some(short) => self.short_ids.insert(short, id),
+            None => self.ids.insert(key.into(), id),
+        };
         id
     }
 
     fn clear(&mut self) {
         self.text.clear();
         self.ends.clear();
+        self.short_ids.clear();
         self.ids.clear();
     }
 }
@@ -549,7 +556,11 @@ impl CellStore for PieceStrings {
         } else {
             &mut self.strings
         };
-        if let Some(&id) = table.ids.get(bytes) {
+        let known = match number_key(bytes) {
+            Some(short) => table.short_ids.get(&short),
+            None => table.ids.get(bytes),
+        };
+        if let Some(&id) = known {
             return Ok(id);
         }
         Ok(match text(bytes, col) {
@@ -559,7 +570,7 @@ impl CellStore for PieceStrings {
     }
 
     fn empty_region(&mut self) -> u32 {
-        match self.strings.ids.get(&b""[..]) {
+        match self.strings.short_ids.get(&(0, 0, 0)) {
             Some(&id) => id,
             None => self.strings.add(b"", ""),
         }
@@ -593,6 +604,9 @@ impl CellStore for PieceStrings {
 struct Interner<C> {
     col: Option<usize>,
     last: Option<C>,
+    /// `last`'s [`number_key`], when it has one: most cells are compared
+    /// with the one above without reading the store.
+    last_key: Option<(usize, u64, u64)>,
     /// The `GpuInfo` column, a column no launch query reads: a field that
     /// is missing (a short row) is empty and one that is not UTF-8 is read
     /// lossily, so that it never costs the launch a row.
@@ -604,6 +618,7 @@ impl<C: Clone> Interner<C> {
         Interner {
             col,
             last: None,
+            last_key: None,
             gpu: false,
         }
     }
@@ -628,13 +643,23 @@ impl<C: Clone> Interner<C> {
         let Some(bytes) = bytes else {
             return Ok(None);
         };
-        if let Some(last) = &self.last
-            && same_bytes(store.bytes(self.gpu, last), &bytes)
-        {
-            return Ok(Some(last.clone()));
+        let key = number_key(&bytes);
+        if let Some(last) = &self.last {
+            let same = match (key, self.last_key) {
+                (Some(key), Some(last_key)) => key == last_key,
+                (Some(_), None) | (None, Some(_)) => false,
+                (None, None) => same_bytes(store.bytes(self.gpu, last), &bytes),
+            };
+            if same {
+                return Ok(Some(last.clone()));
+            }
         }
         let value = store.intern(self.gpu, &bytes, self.col.unwrap_or(0), self.gpu)?;
         self.last = Some(value.clone());
+        // The key of the bytes the store made the cell of: a lenient cell
+        // (not UTF-8, made lossily) keeps none, so that it is compared
+        // by what it holds, as before.
+        self.last_key = key.filter(|_| !self.gpu || store.bytes(self.gpu, &value) == &*bytes);
         Ok(Some(value))
     }
 }
@@ -706,6 +731,7 @@ impl<S: CellStore> RowParser<S> {
             &mut self.gpu_info,
         ] {
             column.last = None;
+            column.last_key = None;
         }
         &mut self.store
     }

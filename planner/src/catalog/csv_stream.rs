@@ -8,11 +8,14 @@
 //! boundary, as [`CsvParse`] cuts a body into parts); each piece is parsed
 //! here with one [`RowParser`] carried on, or handed out ([`CsvPiece`]) to
 //! be parsed elsewhere with its own and written back in order; either way
-//! the rows, warnings (lines counted across pieces), integer columns and
+//! each piece's rows hold its own string ids (`RawRow`s over
+//! `PieceStrings`), which the image writer maps once per piece, and the
+//! rows, warnings (lines counted across pieces), integer columns and
 //! image are those of the file parsed whole. A file with a quote the reader
 //! may read otherwise is cut no further from that quote on: the rest is one
-//! piece. A file without a single whole record before its end is parsed by
-//! [`CsvParse`] as it is. (The planner starts no thread: the caller does.)
+//! piece. A file smaller than a piece is parsed the same way at its end;
+//! one without a single whole record is parsed by [`CsvParse`] as it is.
+//! (The planner starts no thread: the caller does.)
 
 use super::csv_parse::{Header, LineCounter, check_not_truncated, parse_records};
 use super::image::ImageWriter;

@@ -1,4 +1,7 @@
-//! A `vms.csv` record made a [`VmRow`]: fields found by header position,
+//! A `vms.csv` record made a [`VmRow`] — or, for an image, a [`RawRow`]
+//! whose strings are ids into tables of the piece being parsed
+//! ([`PieceStrings`]: nothing is allocated or shared per cell, and the image
+//! writer maps each piece's ids once) —: fields found by header position,
 //! trimmed and unescaped; strings interned; numbers parsed once per distinct
 //! cell and bounded; a field that repeats the row above reuses its value.
 //! Beside the rows it keeps what pandas would infer of the number columns

@@ -6,7 +6,7 @@
 //! columns is a [`CatalogError`]. This is the one reader of `vms.csv`: the
 //! launch's catalogs and `sky gpus list` both read it.
 
-use super::row_parser::{RowColumns, RowParser};
+use super::row_parser::{CellStore, RowColumns, RowParser, Texts};
 use super::{CatalogError, CatalogWarning, CloudCatalog, Columns, Schema, VmRow};
 use crate::cloud::CloudId;
 
@@ -165,7 +165,7 @@ impl<'a> CsvParse<'a> {
         // multi-megabyte vector.
         let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', part).count());
         let mut warnings = Vec::new();
-        let mut parser = RowParser::new(self.header.columns);
+        let mut parser = RowParser::<Texts>::new(self.header.columns);
         // Warnings name their line; counted on from the previous warning so
         // that a file of bad rows costs one pass, not one per row.
         let mut lines = LineCounter::default();
@@ -232,12 +232,12 @@ impl<'a> CsvParse<'a> {
 /// Parses the whole records of `piece` onto `rows` (a record that is no
 /// row onto `warnings`, its line from `line_of` its offset in `piece`):
 /// where the last record starts in `piece`, and its fields.
-pub(super) fn parse_records(
+pub(super) fn parse_records<S: CellStore>(
     piece: &[u8],
-    parser: &mut RowParser,
+    parser: &mut RowParser<S>,
     source_name: &str,
     mut line_of: impl FnMut(u64) -> u64,
-    rows: &mut Vec<VmRow>,
+    rows: &mut Vec<S::Row>,
     warnings: &mut Vec<CatalogWarning>,
 ) -> Result<Option<(u64, usize)>, CatalogError> {
     let mut csv = simd_csv::ZeroCopyReaderBuilder::new()

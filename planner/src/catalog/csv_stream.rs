@@ -8,16 +8,19 @@
 //! boundary, as [`CsvParse`] cuts a body into parts); each piece is parsed
 //! here with one [`RowParser`] carried on, or handed out ([`CsvPiece`]) to
 //! be parsed elsewhere with its own and written back in order; either way
-//! the rows, warnings (lines counted across pieces), integer columns and
+//! each piece's rows hold its own string ids (`RawRow`s over
+//! `PieceStrings`), which the image writer maps once per piece, and the
+//! rows, warnings (lines counted across pieces), integer columns and
 //! image are those of the file parsed whole. A file with a quote the reader
 //! may read otherwise is cut no further from that quote on: the rest is one
-//! piece. A file without a single whole record before its end is parsed by
-//! [`CsvParse`] as it is. (The planner starts no thread: the caller does.)
+//! piece. A file smaller than a piece is parsed the same way at its end;
+//! one without a single whole record is parsed by [`CsvParse`] as it is.
+//! (The planner starts no thread: the caller does.)
 
 use super::csv_parse::{Header, LineCounter, check_not_truncated, parse_records};
 use super::image::ImageWriter;
-use super::row_parser::{RowColumns, RowParser};
-use super::{CatalogError, CatalogWarning, CsvParse, VmRow};
+use super::row_parser::{PieceStrings, RawRow, RowColumns, RowParser};
+use super::{CatalogError, CatalogWarning, CsvParse};
 use crate::cloud::CloudId;
 
 /// Bytes gathered before a piece is parsed: large enough that a piece's
@@ -72,7 +75,9 @@ pub struct CsvPiece {
 /// The rows of a [`CsvPiece`], to write into the image.
 pub struct ParsedPiece {
     seq: u64,
-    rows: Vec<VmRow>,
+    /// Its rows, their strings ids into `strings` (the piece's own).
+    rows: Vec<RawRow>,
+    strings: PieceStrings,
     warnings: Vec<CatalogWarning>,
     /// (start in the file, fields) of the piece's last record.
     last: Option<(u64, usize)>,
@@ -87,7 +92,7 @@ impl CsvPiece {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
-        let mut parser = RowParser::new(self.columns);
+        let mut parser = RowParser::<PieceStrings>::new(self.columns);
         // About a row a line: sized once, not regrown (and copied) as it fills.
         let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', &self.bytes).count());
         let mut warnings = Vec::new();
@@ -100,12 +105,14 @@ impl CsvPiece {
             &mut rows,
             &mut warnings,
         )?;
+        let integers = parser.integer_bits();
         Ok(ParsedPiece {
             seq: self.seq,
             rows,
+            strings: parser.into_store(),
             warnings,
             last: last.map(|(at, fields)| (self.offset + at, fields)),
-            integers: parser.integer_bits(),
+            integers,
         })
     }
 }
@@ -116,10 +123,10 @@ impl CsvPiece {
 fn piece_rows(
     cloud: CloudId,
     piece: &[u8],
-    parser: &mut RowParser,
+    parser: &mut RowParser<PieceStrings>,
     source_name: &str,
     lines_before: u64,
-    rows: &mut Vec<VmRow>,
+    rows: &mut Vec<RawRow>,
     warnings: &mut Vec<CatalogWarning>,
 ) -> Result<Option<(u64, usize)>, CatalogError> {
     let mut lines = LineCounter::default();
@@ -133,7 +140,7 @@ fn piece_rows(
     )?;
     if cloud == CloudId::Shadeform {
         // `shadeform_catalog._get_df`, as `CsvParse::finish` keeps them.
-        rows.retain(|r| r.instance_type.is_some() && r.accelerator_name.is_some());
+        rows.retain(|r| r.cells[0] != 0 && r.cells[1] != 0);
     }
     Ok(last)
 }
@@ -141,11 +148,13 @@ fn piece_rows(
 /// The state of a parse past its header.
 struct Body {
     header: Header,
-    parser: RowParser,
+    /// Carried from piece to piece (its number columns' integer bits); its
+    /// strings are each piece's own.
+    parser: RowParser<PieceStrings>,
     writer: ImageWriter,
     warnings: Vec<CatalogWarning>,
     /// The rows of the piece being parsed (reused).
-    rows: Vec<VmRow>,
+    rows: Vec<RawRow>,
     /// Integer bits of the pieces written (see [`super::Columns`]).
     integers: u8,
     /// The next handed-out piece to write.
@@ -204,7 +213,7 @@ impl CsvImageParse {
             return Err(order());
         }
         body.next_write += 1;
-        body.writer.push_rows(&piece.rows);
+        body.writer.push_piece(&piece.rows, &piece.strings);
         body.warnings.extend(piece.warnings);
         body.integers &= piece.integers;
         if piece.last.is_some() {
@@ -229,6 +238,12 @@ impl CsvImageParse {
     /// [`CloudCatalog::from_image`](super::CloudCatalog::from_image) reads
     /// them back).
     pub fn finish(mut self) -> Result<Vec<u8>, CatalogError> {
+        // A file smaller than a piece: its whole records parse as one (the
+        // rest as the last), as a longer file's do; one without any is
+        // parsed whole below. (Handed-out pieces are all written by now.)
+        if self.body.is_none() && !self.hand_out && self.cut > 0 {
+            self.parse_cut()?;
+        }
         if self
             .body
             .as_ref()
@@ -296,7 +311,9 @@ impl CsvImageParse {
 
     /// Follows `carry[scanned..]` for quotes, moving `cut` to the end of the
     /// last whole record: a line end outside quotes, while every quote
-    /// stands at a field boundary (see `quotes_at_field_boundaries`).
+    /// stands at a field boundary (see `quotes_at_field_boundaries`). Only
+    /// the quotes are visited one by one; between them the last line end
+    /// is found from the back (a line at a time cost a call per line).
     fn scan(&mut self) {
         if self.whole {
             return;
@@ -304,26 +321,13 @@ impl CsvImageParse {
         let buf = &self.carry;
         let mut i = self.scanned;
         loop {
-            let Some(k) = memchr::memchr2(b'"', b'\n', &buf[i..]) else {
-                i = buf.len();
-                break;
-            };
-            let j = i + k;
-            if buf[j] == b'\n' {
-                if !self.in_quotes {
-                    self.cut = j + 1;
-                }
-                i = j + 1;
-            } else if !self.in_quotes {
-                // `carry` starts at a record: its first byte is at an edge.
-                let at_edge = j == 0 || matches!(buf[j - 1], b',' | b'\n' | b'\r');
-                if !at_edge {
-                    self.whole = true;
-                    return;
-                }
-                self.in_quotes = true;
-                i = j + 1;
-            } else {
+            if self.in_quotes {
+                // Inside a quoted field only its closing quote matters.
+                let Some(k) = memchr::memchr(b'"', &buf[i..]) else {
+                    i = buf.len();
+                    break;
+                };
+                let j = i + k;
                 match buf.get(j + 1) {
                     // The next byte tells: wait for it.
                     None => {
@@ -340,6 +344,25 @@ impl CsvImageParse {
                         return;
                     }
                 }
+            } else {
+                // Outside quotes up to the next quote: its last line end
+                // ends a record.
+                let end = memchr::memchr(b'"', &buf[i..]).map_or(buf.len(), |k| i + k);
+                if let Some(k) = memchr::memrchr(b'\n', &buf[i..end]) {
+                    self.cut = i + k + 1;
+                }
+                if end == buf.len() {
+                    i = end;
+                    break;
+                }
+                // `carry` starts at a record: its first byte is at an edge.
+                let at_edge = end == 0 || matches!(buf[end - 1], b',' | b'\n' | b'\r');
+                if !at_edge {
+                    self.whole = true;
+                    return;
+                }
+                self.in_quotes = true;
+                i = end + 1;
             }
         }
         self.scanned = i;
@@ -396,7 +419,8 @@ impl CsvImageParse {
             carry.drain(..cut);
             self.carry = carry;
         }
-        self.scanned -= cut;
+        // Past a stray quote (`whole`) nothing more is scanned or cut.
+        self.scanned = self.scanned.saturating_sub(cut);
         self.cut = 0;
         self.body = Some(body);
         Ok(())
@@ -416,6 +440,7 @@ impl CsvImageParse {
         piece: &[u8],
     ) -> Result<Option<(u64, usize)>, CatalogError> {
         body.rows.clear();
+        body.parser.forget_strings().clear();
         let last = piece_rows(
             self.cloud,
             piece,
@@ -425,7 +450,7 @@ impl CsvImageParse {
             &mut body.rows,
             &mut body.warnings,
         )?;
-        body.writer.push_rows(&body.rows);
+        body.writer.push_piece(&body.rows, body.parser.store());
         body.rows.clear();
         if let Some((at, fields)) = last {
             body.last = Some((self.offset + at, fields));

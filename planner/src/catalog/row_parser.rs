@@ -1,4 +1,7 @@
-//! A `vms.csv` record made a [`VmRow`]: fields found by header position,
+//! A `vms.csv` record made a [`VmRow`] — or, for an image, a [`RawRow`]
+//! whose strings are ids into tables of the piece being parsed
+//! ([`PieceStrings`]: nothing is allocated or shared per cell, and the image
+//! writer maps each piece's ids once) —: fields found by header position,
 //! trimmed and unescaped; strings interned; numbers parsed once per distinct
 //! cell and bounded; a field that repeats the row above reuses its value.
 //! Beside the rows it keeps what pandas would infer of the number columns
@@ -9,6 +12,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 use simd_csv::ZeroCopyByteRecord;
 
+use super::row::Num;
 use super::{NUMBER_COLUMNS, Text, VmRow};
 
 /// Where each column a row reads sits in the header.
@@ -334,83 +338,346 @@ fn plain_decimal(bytes: &[u8]) -> Option<f64> {
     Some(mantissa as f64 / POW10[frac.len()])
 }
 
-/// Shares one allocation per distinct string of a column: catalogs repeat
-/// instance types, regions and zones thousands of times, and cloning an
-/// `Text` (zone-mapping join, candidates) is a counter bump.
-struct Interner {
-    col: Option<usize>,
-    last: Option<Text>,
-    map: FxHashMap<Box<[u8]>, Text>,
-    /// A column no launch query reads (`GpuInfo`): a field that is
-    /// missing (a short row) is empty and one that is not UTF-8 is read
-    /// lossily, so that it never costs the launch a row.
-    lenient: bool,
+/// Where a [`RowParser`] keeps the strings of its cells: shared [`Text`]s
+/// for rows ([`Texts`]), or ids into tables of the piece being parsed for
+/// an image ([`PieceStrings`]: no string is shared between threads, and
+/// the image writer maps each piece's ids once, not each cell).
+pub(super) trait CellStore: Default {
+    /// A string cell.
+    type Cell: Clone;
+    /// What the parser makes of a record.
+    type Row;
+    /// The bytes `cell` (of the `GpuInfo` table when `gpu`) holds, as made
+    /// (a lenient cell's lossy text).
+    fn bytes<'s>(&'s self, gpu: bool, cell: &'s Self::Cell) -> &'s [u8];
+    /// The cell of `bytes` (field `col`; `lenient`: not UTF-8 is read
+    /// lossily instead of refused), made on first sight.
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<Self::Cell, String>;
+    /// The empty region's cell (see [`RowParser::row`]).
+    fn empty_region(&mut self) -> Self::Cell;
+    /// A record's fields made the row.
+    fn row(fields: Fields<Self::Cell>) -> Self::Row;
 }
 
-impl Interner {
+/// A record's fields, in a row's terms.
+pub(super) struct Fields<C> {
+    pub(super) instance_type: Option<C>,
+    pub(super) accelerator_name: Option<C>,
+    pub(super) region: C,
+    pub(super) zone: Option<C>,
+    pub(super) local_disk_type: Option<C>,
+    pub(super) gpu_info: Option<C>,
+    /// The number columns, in [`NUMBER_COLUMNS`] order.
+    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
+    pub(super) nvme_supported: Option<bool>,
+    pub(super) datacenter: Option<bool>,
+}
+
+/// One shared [`Text`] per distinct string: catalogs repeat instance
+/// types, regions and zones thousands of times, and cloning a `Text`
+/// (zone-mapping join, candidates) is a counter bump.
+#[derive(Default)]
+pub(super) struct Texts {
+    /// The strings, then the `GpuInfo` cells, by their bytes.
+    maps: [FxHashMap<Box<[u8]>, Text>; 2],
+    empty: Option<Text>,
+}
+
+impl CellStore for Texts {
+    type Cell = Text;
+    type Row = VmRow;
+
+    #[inline(always)]
+    fn bytes<'s>(&'s self, _gpu: bool, cell: &'s Text) -> &'s [u8] {
+        cell.as_bytes()
+    }
+
+    // Kept out of `Interner::parse`, which is inlined for every cell.
+    #[inline(never)]
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<Text, String> {
+        let map = &mut self.maps[usize::from(gpu)];
+        if let Some(v) = map.get(bytes) {
+            return Ok(v.clone());
+        }
+        let v: Text = match text(bytes, col) {
+            Err(_) if lenient => Text::from(&*String::from_utf8_lossy(bytes)),
+            other => Text::from(other?),
+        };
+        map.insert(bytes.into(), v.clone());
+        Ok(v)
+    }
+
+    fn empty_region(&mut self) -> Text {
+        self.empty.get_or_insert_with(|| Text::from("")).clone()
+    }
+
+    #[inline(always)]
+    fn row(f: Fields<Text>) -> VmRow {
+        let [
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+        ] = f.numbers;
+        VmRow {
+            instance_type: f.instance_type,
+            accelerator_name: f.accelerator_name,
+            region: f.region,
+            zone: f.zone,
+            local_disk_type: f.local_disk_type,
+            nvme_supported: f.nvme_supported,
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+            datacenter: f.datacenter,
+            gpu_info: f.gpu_info,
+        }
+    }
+}
+
+/// A row parsed for an image ([`PieceStrings`]): its string cells as ids
+/// into its piece's tables (0: empty) in the image's order — instance
+/// type, accelerator, region, zone, disk type, `GpuInfo` —, its numbers,
+/// and its NVMe and datacenter flags as the image writes them (0 empty,
+/// 1 false, 2 true). No string is allocated or shared per cell.
+#[derive(Clone, Copy)]
+pub(super) struct RawRow {
+    pub(super) cells: [u32; 6],
+    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
+    pub(super) nvme: u8,
+    pub(super) datacenter: u8,
+}
+
+/// The distinct strings of one piece of a file, numbered from 1 in order
+/// of first sight (0: an empty cell), packed back to back.
+#[derive(Default)]
+pub(super) struct LocalTable {
+    text: String,
+    /// Where string `i + 1` ends in `text`.
+    ends: Vec<u32>,
+    /// Strings of at most 16 bytes by their [`number_key`] (no allocation,
+    /// no byte comparison), longer ones by their bytes.
+    short_ids: FxHashMap<(usize, u64, u64), u32>,
+    ids: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl LocalTable {
+    /// How many strings there are.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// String `id` (from 1).
+    #[inline]
+    pub(super) fn get(&self, id: u32) -> &str {
+        let i = id as usize - 1;
+        let start = i.checked_sub(1).map_or(0, |j| self.ends[j] as usize);
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    fn add(&mut self, key: &[u8], text: &str) -> u32 {
+        self.text.push_str(text);
+        // A piece's text is far below 4 GiB (files are capped well below).
+        self.ends.push(self.text.len() as u32);
+        let id = self.ends.len() as u32;
+        match number_key(key) {
+            Some(short) => self.short_ids.insert(short, id),
+            None => self.ids.insert(key.into(), id),
+        };
+        id
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+        self.short_ids.clear();
+        self.ids.clear();
+    }
+}
+
+/// The strings of a piece parsed for an image: its rows' cells are ids
+/// into these tables ([`super::image`] maps them to the image's ids once
+/// per piece).
+#[derive(Default)]
+pub(super) struct PieceStrings {
+    /// Every string but `GpuInfo`.
+    pub(super) strings: LocalTable,
+    /// `GpuInfo` cells.
+    pub(super) gpu_info: LocalTable,
+}
+
+impl PieceStrings {
+    fn table(&self, gpu: bool) -> &LocalTable {
+        if gpu { &self.gpu_info } else { &self.strings }
+    }
+
+    /// Empties the tables (their ids are of the piece just written).
+    pub(super) fn clear(&mut self) {
+        self.strings.clear();
+        self.gpu_info.clear();
+    }
+}
+
+impl CellStore for PieceStrings {
+    type Cell = u32;
+    type Row = RawRow;
+
+    #[inline(always)]
+    fn bytes<'s>(&'s self, gpu: bool, cell: &'s u32) -> &'s [u8] {
+        self.table(gpu).get(*cell).as_bytes()
+    }
+
+    #[inline(never)]
+    fn intern(
+        &mut self,
+        gpu: bool,
+        bytes: &[u8],
+        col: usize,
+        lenient: bool,
+    ) -> Result<u32, String> {
+        let table = if gpu {
+            &mut self.gpu_info
+        } else {
+            &mut self.strings
+        };
+        let known = match number_key(bytes) {
+            Some(short) => table.short_ids.get(&short),
+            None => table.ids.get(bytes),
+        };
+        if let Some(&id) = known {
+            return Ok(id);
+        }
+        Ok(match text(bytes, col) {
+            Err(_) if lenient => table.add(bytes, &String::from_utf8_lossy(bytes)),
+            other => table.add(bytes, other?),
+        })
+    }
+
+    fn empty_region(&mut self) -> u32 {
+        match self.strings.short_ids.get(&(0, 0, 0)) {
+            Some(&id) => id,
+            None => self.strings.add(b"", ""),
+        }
+    }
+
+    #[inline(always)]
+    fn row(f: Fields<u32>) -> RawRow {
+        let flag = |v: Option<bool>| match v {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        RawRow {
+            cells: [
+                f.instance_type.unwrap_or(0),
+                f.accelerator_name.unwrap_or(0),
+                f.region,
+                f.zone.unwrap_or(0),
+                f.local_disk_type.unwrap_or(0),
+                f.gpu_info.unwrap_or(0),
+            ],
+            numbers: f.numbers,
+            nvme: flag(f.nvme_supported),
+            datacenter: flag(f.datacenter),
+        }
+    }
+}
+
+/// One string column: the previous cell is reused when its bytes repeat
+/// (rows come grouped by instance type and region), else the store makes it.
+struct Interner<C> {
+    col: Option<usize>,
+    last: Option<C>,
+    /// `last`'s [`number_key`], when it has one: most cells are compared
+    /// with the one above without reading the store.
+    last_key: Option<(usize, u64, u64)>,
+    /// The `GpuInfo` column, a column no launch query reads: a field that
+    /// is missing (a short row) is empty and one that is not UTF-8 is read
+    /// lossily, so that it never costs the launch a row.
+    gpu: bool,
+}
+
+impl<C: Clone> Interner<C> {
     fn new(col: Option<usize>) -> Self {
         Interner {
             col,
             last: None,
-            map: FxHashMap::default(),
-            lenient: false,
+            last_key: None,
+            gpu: false,
         }
     }
 
-    fn lenient(col: Option<usize>) -> Self {
+    fn gpu_info(col: Option<usize>) -> Self {
         Interner {
-            lenient: true,
+            gpu: true,
             ..Interner::new(col)
         }
     }
 
     #[inline(always)]
-    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<Text>, String> {
+    fn parse<S: CellStore<Cell = C>>(
+        &mut self,
+        record: &ZeroCopyByteRecord<'_>,
+        store: &mut S,
+    ) -> Result<Option<C>, String> {
         let bytes = match field_bytes(record, self.col) {
-            Err(_) if self.lenient => None,
+            Err(_) if self.gpu => None,
             other => other?,
         };
         let Some(bytes) = bytes else {
             return Ok(None);
         };
-        // Rows come grouped by instance type and region: the previous value usually repeats.
-        if let Some(last) = &self.last
-            && same_bytes(last.as_bytes(), &bytes)
-        {
-            return Ok(Some(last.clone()));
-        }
-        self.look_up(&bytes).map(Some)
-    }
-
-    /// A cell unlike the one above: its shared value, made on first sight
-    /// (kept out of [`Interner::parse`], which is inlined for every cell).
-    #[inline(never)]
-    fn look_up(&mut self, bytes: &[u8]) -> Result<Text, String> {
-        let value = match self.map.get(bytes) {
-            Some(v) => v.clone(),
-            None => {
-                let v: Text = match text(bytes, self.col.unwrap_or(0)) {
-                    Err(_) if self.lenient => Text::from(&*String::from_utf8_lossy(bytes)),
-                    other => Text::from(other?),
-                };
-                self.map.insert(bytes.into(), v.clone());
-                v
+        let key = number_key(&bytes);
+        if let Some(last) = &self.last {
+            let same = match (key, self.last_key) {
+                (Some(key), Some(last_key)) => key == last_key,
+                (Some(_), None) | (None, Some(_)) => false,
+                (None, None) => same_bytes(store.bytes(self.gpu, last), &bytes),
+            };
+            if same {
+                return Ok(Some(last.clone()));
             }
-        };
+        }
+        let value = store.intern(self.gpu, &bytes, self.col.unwrap_or(0), self.gpu)?;
         self.last = Some(value.clone());
-        Ok(value)
+        // The key of the bytes the store made the cell of: a lenient cell
+        // (not UTF-8, made lossily) keeps none, so that it is compared
+        // by what it holds, as before.
+        self.last_key = key.filter(|_| !self.gpu || store.bytes(self.gpu, &value) == &*bytes);
+        Ok(Some(value))
     }
 }
 
-/// Turns records into [`VmRow`]s, one parser state per column.
-pub(super) struct RowParser {
+/// Turns records into rows ([`VmRow`]s, or [`RawRow`]s for an image), one
+/// parser state per column.
+pub(super) struct RowParser<S: CellStore = Texts> {
+    store: S,
     nvme: Option<usize>,
-    instance: Interner,
-    accelerator: Interner,
-    region: Interner,
-    zone: Interner,
-    disk_type: Interner,
-    gpu_info: Interner,
+    instance: Interner<S::Cell>,
+    accelerator: Interner<S::Cell>,
+    region: Interner<S::Cell>,
+    zone: Interner<S::Cell>,
+    disk_type: Interner<S::Cell>,
+    gpu_info: Interner<S::Cell>,
     acc_count: NumberColumn,
     vcpus: NumberColumn,
     mem: NumberColumn,
@@ -419,20 +686,19 @@ pub(super) struct RowParser {
     disk_size: NumberColumn,
     disk_count: NumberColumn,
     hosting_type: Option<NumberColumn>,
-    empty_region: Text,
 }
 
-impl RowParser {
+impl<S: CellStore> RowParser<S> {
     pub(super) fn new(c: RowColumns) -> Self {
         RowParser {
-            empty_region: Text::from(""),
+            store: S::default(),
             nvme: c.nvme,
             instance: Interner::new(Some(c.instance)),
             accelerator: Interner::new(c.acc_name),
             region: Interner::new(Some(c.region)),
             zone: Interner::new(c.zone),
             disk_type: Interner::new(c.disk_type),
-            gpu_info: Interner::lenient(c.gpu_info),
+            gpu_info: Interner::gpu_info(c.gpu_info),
             acc_count: NumberColumn::new(c.acc_count, "AcceleratorCount", bounds::COUNT),
             vcpus: NumberColumn::new(c.vcpus, "vCPUs", bounds::VCPUS),
             mem: NumberColumn::new(c.mem, "MemoryGiB", bounds::MEMORY_GIB),
@@ -446,15 +712,42 @@ impl RowParser {
         }
     }
 
+    /// The strings the rows parsed so far hold.
+    pub(super) fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The store, to keep beside the rows.
+    pub(super) fn into_store(self) -> S {
+        self.store
+    }
+
+    /// Forgets the string cells seen (the store is emptied by the caller:
+    /// the next rows' cells are made anew). Number columns carry on.
+    pub(super) fn forget_strings(&mut self) -> &mut S {
+        for column in [
+            &mut self.instance,
+            &mut self.accelerator,
+            &mut self.region,
+            &mut self.zone,
+            &mut self.disk_type,
+            &mut self.gpu_info,
+        ] {
+            column.last = None;
+            column.last_key = None;
+        }
+        &mut self.store
+    }
+
     /// One record's row, or why it is skipped.
-    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
+    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<S::Row, String> {
         let row = self.row(record);
         if row.is_err() {
             for column in self.number_columns() {
                 column.note_skipped(record);
             }
         }
-        row
+        row.map(S::row)
     }
 
     /// The number columns of [`NUMBER_COLUMNS`], in its order.
@@ -478,326 +771,60 @@ impl RowParser {
             .fold(0, |bits, (i, c)| bits | (u8::from(c.integer) << i))
     }
 
-    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<VmRow, String> {
-        let instance_type = self.instance.parse(record)?;
+    /// The fields of a record, each checked in the order that names the
+    /// first bad one in a skipped row's warning.
+    #[inline(always)]
+    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Fields<S::Cell>, String> {
+        let store = &mut self.store;
+        let instance_type = self.instance.parse(record, store)?;
         // pandas keeps a row whose Region is empty (NaN): no region query
         // ever matches it and `get_region_zones` drops it, but queries
         // without a region still see it (IBM's upstream catalog has such
         // rows). It is kept as an empty region; a row with neither an
         // instance type nor a region is of use to no query.
-        let region = match self.region.parse(record)? {
+        let region = match self.region.parse(record, store)? {
             Some(region) => region,
-            None if instance_type.is_some() => self.empty_region.clone(),
+            None if instance_type.is_some() => store.empty_region(),
             None => return Err("Region is empty".into()),
         };
-        Ok(VmRow {
+        let accelerator_name = self.accelerator.parse(record, store)?;
+        let accelerator_count = self.acc_count.parse(record)?.into();
+        let vcpus = self.vcpus.parse(record)?.into();
+        let memory_gib = self.mem.parse(record)?.into();
+        let price = self.price.parse(record)?.into();
+        let spot_price = self.spot.parse(record)?.into();
+        let zone = self.zone.parse(record, store)?;
+        let local_disk_type = self.disk_type.parse(record, store)?;
+        let nvme_supported =
+            field_bytes(record, self.nvme)?.map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1");
+        let local_disk_size = self.disk_size.parse(record)?.into();
+        let local_disk_count = self.disk_count.parse(record)?.into();
+        let datacenter = match &mut self.hosting_type {
+            Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
+            None => None,
+        };
+        let gpu_info = self.gpu_info.parse(record, store)?;
+        Ok(Fields {
             instance_type,
-            accelerator_name: self.accelerator.parse(record)?,
-            accelerator_count: self.acc_count.parse(record)?.into(),
-            vcpus: self.vcpus.parse(record)?.into(),
-            memory_gib: self.mem.parse(record)?.into(),
-            price: self.price.parse(record)?.into(),
-            spot_price: self.spot.parse(record)?.into(),
+            accelerator_name,
             region,
-            zone: self.zone.parse(record)?,
-            local_disk_type: self.disk_type.parse(record)?,
-            nvme_supported: field_bytes(record, self.nvme)?
-                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
-            local_disk_size: self.disk_size.parse(record)?.into(),
-            local_disk_count: self.disk_count.parse(record)?.into(),
-            datacenter: match &mut self.hosting_type {
-                Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
-                None => None,
-            },
-            gpu_info: self.gpu_info.parse(record)?,
+            zone,
+            local_disk_type,
+            gpu_info,
+            numbers: [
+                accelerator_count,
+                vcpus,
+                memory_gib,
+                price,
+                spot_price,
+                local_disk_size,
+                local_disk_count,
+            ],
+            nvme_supported,
+            datacenter,
         })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::{CloudCatalog, Schema};
-    use crate::cloud::CloudId;
-
-    const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
-
-    #[test]
-    fn plain_decimals_parse_to_the_same_f64_as_str_parse() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut cases: Vec<String> = [
-            "0",
-            "0.0",
-            "1.0",
-            "0.1",
-            "3.06",
-            "17.15",
-            "98.32",
-            "0.0001",
-            "123456789012345",
-            "12345678901234.5",
-            "0.000000000000001",
-            "2.675",
-            "007.50",
-            "1.",
-            ".5",
-            "1e3",
-            "-1",
-            "1.2.3",
-            "1234567890123456",
-            "inf",
-            "",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for _ in 0..20_000 {
-            let int_digits = 1 + next() % 9;
-            let frac_digits = next() % 8;
-            let mut text = (0..int_digits)
-                .map(|_| char::from(b'0' + (next() % 10) as u8))
-                .collect::<String>();
-            if frac_digits > 0 {
-                text.push('.');
-                text.extend((0..frac_digits).map(|_| char::from(b'0' + (next() % 10) as u8)));
-            }
-            cases.push(text);
-        }
-        cases.extend(
-            [
-                "1.",
-                "12.",
-                "..",
-                "1..",
-                "1234567890123456",
-                "123456789012345.6",
-                "+5",
-                "-5",
-                "00000000000000001",
-                "9999999999999999",
-                ".",
-                "1.2.",
-                "12a",
-            ]
-            .map(String::from),
-        );
-        let mut fast = 0;
-        for case in &cases {
-            // The one-pass reading agrees with both readings, bit for bit.
-            let (integer, plain) = integer_and_plain(case.as_bytes());
-            assert_eq!(integer, is_integer(case.as_bytes()), "{case}");
-            assert_eq!(
-                plain.map(f64::to_bits),
-                plain_decimal(case.as_bytes()).map(f64::to_bits),
-                "{case}"
-            );
-            if let Some(v) = plain_decimal(case.as_bytes()) {
-                fast += 1;
-                assert_eq!(
-                    v.to_bits(),
-                    case.parse::<f64>().unwrap().to_bits(),
-                    "{case}"
-                );
-            }
-        }
-        assert!(fast > 19_000, "only {fast} took the fast path");
-        for refused in [".5", "1e3", "-1", "1.2.3", "1234567890123456", "inf", ""] {
-            assert_eq!(plain_decimal(refused.as_bytes()), None, "{refused}");
-        }
-    }
-
-    #[test]
-    fn integer_cells_are_those_i64_parses_and_fields_compare_as_bytes() {
-        for cell in [
-            "0",
-            "7",
-            "+5",
-            "-0",
-            "-12",
-            "007",
-            "",
-            "+",
-            "-",
-            "+-5",
-            "1.0",
-            "1e3",
-            " 1",
-            "١",
-            "999999999999999999",
-            "9223372036854775807",
-            "9223372036854775808",
-            "-9223372036854775808",
-            "-9223372036854775809",
-            "12345678901234567890",
-        ] {
-            let want = !cell.is_empty() && cell.parse::<i64>().is_ok();
-            assert_eq!(is_integer(cell.as_bytes()), want, "{cell:?}");
-        }
-        let long = "{'Gpus': [{'Name': 'H100', 'Count': 8}], 'TotalGpuMemoryInMiB': 655360}";
-        for (a, b) in [
-            ("", ""),
-            ("a", "a"),
-            ("a", "b"),
-            ("abcdefgh", "abcdefgh"),
-            (long, long),
-        ] {
-            assert_eq!(
-                same_bytes(a.as_bytes(), b.as_bytes()),
-                a == b,
-                "{a:?} {b:?}"
-            );
-        }
-        // Every length, every byte changed: unequal; the same bytes: equal,
-        // and so are their keys (while a field fits one).
-        for len in 0..=long.len() {
-            let a = &long.as_bytes()[..len];
-            assert!(same_bytes(a, a));
-            assert_eq!(number_key(a).is_some(), len <= 16);
-            for i in 0..len {
-                let mut other = a.to_vec();
-                other[i] ^= 1;
-                assert!(!same_bytes(a, &other), "len {len}, byte {i}");
-                if len <= 16 {
-                    assert_ne!(number_key(a), number_key(&other), "len {len}, byte {i}");
-                }
-            }
-            assert!(!same_bytes(long.as_bytes(), a) || len == long.len());
-        }
-        assert_ne!(number_key(b"1"), number_key(b"1\0"));
-    }
-
-    #[test]
-    fn malformed_rows_are_skipped_with_file_and_line() {
-        let csv = format!(
-            "{HEADER}m6i.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\nbad.row,,,two,8,,0.1,,us-east-1,use1-az1,x86_64\np3.2xlarge,V100,1,8,61,,3.06,0.9,us-east-1,use1-az2,x86_64\n,,,,,,,,,,\n"
-        );
-        let (cat, warnings) =
-            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
-        assert_eq!(cat.rows.len(), 2);
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert_eq!(warnings[0].line, 3);
-        assert!(
-            warnings[0]
-                .to_string()
-                .starts_with("aws/vms.csv:3: skipped malformed row: vCPUs is not a number"),
-            "{}",
-            warnings[0]
-        );
-        assert_eq!(warnings[1].line, 5);
-        assert_eq!(cat.schema, Schema::V8);
-        assert_eq!(
-            cat.accelerator_of("p3.2xlarge"),
-            Some(("V100".to_string(), 1.0))
-        );
-    }
-
-    #[test]
-    fn bad_numbers_are_skipped_with_file_and_line() {
-        let rows = [
-            ("-0.5", "Price is negative: -0.5"),
-            ("nan", "Price is not a finite number: \"nan\""),
-            ("NaN", "Price is not a finite number: \"NaN\""),
-            ("inf", "Price is not a finite number: \"inf\""),
-            ("-inf", "Price is not a finite number: \"-inf\""),
-            ("1e300", "Price is implausibly large: 1e300"),
-        ];
-        let mut csv = String::from(HEADER);
-        csv.push_str("ok.large,,,2,8,,0.096,0.03,us-east-1,use1-az1,x86_64\n");
-        for (price, _) in rows {
-            csv.push_str(&format!("bad,,,2,8,,{price},,us-east-1,use1-az1,x86_64\n"));
-        }
-        csv.push_str("huge,,,2,1e30,,1,,us-east-1,use1-az1,x86_64\n");
-        csv.push_str("neg,,-1,2,8,,1,,us-east-1,use1-az1,x86_64\n");
-        let (cat, warnings) =
-            CloudCatalog::from_reader(CloudId::Aws, csv.as_bytes(), "aws/vms.csv").unwrap();
-        assert_eq!(cat.rows.len(), 1, "only the good row survives");
-        assert_eq!(warnings.len(), rows.len() + 2, "{warnings:?}");
-        for (i, (_, want)) in rows.iter().enumerate() {
-            let w = warnings[i].to_string();
-            assert!(
-                w.starts_with(&format!(
-                    "aws/vms.csv:{}: skipped malformed row: {want}",
-                    i + 3
-                )),
-                "{w}"
-            );
-        }
-        assert!(
-            warnings[rows.len()]
-                .message
-                .starts_with("MemoryGiB is implausibly large")
-        );
-        assert!(
-            warnings[rows.len() + 1]
-                .message
-                .starts_with("AcceleratorCount is negative")
-        );
-    }
-
-    #[test]
-    fn cells_are_trimmed_of_ascii_whitespace_at_either_end() {
-        // A cell of one space is empty; one character is itself; spaces
-        // or tabs at either end go, those inside stay.
-        let csv = "InstanceType,AcceleratorName,vCPUs,Price,Region,AvailabilityZone\n\
-            \ta.b ,  ,4 ,\t1.5,r 1, z\n\
-            c, ,\t8, 2 ,r,z\n\
-            d,V,1,3,r,\t\n";
-        let (cat, warnings) =
-            CloudCatalog::from_bytes(CloudId::Lambda, csv.as_bytes(), "t.csv").unwrap();
-        assert!(warnings.is_empty(), "{warnings:?}");
-        let cells: Vec<_> = cat
-            .rows
-            .iter()
-            .map(|r| {
-                (
-                    r.instance_type.as_deref().map(str::to_string),
-                    r.accelerator_name.as_deref().map(str::to_string),
-                    r.vcpus.get(),
-                    r.price.get(),
-                    r.region.to_string(),
-                    r.zone.as_deref().map(str::to_string),
-                )
-            })
-            .collect();
-        let s = |v: &str| Some(v.to_string());
-        assert_eq!(
-            cells,
-            [
-                (s("a.b"), None, Some(4.0), Some(1.5), "r 1".into(), s("z")),
-                (s("c"), None, Some(8.0), Some(2.0), "r".into(), s("z")),
-                (s("d"), s("V"), Some(1.0), Some(3.0), "r".into(), None),
-            ]
-        );
-    }
-
-    #[test]
-    fn hosting_type_is_read_as_datacenter_or_not() {
-        let csv = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,HostingType\r\n\
-            a,RTX4090,1,32,64,0.4,\"Texas, US, NA\",1\r\n\
-            b,RTX4090,1,32,64,0.3,\"Germany, DE, EU\",0\r\n\
-            c,RTX4090,1,32,64,0.5,\"Utah, US, NA\",\r\n\
-            d,RTX4090,1,32,64,0.5,\"Utah, US, NA\",2\r\n\
-            e,RTX4090,1,32,64,0.5,\"Utah, US, NA\",yes\r\n";
-        let (cat, warnings) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
-        let flags: Vec<_> = cat.rows.iter().map(|r| r.datacenter).collect();
-        assert_eq!(flags, [Some(true), Some(false), Some(false), Some(true)]);
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].message.contains("HostingType"), "{warnings:?}");
-        assert_eq!(&*cat.rows[0].region, "Texas, US, NA");
-        // Without the column nothing is known.
-        let csv = "InstanceType,Price,Region\na,1,r\n";
-        let (cat, _) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
-        assert_eq!(cat.rows[0].datacenter, None);
-        // The flag survives the pre-indexed image.
-        let csv = "InstanceType,Price,Region,HostingType\na,1,r,1\nb,1,r,0\nc,1,r,0\nd,1,r\n";
-        let (cat, w) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
-        let (back, _) = CloudCatalog::from_image(CloudId::Vast, &cat.to_image(&w), "v").unwrap();
-        assert_eq!(back.rows, cat.rows);
-    }
-}
+mod tests;

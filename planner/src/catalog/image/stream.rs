@@ -3,8 +3,9 @@
 
 use rustc_hash::FxHashSet;
 
-use super::ImageError;
 use super::strings::{Strings, Tables};
+use super::{ImageError, ImageWriter, OpenRun};
+use crate::catalog::row_parser::{PieceStrings, RawRow};
 use crate::catalog::{Num, Text, VmRow};
 
 /// The row stream: each row is a little-endian `u16` mask of the fields that
@@ -123,13 +124,55 @@ impl RunEncoder {
                 _ => tables.strings.id(*cell),
             };
         }
+        self.encode(
+            addrs,
+            ids,
+            numbers(row).map(Num::get),
+            flag_byte(row.nvme_supported),
+            flag_byte(row.datacenter),
+            locations,
+            out,
+        );
+    }
+
+    /// Writes a row whose string ids (`ids`, the image's) are known.
+    #[inline]
+    fn raw_row(
+        &mut self,
+        ids: [u32; STRING_FIELDS],
+        row: &RawRow,
+        locations: &mut Locations,
+        out: &mut Vec<u8>,
+    ) {
+        self.encode(
+            [0; STRING_FIELDS],
+            ids,
+            row.numbers.map(Num::get),
+            row.nvme,
+            row.datacenter,
+            locations,
+            out,
+        );
+    }
+
+    /// Writes a row of these string ids, numbers and flags; `addrs` are
+    /// its strings' addresses (0: unknown).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn encode(
+        &mut self,
+        addrs: [usize; STRING_FIELDS],
+        ids: [u32; STRING_FIELDS],
+        nums: [Option<f64>; NUMBER_FIELDS],
+        nvme: u8,
+        datacenter: u8,
+        locations: &mut Locations,
+        out: &mut Vec<u8>,
+    ) {
         let prev_ids = self.prev_ids;
         if ids[2] != prev_ids[2] || ids[3] != prev_ids[3] {
             locations.add((ids[2], ids[3]));
         }
-        let nums = numbers(row).map(Num::get);
-        let nvme = flag_byte(row.nvme_supported);
-        let datacenter = flag_byte(row.datacenter);
         let mut mask = 0u16;
         for (i, (id, prev)) in ids.iter().zip(&prev_ids).enumerate() {
             if id != prev {
@@ -181,6 +224,73 @@ impl RunEncoder {
             prev_nvme: nvme,
             prev_datacenter: datacenter,
         };
+    }
+}
+
+/// Not yet given an image id (a piece's string ids are mapped when first met).
+const UNMAPPED: u32 = u32::MAX;
+
+impl ImageWriter {
+    /// Writes `rows` (which follow the rows written before), parsed with
+    /// their strings in `strings`: each of the piece's strings is given
+    /// its image id once, when first met, so that ids are given in the
+    /// order [`ImageWriter::push_rows`] gives them and the image is the
+    /// same byte for byte.
+    pub(in crate::catalog) fn push_piece(&mut self, rows: &[RawRow], strings: &PieceStrings) {
+        let mut map = vec![UNMAPPED; strings.strings.len() + 1];
+        let mut gpu_map = vec![UNMAPPED; strings.gpu_info.len() + 1];
+        map[0] = 0;
+        gpu_map[0] = 0;
+        for row in rows {
+            let mut ids = [0u32; STRING_FIELDS];
+            // The accelerator first, then the instance type (a run's ids,
+            // in the order a run opening gives them), then the others.
+            for i in [1, 0, 2, 3, 4] {
+                let local = row.cells[i] as usize;
+                if map[local] == UNMAPPED {
+                    map[local] = self
+                        .tables
+                        .strings
+                        .id_str(strings.strings.get(row.cells[i]));
+                }
+                ids[i] = map[local];
+            }
+            let local = row.cells[GPU_INFO] as usize;
+            if gpu_map[local] == UNMAPPED {
+                gpu_map[local] = self
+                    .tables
+                    .gpu_info
+                    .id_str(strings.gpu_info.get(row.cells[GPU_INFO]));
+            }
+            ids[GPU_INFO] = gpu_map[local];
+            let (name_id, it_id) = (ids[1], ids[0]);
+            match &mut self.run {
+                Some(run) if run.ids == (name_id, it_id) => {}
+                open => {
+                    if let Some(done) = open.take() {
+                        self.runs.extend([
+                            done.ids.0,
+                            done.ids.1,
+                            done.rows,
+                            (self.stream.len() - done.start) as u32,
+                        ]);
+                    }
+                    *open = Some(OpenRun {
+                        name: self.tables.strings.text(name_id),
+                        it: self.tables.strings.text(it_id),
+                        ids: (name_id, it_id),
+                        start: self.stream.len(),
+                        rows: 0,
+                        encoder: RunEncoder::new(),
+                    });
+                }
+            }
+            if let Some(run) = &mut self.run {
+                run.encoder
+                    .raw_row(ids, row, &mut self.locations, &mut self.stream);
+                run.rows += 1;
+            }
+        }
     }
 }
 

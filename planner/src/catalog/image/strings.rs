@@ -131,6 +131,26 @@ impl StringTable {
         (text, ends)
     }
 
+    /// The id of `s`, given it if new.
+    pub(super) fn id_str(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let text = Text::from(s);
+        self.strings.push(text.clone());
+        let id = self.strings.len() as u32;
+        self.ids.insert(text, id);
+        id
+    }
+
+    /// String `id` (`None` for 0, the empty cell).
+    pub(super) fn text(&self, id: u32) -> Option<Text> {
+        (id as usize)
+            .checked_sub(1)
+            .and_then(|i| self.strings.get(i))
+            .cloned()
+    }
+
     pub(super) fn id(&mut self, s: Option<&Text>) -> u32 {
         let Some(s) = s else { return 0 };
         if let Some(&id) = self.ids.get(&**s) {

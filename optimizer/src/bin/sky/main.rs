@@ -9,6 +9,8 @@ mod exit;
 mod generate;
 mod lazy_log;
 mod output;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod pow;
 mod prompt;
 mod signals;
 mod status;

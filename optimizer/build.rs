@@ -16,6 +16,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "link/link_args.rs"]
+mod link_args;
+
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -41,6 +44,7 @@ fn link_position_dependent_sky() {
 
 fn main() {
     link_position_dependent_sky();
+    link_args::sky_link_args();
     let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
         .join("../fixtures/catalogs");
     println!("cargo::rerun-if-changed={}", root.display());

@@ -8,7 +8,11 @@ mod commands;
 mod exit;
 mod generate;
 mod lazy_log;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod malloc;
 mod output;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod pow;
 mod prompt;
 mod signals;
 mod status;
@@ -27,6 +31,8 @@ use status::PendingStatus;
 use trace_file::TraceFile;
 
 fn main() -> ExitCode {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    malloc::one_arena();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(code) = generate::handle(&args) {
         return ExitCode::from(code);
@@ -183,12 +189,14 @@ fn run(
     // The pending-clouds line, drawn on a terminal only.
     let status = PendingStatus::on_stderr(invocation.options_mut().cloud_timeout);
     invocation.options_mut().fanout.observer = status.clone().map(|s| s as _);
-    let ending = runtime.block_on(async {
+    // The subcommand's future on the heap: on the stack, it was held in
+    // `main`'s frame and again in `block_on`'s, under every frame of the run.
+    let ending = runtime.block_on(Box::pin(async {
         tokio::select! {
             r = commands::run(invocation, printer, handoff) => r.map_or_else(Ending::Error, Ending::Exit),
             number = signals.first() => Ending::Signal(number),
         }
-    });
+    }));
     if let Ending::Signal(_) = ending {
         if let Some(status) = &status {
             status.interrupted();

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Regenerates optimizer/link/sky.order: the functions the warm commands run,
+which the link of `sky` places first in .text (see link_args.rs).
+
+Builds the release `sky` with a linker map, runs the warm commands below under
+valgrind's callgrind (`--dump-instr=yes`: every instruction executed), maps the
+executed addresses to the input sections the map names, and writes their
+symbols in their current order. Needs cargo, valgrind and python3; runs
+offline (bundled catalogs, a local stand-in for STS that answers the warm-up).
+
+    python3 optimizer/link/order.py
+"""
+
+import bisect
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "optimizer/link/sky.order"
+
+SEVEN = "aws,azure,cudo,gcp,lambda,paperspace,runpod"
+CATALOG_CLOUDS = (
+    "aws,azure,cudo,do,fluidstack,gcp,hyperbolic,ibm,lambda,mithril,nebius,oci,"
+    "paperspace,primeintellect,runpod,scp,seeweb,shadeform,vast,verda,vsphere,yotta"
+)
+# (enabled clouds, words): the warm rows of benches/src/process/mod.rs.
+RUNS = [
+    (SEVEN, ["launch", "--dryrun", "-y", "-c", "c", "--gpus", "H100:8"]),
+    (CATALOG_CLOUDS, ["launch", "--dryrun", "-y", "-c", "c", "--gpus", "H100:8"]),
+    (CATALOG_CLOUDS, ["offers", "--gpus", "H100"]),
+    (SEVEN, ["gpus", "list", "--all"]),
+]
+
+# The harness sandbox's credential files (harness/src/sandbox.rs).
+CREDENTIALS = {
+    ".config/gcloud/application_default_credentials.json": '{"type": "authorized_user", "client_id": "mock", "client_secret": "mock", "refresh_token": "mock"}\n',
+    ".azure/azureProfile.json": '{"subscriptions": [{"id": "00000000-0000-0000-0000-000000000000", "name": "mock", "isDefault": true}]}\n',
+    ".lambda_cloud/lambda_keys": "api_key = mock\n",
+    ".runpod/config.toml": '[default]\napi_key = "mock"\n',
+    ".paperspace/config.json": '{"apiKey": "mock"}\n',
+    ".config/cudo/cudo.yml": "keys:\n- name: mock\n  key: mock\n",
+}
+
+IDENTITY = (
+    b'<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">'
+    b"<GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/mock</Arn>"
+    b"<UserId>AIDAMOCKUSER</UserId><Account>123456789012</Account>"
+    b"</GetCallerIdentityResult><ResponseMetadata><RequestId>0</RequestId>"
+    b"</ResponseMetadata></GetCallerIdentityResponse>"
+)
+
+
+class Sts(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "text/xml")
+        self.send_header("content-length", str(len(IDENTITY)))
+        self.end_headers()
+        self.wfile.write(IDENTITY)
+
+    def log_message(self, *args):
+        pass
+
+
+def text_sections(map_path):
+    """(start, size, symbol) of every `.text.<symbol>` input section."""
+    line = re.compile(
+        r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S.*?:\(\.text\.([^)]+)\)\s*$"
+    )
+    sections = []
+    with open(map_path) as f:
+        for text in f:
+            m = line.match(text)
+            if m and int(m.group(2), 16):
+                symbol = re.sub(r"^(unlikely|hot|startup|exit)\.", "", m.group(3))
+                sections.append((int(m.group(1), 16), int(m.group(2), 16), symbol))
+    sections.sort()
+    return sections
+
+
+def executed(callgrind_out, binary_name):
+    """Addresses executed in `binary_name` (callgrind `--dump-instr=yes`)."""
+    addresses = set()
+    inside = False
+    with open(callgrind_out) as f:
+        for text in f:
+            if text.startswith("ob="):
+                inside = text.strip().endswith("/" + binary_name)
+            elif inside and text.startswith("0x"):
+                addresses.add(int(text.split(" ", 1)[0], 16))
+    return addresses
+
+
+def main():
+    tmp = Path(tempfile.mkdtemp(prefix="sky-order-"))
+    try:
+        map_path = tmp / "sky.map"
+        subprocess.run(
+            ["cargo", "rustc", "--release", "-p", "optimizer", "--bin", "sky", "--",
+             "-C", f"link-arg=-Wl,-Map={map_path}"],
+            cwd=ROOT, check=True,
+        )
+        binary = tmp / "sky"
+        shutil.copy(ROOT / "target/release/sky", binary)
+        home = tmp / "home"
+        for rel, body in CREDENTIALS.items():
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (home / rel).write_text(body)
+        server = http.server.HTTPServer(("127.0.0.1", 0), Sts)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        sections = text_sections(map_path)
+        starts = [s for s, _, _ in sections]
+        hot = set()
+        for i, (clouds, words) in enumerate(RUNS):
+            env = {
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(home),
+                "SKY_STATE_DIR": str(tmp / "state"),
+                "SKY_ENABLED_CLOUDS": clouds,
+                "SKY_BUNDLED_CATALOGS": "1",
+                "NO_COLOR": "1",
+                "AWS_EC2_METADATA_DISABLED": "true",
+                "AWS_ENDPOINT_URL_STS": f"http://127.0.0.1:{server.server_port}",
+                "AWS_ACCESS_KEY_ID": "AKIDMOCKEXAMPLE",
+                "AWS_SECRET_ACCESS_KEY": "mock/secret/key/EXAMPLEKEY",
+                "AWS_REGION": "us-east-1",
+            }
+            quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+            subprocess.run([str(binary), *words], env=env, **quiet)  # warms the caches
+            out = tmp / f"callgrind.{i}"
+            subprocess.run(
+                ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--compress-pos=no",
+                 "--compress-strings=no", f"--callgrind-out-file={out}", str(binary), *words],
+                env=env, check=True, **quiet,
+            )
+            for address in executed(out, binary.name):
+                k = bisect.bisect_right(starts, address) - 1
+                if k >= 0 and address < sections[k][0] + sections[k][1]:
+                    hot.add(k)
+        server.shutdown()
+        symbols = [sections[k][2] for k in sorted(hot)]
+        size = sum(sections[k][1] for k in hot)
+        OUT.write_text("".join(f"{s}\n" for s in dict.fromkeys(symbols)))
+        print(f"{OUT}: {len(symbols)} functions, {size} bytes of .text", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -165,6 +165,11 @@ bench-instructions NAME:
     {{bench_build}}
     target/release/bench-gate instructions --baseline {{NAME}}
 
+# Regenerate optimizer/link/sky.order (the warm commands' functions, placed first in sky's .text): release build with a linker map + callgrind on the warm commands, ~2 min; rerun after dependency changes.
+[group('bench')]
+link-order:
+    python3 optimizer/link/order.py
+
 # Pull-request report: BASE_REV in a git worktree, bench + harness on both sides, reports/pr-<head>-vs-<base>/report.md (prints where its time went).
 [group('bench')]
 report BASE_REV="HEAD":

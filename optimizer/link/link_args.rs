@@ -8,7 +8,7 @@
 //!   around each); together, ~12 (317 -> 260 faults in all, peak RSS
 //!   11 -> 5 MB). The list names symbols, so a stale one only orders less:
 //!   a name that no longer exists is skipped, never an error. Regenerate
-//!   it with `python3 optimizer/link/order.py` after large changes.
+//!   it with `just link-order` (`optimizer/link/order.py`) after large changes.
 //! - **The unwinder linked in** (`libgcc_eh.a`, whole): `sky` no longer
 //!   needs `libgcc_s.so.1` (std's backtraces call `_Unwind_*`), so the
 //!   dynamic loader opens, maps and relocates one library fewer: 10 system

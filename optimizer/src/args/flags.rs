@@ -53,6 +53,7 @@ pub enum Command {
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
 #[group(skip)]
+#[command(mut_args(global))]
 pub struct CatalogArgs {
     /// What to do with the folder.
     #[command(subcommand)]
@@ -61,6 +62,14 @@ pub struct CatalogArgs {
     /// The shared options.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `sky catalog`'s shared options, given before or after its subcommand
+/// (`sky catalog --catalog-dir D refresh`): global there. Nowhere else:
+/// the other subcommands have none of their own, and a global option's
+/// value is copied between the levels of every parse.
+fn global(arg: clap::Arg) -> clap::Arg {
+    arg.global(true)
 }
 
 #[cfg_attr(doc, doc = "The `sky catalog` subcommands.")]
@@ -94,29 +103,29 @@ pub struct CommonArgs {
     /// SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`), read as it is. Default:
     /// $SKY_CATALOG_DIR, else SkyPilot's ~/.sky/catalogs/v8, downloaded and refreshed
     /// like SkyPilot does (files it lacks: the bundled example catalogs, with a warning).
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR")]
     pub catalog_dir: Option<PathBuf>,
 
     /// Ignore the identity and node caches and ask the clouds again (catalogs
     /// are refreshed on their pull period, or by `sky catalog refresh`).
-    #[arg(long, global = true, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
     pub refresh: Option<bool>,
 
     /// Retry catalog downloads that failed lately now, instead of after their
     /// back-off (5 minutes, doubling up to an hour).
-    #[arg(long, global = true, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
     pub retry_downloads: Option<bool>,
 
     /// Deadline for one cloud's checks, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, global = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub cloud_timeout: f64,
 
     /// Write a Chrome trace (open in Perfetto or speedscope). Also: $SKYPILOT_TIMELINE_FILE_PATH.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 
     /// After the output, print per-cloud check times, cache use and the critical path.
-    #[arg(long, global = true, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
     pub timings: Option<bool>,
 }
 

@@ -54,8 +54,8 @@ pub(super) fn convert(
         options,
         declared_by_env,
         json: args.output == OutputFormat::Json,
-        verbose: args.verbose,
-        timings: args.common.timings,
+        verbose: args.verbose.unwrap_or(false),
+        timings: args.common.timings.unwrap_or(false),
     })
 }
 

@@ -10,11 +10,23 @@
 //! (`cfg_attr(doc, …)`): clap's derive turns a type's doc comment into an
 //! `about` text that the subcommand's doc comment then replaces — an
 //! allocation and a free on every run, for nothing printed.
+//!
+//! A switch (`--dryrun`) is an `Option<bool>`: `Some(true)` when given,
+//! `None` when not. Not a `bool`: clap gives every `bool` flag
+//! (`ArgAction::SetTrue`) a default, so each parse would materialize and
+//! parse a "false" for every switch not given (about 3,000 instructions
+//! and ten allocations each; `sky launch` has 17). A switch is
+//! `ArgAction::Set` with no value (`num_args = 0`) and
+//! `default_missing_value = "true"`: the same `--help`, usage, errors,
+//! completions and man pages, and nothing stored for a switch left out.
+//! Every `Args` struct skips the `ArgGroup` the derive would add
+//! (`#[group(skip)]`): nothing refers to those groups, and each would be
+//! built and matched on every parse.
 
 use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Subcommand, ValueEnum};
 
 pub use super::offers::{GroupArg, OffersArgs, OffersMarket, SortArg as OffersSortArg};
 
@@ -40,6 +52,8 @@ pub enum Command {
 #[cfg_attr(doc, doc = "`sky catalog`.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
+#[command(mut_args(global))]
 pub struct CatalogArgs {
     /// What to do with the folder.
     #[command(subcommand)]
@@ -48,6 +62,14 @@ pub struct CatalogArgs {
     /// The shared options.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `sky catalog`'s shared options, given before or after its subcommand
+/// (`sky catalog --catalog-dir D refresh`): global there. Nowhere else:
+/// the other subcommands have none of their own, and a global option's
+/// value is copied between the levels of every parse.
+fn global(arg: clap::Arg) -> clap::Arg {
+    arg.global(true)
 }
 
 #[cfg_attr(doc, doc = "The `sky catalog` subcommands.")]
@@ -61,6 +83,7 @@ pub enum CatalogCommand {
 #[cfg_attr(doc, doc = "`sky catalog refresh` flags.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct RefreshArgs {
     /// Clouds to refresh (default: every cloud with a catalog in the folder,
     /// and the declared or last checked ones).
@@ -75,34 +98,35 @@ pub struct RefreshArgs {
 #[cfg_attr(doc, doc = "Options shared by the subcommands.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct CommonArgs {
     /// SkyPilot catalog folder (`<dir>/<cloud>/vms.csv`), read as it is. Default:
     /// $SKY_CATALOG_DIR, else SkyPilot's ~/.sky/catalogs/v8, downloaded and refreshed
     /// like SkyPilot does (files it lacks: the bundled example catalogs, with a warning).
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR")]
     pub catalog_dir: Option<PathBuf>,
 
     /// Ignore the identity and node caches and ask the clouds again (catalogs
     /// are refreshed on their pull period, or by `sky catalog refresh`).
-    #[arg(long, global = true)]
-    pub refresh: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub refresh: Option<bool>,
 
     /// Retry catalog downloads that failed lately now, instead of after their
     /// back-off (5 minutes, doubling up to an hour).
-    #[arg(long, global = true)]
-    pub retry_downloads: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub retry_downloads: Option<bool>,
 
     /// Deadline for one cloud's checks, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, global = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub cloud_timeout: f64,
 
     /// Write a Chrome trace (open in Perfetto or speedscope). Also: $SKYPILOT_TIMELINE_FILE_PATH.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 
     /// After the output, print per-cloud check times, cache use and the critical path.
-    #[arg(long, global = true)]
-    pub timings: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub timings: Option<bool>,
 }
 
 /// `-o` of `sky launch` and `sky check`.
@@ -126,6 +150,7 @@ const WAIT_FOR: [&str; 3] = ["jobs_and_ssh", "jobs", "none"];
 #[cfg_attr(doc, doc = "`sky launch` flags.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct LaunchArgs {
     /// A task YAML, or a command to run (words are joined with spaces).
     #[arg(value_name = "ENTRYPOINT")]
@@ -141,16 +166,16 @@ pub struct LaunchArgs {
     pub cluster: Option<String>,
 
     /// Optimize and print, then stop.
-    #[arg(long)]
-    pub dryrun: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub dryrun: Option<bool>,
 
     /// Do not stream execution logs after submitting (provisioning only).
-    #[arg(short = 'd', long)]
-    pub detach_run: bool,
+    #[arg(short = 'd', long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub detach_run: Option<bool>,
 
     /// Deprecated local Docker backend (provisioning only).
-    #[arg(long, hide = true)]
-    pub docker: bool,
+    #[arg(long, hide = true, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub docker: Option<bool>,
 
     /// Backend: cloudvmray (SkyPilot's only one) or docker (the deprecated
     /// `--docker`). Not a SkyPilot 0.14.1 flag; accepted for older scripts.
@@ -172,11 +197,11 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub priority: Option<String>,
     /// Return at once (provisioning only).
-    #[arg(long = "async", overrides_with = "no_async")]
-    pub async_call: bool,
+    #[arg(long = "async", overrides_with = "no_async", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub async_call: Option<bool>,
     /// Wait for the request (the default).
-    #[arg(long = "no-async", overrides_with = "async_call")]
-    pub no_async: bool,
+    #[arg(long = "no-async", overrides_with = "async_call", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub no_async: Option<bool>,
     /// Autostop after this many idle minutes (provisioning only).
     #[arg(short = 'i', long, value_name = "MINUTES")]
     pub idle_minutes_to_autostop: Option<i64>,
@@ -184,26 +209,26 @@ pub struct LaunchArgs {
     #[arg(long, value_parser = PossibleValuesParser::new(WAIT_FOR))]
     pub wait_for: Option<String>,
     /// Tear the cluster down when its jobs finish (provisioning only).
-    #[arg(long)]
-    pub down: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub down: Option<bool>,
     /// Retry provisioning until the cluster is up (provisioning only).
-    #[arg(short = 'r', long)]
-    pub retry_until_up: bool,
+    #[arg(short = 'r', long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub retry_until_up: Option<bool>,
     /// Skip the confirmation prompt.
-    #[arg(short = 'y', long = "yes")]
-    pub yes: bool,
+    #[arg(short = 'y', long = "yes", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub yes: Option<bool>,
     /// Skip the setup phase (provisioning only).
-    #[arg(long)]
-    pub no_setup: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub no_setup: Option<bool>,
     /// Clone the boot disk of this cluster (provisioning only).
     #[arg(long, alias = "clone", value_name = "CLUSTER")]
     pub clone_disk_from: Option<String>,
     /// Skip provisioning of an existing cluster (provisioning only).
-    #[arg(long)]
-    pub fast: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub fast: Option<bool>,
     /// Resize the existing cluster given by -c to --num-nodes (provisioning only).
-    #[arg(long)]
-    pub resize: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub resize: Option<bool>,
     /// Git repository URL as the workdir (provisioning only).
     #[arg(long)]
     pub git_url: Option<String>,
@@ -225,8 +250,8 @@ pub struct LaunchArgs {
     /// After the table, say why: each cloud's cheapest launchable and its
     /// gap to the chosen row, or why it has none; the chosen candidate's
     /// cheapest locations (with -o json: an `explain` section).
-    #[arg(long)]
-    pub explain: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub explain: Option<bool>,
 
     /// The shared options.
     #[command(flatten)]
@@ -239,6 +264,7 @@ pub struct LaunchArgs {
 )]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct RequestArgs<M: Args> {
     /// Infrastructure: CLOUD[/REGION[/ZONE]] (`*` = any; Kubernetes: k8s/CONTEXT).
     #[arg(long)]
@@ -356,18 +382,20 @@ impl<M: Args> RequestArgs<M> {
 #[cfg_attr(doc, doc = "`sky launch`'s market flags.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct LaunchMarket {
     /// Use spot instances.
-    #[arg(long, overrides_with = "no_use_spot")]
-    pub use_spot: bool,
+    #[arg(long, overrides_with = "no_use_spot", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub use_spot: Option<bool>,
     /// Use on-demand instances.
-    #[arg(long, overrides_with = "use_spot")]
-    pub no_use_spot: bool,
+    #[arg(long, overrides_with = "use_spot", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub no_use_spot: Option<bool>,
 }
 
 #[cfg_attr(doc, doc = "`sky check` flags.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct CheckArgs {
     /// Clouds, or storage-only providers (cloudflare, coreweave, vastdata,
     /// huggingface), to check (default: all); in `cloud/region` the region
@@ -377,8 +405,8 @@ pub struct CheckArgs {
 
     /// Show the per-cloud details in every workspace, and each enabled
     /// cloud's active account.
-    #[arg(short = 'v', long)]
-    pub verbose: bool,
+    #[arg(short = 'v', long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub verbose: Option<bool>,
 
     /// Check only this workspace (default: every workspace the config defines).
     #[arg(long)]
@@ -401,6 +429,7 @@ pub struct CheckArgs {
 #[cfg_attr(doc, doc = "`sky gpus`.")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct GpusArgs {
     /// The subcommand (only `list`).
     #[command(subcommand)]
@@ -470,14 +499,15 @@ pub enum SortArg {
 )]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct GpusListArgs {
     /// An accelerator: NAME or NAME:COUNT (the name is searched, case-insensitively).
     #[arg(value_name = "ACCELERATOR")]
     pub accelerator: Option<String>,
 
     /// Show details of all GPU/TPU/accelerator offerings.
-    #[arg(short = 'a', long)]
-    pub all: bool,
+    #[arg(short = 'a', long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub all: Option<bool>,
 
     /// Infrastructure to query. Examples: "aws", "aws/us-east-1".
     #[arg(long)]
@@ -493,13 +523,13 @@ pub struct GpusListArgs {
 
     /// Show pricing and instance details for a specified accelerator across
     /// all regions and clouds (ours: also without one, for every accelerator).
-    #[arg(long)]
-    pub all_regions: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub all_regions: Option<bool>,
 
     /// Show more: the Slurm per-partition table, and (ours) the Kubernetes
     /// contexts left out because they could not be listed, with the reason.
-    #[arg(short = 'v', long)]
-    pub verbose: bool,
+    #[arg(short = 'v', long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub verbose: Option<bool>,
 
     /// Output format. Choices: table, json. Default: table.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = GpusFormat::Table)]

@@ -34,7 +34,7 @@ pub(super) fn convert(
         options,
         query,
         json: args.output == GpusFormat::Json,
-        verbose: args.verbose,
+        verbose: args.verbose.unwrap_or(false),
     })
 }
 
@@ -59,10 +59,10 @@ fn query(args: &GpusListArgs) -> Result<Query, ArgsError> {
     };
     Ok(Query {
         accelerator: args.accelerator.clone().map(|a| (a, None)),
-        all: args.all,
+        all: args.all.unwrap_or(false),
         cloud,
         region,
-        all_regions: args.all_regions,
+        all_regions: args.all_regions.unwrap_or(false),
         sort: match args.sort_by {
             SortArg::Cloud => SortBy::Cloud,
             SortArg::Price => SortBy::Price,

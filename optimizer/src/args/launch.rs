@@ -80,7 +80,7 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
     options.config_args = config;
     options.workspace = workspace;
     options.project_dir = project_dir;
-    options.explain = explain;
+    options.explain = explain.unwrap_or(false);
 
     let num_nodes = match num_nodes {
         None => None,
@@ -104,7 +104,7 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
     {
         return Err(ArgsError::Workdir(dir.clone()));
     }
-    if resize && cluster.is_none() {
+    if resize.unwrap_or(false) && cluster.is_none() {
         return Err(ArgsError::ResizeWithoutCluster);
     }
     let backend = match (backend, docker) {
@@ -115,8 +115,8 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
             }
             Some(b)
         }
-        (None, true) => Some("docker".to_string()),
-        (None, false) => None,
+        (None, Some(true)) => Some("docker".to_string()),
+        (None, _) => None,
     };
     let env_file = env_file
         .map(|p| dotenv::read_file("--env-file", &p))
@@ -157,9 +157,9 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         cpus,
         memory,
         instance_type,
-        use_spot: if use_spot {
+        use_spot: if use_spot.unwrap_or(false) {
             Some(true)
-        } else if no_use_spot {
+        } else if no_use_spot.unwrap_or(false) {
             Some(false)
         } else {
             None
@@ -180,17 +180,17 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         git_ref,
         config: None,
         provision: ProvisionFlags {
-            detach_run,
+            detach_run: detach_run.unwrap_or(false),
             backend,
             idle_minutes_to_autostop,
             wait_for,
-            down,
-            retry_until_up,
-            no_setup,
+            down: down.unwrap_or(false),
+            retry_until_up: retry_until_up.unwrap_or(false),
+            no_setup: no_setup.unwrap_or(false),
             clone_disk_from,
-            fast,
-            resize,
-            async_call,
+            fast: fast.unwrap_or(false),
+            resize: resize.unwrap_or(false),
+            async_call: async_call.unwrap_or(false),
         },
     };
     let full_logging = !minimize_logging(&options.env);
@@ -206,10 +206,10 @@ pub(super) fn convert(args: LaunchArgs, mut env: Environment) -> Result<Launch, 
         cluster,
         cluster_looks_like_path,
         deprecated_location_flags,
-        dryrun,
-        yes,
+        dryrun: dryrun.unwrap_or(false),
+        yes: yes.unwrap_or(false),
         json: output == OutputFormat::Json,
-        timings: common.timings,
+        timings: common.timings.unwrap_or(false),
         full_logging,
         plan_out,
         yaml_doubt,

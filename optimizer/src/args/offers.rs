@@ -9,7 +9,7 @@
 //! similar value exists"); numbers are parsed here, each error naming
 //! the flag and the form it expects.
 
-use clap::{Args, ValueEnum};
+use clap::{ArgAction, Args, ValueEnum};
 use planner::offers::{Filters, GroupBy, Market, Query, SortKey};
 
 use super::error::ArgsError;
@@ -100,6 +100,7 @@ fn listing_help(arg: clap::Arg) -> clap::Arg {
 )]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 #[command(mut_args(listing_help))]
 pub struct OffersArgs {
     /// A task YAML, or a command (as `sky launch` takes them).
@@ -130,8 +131,8 @@ pub struct OffersArgs {
     #[arg(long, value_enum, default_value_t = SortArg::Price)]
     pub sort_by: SortArg,
     /// Largest first.
-    #[arg(long)]
-    pub desc: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub desc: Option<bool>,
     /// One row per group: its number of offers, price range and cheapest offer.
     #[arg(long, value_enum)]
     pub group_by: Option<GroupArg>,
@@ -157,16 +158,17 @@ pub struct OffersArgs {
 #[cfg_attr(doc, doc = "`sky offers`' market flags (in place of `sky launch`'s).")]
 #[allow(missing_docs)]
 #[derive(Debug, Args)]
+#[group(skip)]
 pub struct OffersMarket {
     /// Spot offers only (also: --use-spot).
-    #[arg(long, visible_alias = "use-spot", conflicts_with_all = ["on_demand", "any_market"])]
-    pub spot: bool,
+    #[arg(long, visible_alias = "use-spot", conflicts_with_all = ["on_demand", "any_market"], action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub spot: Option<bool>,
     /// On-demand offers only (also: --no-use-spot).
-    #[arg(long, visible_alias = "no-use-spot", conflicts_with = "any_market")]
-    pub on_demand: bool,
+    #[arg(long, visible_alias = "no-use-spot", conflicts_with = "any_market", action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub on_demand: Option<bool>,
     /// Both markets: each instance as an on-demand and a spot offer.
-    #[arg(long)]
-    pub any_market: bool,
+    #[arg(long, action = ArgAction::Set, num_args = 0, default_missing_value = "true")]
+    pub any_market: Option<bool>,
 }
 
 /// `sky offers`, resolved.
@@ -220,26 +222,26 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         entrypoint,
         config,
         cluster: None,
-        dryrun: true,
-        detach_run: false,
-        docker: false,
+        dryrun: Some(true),
+        detach_run: None,
+        docker: None,
         backend: None,
         name,
         workdir: None,
         request,
         priority: None,
-        async_call: false,
-        explain: false,
-        no_async: false,
+        async_call: None,
+        explain: None,
+        no_async: None,
         idle_minutes_to_autostop: None,
         wait_for: None,
-        down: false,
-        retry_until_up: false,
-        yes: true,
-        no_setup: false,
+        down: None,
+        retry_until_up: None,
+        yes: Some(true),
+        no_setup: None,
         clone_disk_from: None,
-        fast: false,
-        resize: false,
+        fast: None,
+        resize: None,
         git_url: None,
         git_ref: None,
         workspace,
@@ -248,11 +250,11 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
         common,
     };
     let launch = super::launch::convert(launch, env)?;
-    let market = if spot {
+    let market = if spot.unwrap_or(false) {
         Market::Spot
-    } else if on_demand {
+    } else if on_demand.unwrap_or(false) {
         Market::OnDemand
-    } else if any_market {
+    } else if any_market.unwrap_or(false) {
         Market::Any
     } else {
         Market::AsRequested
@@ -271,7 +273,7 @@ pub(super) fn convert(args: OffersArgs, env: Environment) -> Result<Offers, Args
                 SortArg::Memory => SortKey::Memory,
                 SortArg::GpuMemory => SortKey::GpuMemory,
             },
-            desc,
+            desc: desc.unwrap_or(false),
             group_by: group_by.map(|g| match g {
                 GroupArg::Gpu => GroupBy::Gpu,
                 GroupArg::Cloud => GroupBy::Cloud,

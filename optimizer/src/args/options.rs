@@ -61,8 +61,8 @@ pub(super) fn seconds(value: f64) -> Option<Duration> {
 pub(super) fn options(common: &CommonArgs, env: Environment) -> Result<LaunchOptions, ArgsError> {
     let mut options = LaunchOptions::from_env(env.vars, env.home)?;
     options.catalog_dir = common.catalog_dir.clone();
-    options.refresh = common.refresh;
-    options.catalogs.retry_downloads = common.retry_downloads;
+    options.refresh = common.refresh.unwrap_or(false);
+    options.catalogs.retry_downloads = common.retry_downloads.unwrap_or(false);
     let timeout =
         seconds(common.cloud_timeout).ok_or(ArgsError::CloudTimeout(common.cloud_timeout))?;
     options.set_cloud_timeout(timeout);

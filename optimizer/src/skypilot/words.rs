@@ -191,8 +191,12 @@ fn read_launch<'a>(launch: &'a clap::Command, words: &[OsString]) -> Vec<Word<'a
     out
 }
 
+/// Whether the flag consumes a value: its number of values where set (a
+/// switch, `args::flags`, is `ArgAction::Set` with `num_args = 0`), else
+/// what its action takes.
 fn takes_value(arg: &clap::Arg) -> bool {
-    arg.get_action().takes_values()
+    arg.get_num_args()
+        .map_or_else(|| arg.get_action().takes_values(), |n| n.takes_values())
 }
 
 #[cfg(test)]

@@ -335,7 +335,7 @@ mod tests {
         else {
             panic!("not launch");
         };
-        assert!(args.dryrun);
+        assert_eq!(args.dryrun, Some(true));
         assert_eq!(args.request.gpus.as_deref(), Some("B"));
         let Command::Launch(args) =
             parse(&["sky", "launch", "--env", "A=1", "--env", "B=2"]).command

@@ -122,16 +122,20 @@ pub fn parse_gpu_metadata<R: Read>(
         })
     };
     let (g, m, f) = (pos("GPU")?, pos("MemoryGB")?, pos("Manufacturer")?);
-    Ok(table
-        .records([g, m, f])
-        .filter_map(|[gpu, memory, manufacturer]| {
-            Some(GpuMetadata {
-                gpu: gpu.to_string(),
-                memory_gb: memory.trim().parse::<f64>().ok()?,
-                manufacturer: manufacturer.to_string(),
-            })
-        })
-        .collect())
+    // Sized once: collecting a filtered iterator grows the vector.
+    let mut rows = Vec::with_capacity(table.len());
+    rows.extend(
+        table
+            .records([g, m, f])
+            .filter_map(|[gpu, memory, manufacturer]| {
+                Some(GpuMetadata {
+                    gpu: gpu.to_string(),
+                    memory_gb: memory.trim().parse::<f64>().ok()?,
+                    manufacturer: manufacturer.to_string(),
+                })
+            }),
+    );
+    Ok(rows)
 }
 
 /// The whole of a small table's input.

@@ -3,25 +3,28 @@
 //! and what the header says beyond the rows ([`Columns`]).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A catalog string, shared by every row that holds it, in one pointer.
 ///
 /// Rows are most of a launch's memory and every page of it costs a fault;
-/// an `Arc<str>` is two words, this is one (and so is `Option<Text>`). It
-/// is one allocation too (the count and length sit before the bytes,
-/// [`arcstr::ArcStr`]): a launch makes a few hundred to a few thousand of
-/// them, and a second allocation each (`Arc<Box<str>>`) was a third of
-/// what making one cost. The empty string allocates nothing.
+/// an `Arc<str>` is two words, this is one (and so is `Option<Text>`).
+/// Two allocations, not one: `arcstr::ArcStr` (count and length before the
+/// bytes) made a warm launch's strings ~30 % cheaper to create but every
+/// clone and drop dearer (it checks for a static string first), so a whole
+/// catalog's decode cost +9.8 % instructions (`catalog/load-all-7-indexed`
+/// 11.80 -> 12.96 M) for −2 % on a warm launch; rows are cloned more often
+/// than strings are made.
 /// Compares, orders and hashes as the string, so it can key maps looked up
 /// by `&str`.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Text(arcstr::ArcStr);
+pub struct Text(Arc<Box<str>>);
 
 impl Text {
     /// Whether both are the same allocation (then they are equal).
     #[inline]
     pub fn ptr_eq(a: &Text, b: &Text) -> bool {
-        arcstr::ArcStr::ptr_eq(&a.0, &b.0)
+        Arc::ptr_eq(&a.0, &b.0)
     }
 
     /// The allocation's address: equal for two live `Text`s exactly when
@@ -29,14 +32,14 @@ impl Text {
     /// may be reused).
     #[inline]
     pub(crate) fn addr(&self) -> usize {
-        self.0.as_ptr().addr()
+        Arc::as_ptr(&self.0).addr()
     }
 }
 
 impl From<&str> for Text {
     #[inline]
     fn from(s: &str) -> Text {
-        Text(arcstr::ArcStr::from(s))
+        Text(Arc::new(Box::from(s)))
     }
 }
 
@@ -58,13 +61,13 @@ impl std::borrow::Borrow<str> for Text {
 
 impl std::fmt::Debug for Text {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.0.as_str(), f)
+        std::fmt::Debug::fmt(&**self.0, f)
     }
 }
 
 impl std::fmt::Display for Text {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self.0.as_str(), f)
+        std::fmt::Display::fmt(&**self.0, f)
     }
 }
 

@@ -136,6 +136,10 @@ struct Session {
     child: std::process::Child,
     master: std::fs::File,
     seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Set once the reader has read everything the terminal will show (the
+    /// child closed its side): a fast `sky` can exit before the reader has
+    /// copied its last words out of the terminal.
+    drained: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// How long a test waits for text it expects (generous: a loaded CI machine
@@ -163,6 +167,8 @@ impl Session {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut reader = master.try_clone().unwrap();
         let sink = seen.clone();
+        let drained = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = drained.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = reader.read(&mut buf) {
@@ -171,11 +177,13 @@ impl Session {
                 }
                 sink.lock().unwrap().extend_from_slice(&buf[..n]);
             }
+            done.store(true, std::sync::atomic::Ordering::Release);
         });
         Session {
             child,
             master,
             seen,
+            drained,
         }
     }
 
@@ -189,6 +197,16 @@ impl Session {
         let start = std::time::Instant::now();
         while self.screen().matches(text).count() < times {
             if let Ok(Some(status)) = self.child.try_wait() {
+                // Let the reader copy out what the child wrote before it
+                // exited, then look once more.
+                while !self.drained.load(std::sync::atomic::Ordering::Acquire)
+                    && start.elapsed() < PATIENCE
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                if self.screen().matches(text).count() >= times {
+                    return;
+                }
                 panic!(
                     "sky exited ({status}) before showing {text:?}:\n{:?}",
                     self.screen()

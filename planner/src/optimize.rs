@@ -336,9 +336,16 @@ fn make_launchables(
 ) -> Vec<Resources> {
     let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
     push_logs(notices, cloud, &logs);
-    let mut out = Vec::new();
+    let by_zone = cheapest.use_spot || world.optimizes_by_zone(cloud);
+    // Sized first: a `Resources` is several hundred bytes, and growing the
+    // list one push at a time copied it over and over.
+    let len = regions
+        .iter()
+        .map(|rz| if by_zone { rz.zones.len().max(1) } else { 1 })
+        .sum();
+    let mut out = Vec::with_capacity(len);
     for rz in regions {
-        if !rz.zones.is_empty() && (cheapest.use_spot || world.optimizes_by_zone(cloud)) {
+        if !rz.zones.is_empty() && by_zone {
             for z in rz.zones {
                 let mut r = cheapest.clone();
                 r.region = Some(rz.region.clone());
@@ -383,8 +390,11 @@ fn considered(
         None => {
             let it = r.instance_type.clone().unwrap_or_default();
             let (vcpus, mem) = world.vcpus_mem(cloud, &it);
-            let acc: Option<Accelerator> = feasibility::effective_accelerator(world, &r);
-            (it, vcpus, mem, acc.map(|a| a.short()))
+            let acc = match &r.accelerator {
+                Some(a) => Some(a.short()),
+                None => feasibility::effective_accelerator(world, &r).map(|a| a.short()),
+            };
+            (it, vcpus, mem, acc)
         }
     };
     Considered {
@@ -850,10 +860,14 @@ fn instance_hints(
     let acc = feasibility::effective_accelerator(world, chosen)?;
     let mut clouds = Vec::new();
     for (cloud, list) in per_cloud {
+        // A candidate's own accelerator is compared in place (no copy of
+        // it per candidate); only one inferred from the type is looked up.
         let matching: Vec<&Resources> = list
             .iter()
-            .filter(|r| {
-                feasibility::effective_accelerator(world, r).is_some_and(|a| same_short(&a, &acc))
+            .filter(|r| match &r.accelerator {
+                Some(a) => same_short(a, &acc),
+                None => feasibility::effective_accelerator(world, r)
+                    .is_some_and(|a| same_short(&a, &acc)),
             })
             .collect();
         if matching.len() > 1 {

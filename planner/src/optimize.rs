@@ -231,13 +231,16 @@ fn fill_in_launchable(
         hints: Vec::new(),
     };
     for (idx, r) in resources.iter().enumerate() {
-        let mut list = Vec::new();
         if let Some(c) = r.cloud
             && !world.enabled.contains(&c)
         {
-            out.launchable.push(list);
+            out.launchable.push(Vec::new());
             continue;
         }
+        // Each cloud's launchables, joined once at the end: a `Resources`
+        // is several hundred bytes, and one growing list copied them again
+        // at every doubling.
+        let mut per_cloud: Vec<Vec<Resources>> = Vec::new();
         let clouds: Vec<CloudId> = match r.cloud {
             Some(c) => vec![c],
             None => world.enabled.clone(),
@@ -251,7 +254,7 @@ fn fill_in_launchable(
                 out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                list.extend(make_launchables(world, cloud, cheapest, notices));
+                per_cloud.push(make_launchables(world, cloud, cheapest, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources),
                     None => out.cloud_candidates.push((cloud, feasible.resources)),
@@ -264,6 +267,17 @@ fn fill_in_launchable(
                 }
             }
         }
+        let list: Vec<Resources> = match per_cloud.len() {
+            0 => Vec::new(),
+            1 => per_cloud.pop().unwrap_or_default(),
+            _ => {
+                let mut list = Vec::with_capacity(per_cloud.iter().map(Vec::len).sum());
+                for part in per_cloud {
+                    list.extend(part);
+                }
+                list
+            }
+        };
         if list.is_empty() && !(quiet || r.no_missing_accel_warnings) {
             let mut fuzzy = out.fuzzy.clone();
             fuzzy.sort();

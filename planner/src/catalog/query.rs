@@ -197,11 +197,18 @@ impl NamePattern {
 
     pub(crate) fn contains(&self, s: &str) -> bool {
         if self.literal && s.is_ascii() {
-            let needle = self.name.as_bytes();
-            return s
-                .as_bytes()
-                .windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle));
+            // A window is compared only where its first byte matches (most
+            // never do): the image loader asks this of every distinct
+            // accelerator name of every catalog a launch reads.
+            let (needle, hay) = (self.name.as_bytes(), s.as_bytes());
+            let Some(last) = hay.len().checked_sub(needle.len()) else {
+                return false;
+            };
+            let first = needle[0].to_ascii_lowercase();
+            return (0..=last).any(|i| {
+                hay[i].to_ascii_lowercase() == first
+                    && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+            });
         }
         self.regexes().1.is_match(s)
     }
@@ -436,14 +443,16 @@ impl CloudCatalog {
             .iter()
             .filter(|r| {
                 r.instance_type.is_some()
-                    && r.accelerator_name.as_ref().is_some_and(|n| match last_name {
-                        Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
-                        _ => {
-                            let verdict = pattern.full_match(n);
-                            last_name = Some((n, verdict));
-                            verdict
-                        }
-                    })
+                    && r.accelerator_name
+                        .as_ref()
+                        .is_some_and(|n| match last_name {
+                            Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
+                            _ => {
+                                let verdict = pattern.full_match(n);
+                                last_name = Some((n, verdict));
+                                verdict
+                            }
+                        })
                     && r.accelerator_count()
                         .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)

@@ -19,7 +19,10 @@
 /// The process's entry point: called by glibc's `__libc_start_main`.
 #[allow(unsafe_code)] // `no_mangle`: this definition is the C symbol `main`.
 #[unsafe(no_mangle)]
-extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
     runtime_basics();
     let code = crate::sky_main();
     // `lang_start`'s `rt::cleanup`: what is still buffered is written.

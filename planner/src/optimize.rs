@@ -231,13 +231,16 @@ fn fill_in_launchable(
         hints: Vec::new(),
     };
     for (idx, r) in resources.iter().enumerate() {
-        let mut list = Vec::new();
         if let Some(c) = r.cloud
             && !world.enabled.contains(&c)
         {
-            out.launchable.push(list);
+            out.launchable.push(Vec::new());
             continue;
         }
+        // Each cloud's launchables, joined once at the end: a `Resources`
+        // is several hundred bytes, and one growing list copied them again
+        // at every doubling.
+        let mut per_cloud: Vec<Vec<Resources>> = Vec::new();
         let clouds: Vec<CloudId> = match r.cloud {
             Some(c) => vec![c],
             None => world.enabled.clone(),
@@ -251,7 +254,7 @@ fn fill_in_launchable(
                 out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                list.extend(make_launchables(world, cloud, cheapest, notices));
+                per_cloud.push(make_launchables(world, cloud, cheapest, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources),
                     None => out.cloud_candidates.push((cloud, feasible.resources)),
@@ -264,6 +267,17 @@ fn fill_in_launchable(
                 }
             }
         }
+        let list: Vec<Resources> = match per_cloud.len() {
+            0 => Vec::new(),
+            1 => per_cloud.pop().unwrap_or_default(),
+            _ => {
+                let mut list = Vec::with_capacity(per_cloud.iter().map(Vec::len).sum());
+                for part in per_cloud {
+                    list.extend(part);
+                }
+                list
+            }
+        };
         if list.is_empty() && !(quiet || r.no_missing_accel_warnings) {
             let mut fuzzy = out.fuzzy.clone();
             fuzzy.sort();
@@ -336,9 +350,16 @@ fn make_launchables(
 ) -> Vec<Resources> {
     let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
     push_logs(notices, cloud, &logs);
-    let mut out = Vec::new();
+    let by_zone = cheapest.use_spot || world.optimizes_by_zone(cloud);
+    // Sized first: a `Resources` is several hundred bytes, and growing the
+    // list one push at a time copied it over and over.
+    let len = regions
+        .iter()
+        .map(|rz| if by_zone { rz.zones.len().max(1) } else { 1 })
+        .sum();
+    let mut out = Vec::with_capacity(len);
     for rz in regions {
-        if !rz.zones.is_empty() && (cheapest.use_spot || world.optimizes_by_zone(cloud)) {
+        if !rz.zones.is_empty() && by_zone {
             for z in rz.zones {
                 let mut r = cheapest.clone();
                 r.region = Some(rz.region.clone());
@@ -383,8 +404,11 @@ fn considered(
         None => {
             let it = r.instance_type.clone().unwrap_or_default();
             let (vcpus, mem) = world.vcpus_mem(cloud, &it);
-            let acc: Option<Accelerator> = feasibility::effective_accelerator(world, &r);
-            (it, vcpus, mem, acc.map(|a| a.short()))
+            let acc = match &r.accelerator {
+                Some(a) => Some(a.short()),
+                None => feasibility::effective_accelerator(world, &r).map(|a| a.short()),
+            };
+            (it, vcpus, mem, acc)
         }
     };
     Considered {
@@ -850,10 +874,14 @@ fn instance_hints(
     let acc = feasibility::effective_accelerator(world, chosen)?;
     let mut clouds = Vec::new();
     for (cloud, list) in per_cloud {
+        // A candidate's own accelerator is compared in place (no copy of
+        // it per candidate); only one inferred from the type is looked up.
         let matching: Vec<&Resources> = list
             .iter()
-            .filter(|r| {
-                feasibility::effective_accelerator(world, r).is_some_and(|a| same_short(&a, &acc))
+            .filter(|r| match &r.accelerator {
+                Some(a) => same_short(a, &acc),
+                None => feasibility::effective_accelerator(world, r)
+                    .is_some_and(|a| same_short(&a, &acc)),
             })
             .collect();
         if matching.len() > 1 {

@@ -126,6 +126,14 @@ fn row_passes(row: &VmRow, f: &Filter<'_>) -> bool {
         && local_disk_ok(row, f.local_disk)
 }
 
+/// A catalog string as an owned `String`: copied as `str`, not written
+/// through `Display` (`Text::to_string` runs the formatting machinery,
+/// several hundred instructions a string).
+#[inline]
+fn owned(t: &Text) -> String {
+    String::from(&**t)
+}
+
 fn cmp_price(a: Option<f64>, b: Option<f64>) -> Ordering {
     // pandas puts NaN last.
     match (a, b) {
@@ -189,11 +197,18 @@ impl NamePattern {
 
     pub(crate) fn contains(&self, s: &str) -> bool {
         if self.literal && s.is_ascii() {
-            let needle = self.name.as_bytes();
-            return s
-                .as_bytes()
-                .windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle));
+            // A window is compared only where its first byte matches (most
+            // never do): the image loader asks this of every distinct
+            // accelerator name of every catalog a launch reads.
+            let (needle, hay) = (self.name.as_bytes(), s.as_bytes());
+            let Some(last) = hay.len().checked_sub(needle.len()) else {
+                return false;
+            };
+            let first = needle[0].to_ascii_lowercase();
+            return (0..=last).any(|i| {
+                hay[i].to_ascii_lowercase() == first
+                    && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+            });
         }
         self.regexes().1.is_match(s)
     }
@@ -328,14 +343,14 @@ impl CloudCatalog {
                 Some(i) => i,
                 None => {
                     out.push(RegionZones {
-                        region: row.region.to_string(),
+                        region: owned(&row.region),
                         zones: Vec::new(),
                     });
                     out.len() - 1
                 }
             };
             if let Some(z) = &row.zone {
-                out[idx].zones.push(z.to_string());
+                out[idx].zones.push(owned(z));
             }
         }
         if matches!(
@@ -419,28 +434,36 @@ impl CloudCatalog {
         spot: bool,
     ) -> AcceleratorMatch {
         let pattern = NamePattern::new(name);
-        let exact: Vec<&VmRow> = self
+        // Rows come in runs of one interned accelerator name: each run's
+        // name is matched once (the same rule as `cheapest_for_cpus_mem`'s
+        // family test).
+        let mut last_name: Option<(&Text, bool)> = None;
+        let mut rows: Vec<&VmRow> = self
             .rows
             .iter()
             .filter(|r| {
                 r.instance_type.is_some()
                     && r.accelerator_name
-                        .as_deref()
-                        .is_some_and(|n| pattern.full_match(n))
+                        .as_ref()
+                        .is_some_and(|n| match last_name {
+                            Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
+                            _ => {
+                                let verdict = pattern.full_match(n);
+                                last_name = Some((n, verdict));
+                                verdict
+                            }
+                        })
                     && r.accelerator_count()
                         .is_some_and(|c| (c - count).abs() <= 0.01)
                     && region_zone_ok(r, filter.region, filter.zone)
             })
             .collect();
-        if exact.is_empty() {
+        if rows.is_empty() {
             return AcceleratorMatch::NoMatch {
                 fuzzy: self.fuzzy_accelerators(&pattern, count, filter),
             };
         }
-        let mut rows: Vec<&VmRow> = exact
-            .into_iter()
-            .filter(|r| row_passes(r, filter))
-            .collect();
+        rows.retain(|r| row_passes(r, filter));
         if rows.is_empty() || rows.iter().all(|r| r.price_for(spot).is_none()) {
             return AcceleratorMatch::Instances(Vec::new());
         }
@@ -567,7 +590,7 @@ impl CloudCatalog {
                 }
                 return Err(msg);
             }
-            validated_region = Some(filtered[0].0.to_string());
+            validated_region = Some(owned(filtered[0].0));
         }
         if let Some(z) = zone {
             let in_zone: Vec<(&Text, Option<&Text>)> = filtered
@@ -584,7 +607,7 @@ impl CloudCatalog {
                     if let Some(rz) = row_zone
                         && !all.iter().any(|a| **a == ***rz)
                     {
-                        all.push(rz.to_string());
+                        all.push(owned(rz));
                     }
                 }
                 return Err(format!(
@@ -593,7 +616,7 @@ impl CloudCatalog {
                     candidates(z, all)
                 ));
             }
-            validated_region = Some(in_zone[0].0.to_string());
+            validated_region = Some(owned(in_zone[0].0));
         }
         Ok((validated_region, zone.map(str::to_string)))
     }

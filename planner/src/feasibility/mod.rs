@@ -280,13 +280,34 @@ fn candidate(
     instance_type: String,
     accelerator: Option<Accelerator>,
 ) -> Candidate {
-    let mut c = r.clone();
-    c.cloud = Some(cloud);
-    c.instance_type = Some(instance_type);
-    c.accelerator = accelerator;
-    c.cpus = None;
-    c.memory = None;
-    c
+    // Field by field, so what the candidate replaces is never copied (a
+    // clone would copy the request's accelerator, cpus and memory only to
+    // drop them); no `..`: a new field must be placed here.
+    Resources {
+        cloud: Some(cloud),
+        region: r.region.clone(),
+        zone: r.zone.clone(),
+        instance_type: Some(instance_type),
+        cpus: None,
+        memory: None,
+        accelerator,
+        tpu_vm: r.tpu_vm,
+        accelerator_args: r.accelerator_args.clone(),
+        use_spot: r.use_spot,
+        use_spot_specified: r.use_spot_specified,
+        disk_size: r.disk_size,
+        disk_tier: r.disk_tier,
+        ports: r.ports.clone(),
+        image: r.image.clone(),
+        local_disk: r.local_disk.clone(),
+        network_tier: r.network_tier,
+        labels: r.labels.clone(),
+        priority: r.priority.clone(),
+        job_recovery: r.job_recovery.clone(),
+        config_overrides: r.config_overrides.clone(),
+        max_hourly_cost: r.max_hourly_cost,
+        no_missing_accel_warnings: r.no_missing_accel_warnings,
+    }
 }
 
 /// Checks that an explicit instance type and accelerator agree (ResourcesMismatchError otherwise).

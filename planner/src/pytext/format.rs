@@ -91,8 +91,41 @@ pub fn py_num(x: f64) -> String {
     }
 }
 
+/// `10^k` for the digits [`scaled_integer`] handles (each exact in an `f64`).
+const POW10: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+
+/// `Some(n)` when `x` (non-negative) reads as exactly `n / 10^digits` at
+/// `digits` decimals: when `x · 10^digits` rounds to the integer `n` below
+/// 2^52, the exact product is within a quarter of `n` (half an ulp, at
+/// most 1/4 there), so rounding `x` to `digits` decimals — half-to-even or
+/// otherwise — gives `n / 10^digits`. Prices (`3.06`, `8.00`) mostly do.
+/// A negative `x` is left to the exact path (`-0.0` prints `-0.00`).
+fn scaled_integer(x: f64, digits: usize) -> Option<u64> {
+    let scale = *POW10.get(digits)?;
+    if !(x.is_finite() && x.is_sign_positive()) {
+        return None;
+    }
+    let y = x * scale;
+    (y.fract() == 0.0 && y < 4.0e15).then_some(y as u64)
+}
+
 /// Python's `f"{x:.{digits}f}"`: the exact binary value rounded half-to-even.
 pub fn format_fixed(x: f64, digits: usize) -> String {
+    if let Some(n) = scaled_integer(x, digits) {
+        // `n / 10^digits` exactly: its integer part, then the decimals
+        // zero-padded (integers format without the float machinery).
+        let pow = POW10[digits] as u64;
+        let mut digits_of = itoa::Buffer::new();
+        let mut s = String::with_capacity(24);
+        s.push_str(digits_of.format(n / pow));
+        if digits > 0 {
+            let frac = digits_of.format(n % pow);
+            s.push('.');
+            s.extend(std::iter::repeat_n('0', digits - frac.len()));
+            s.push_str(frac);
+        }
+        return s;
+    }
     // Most catalog numbers have a few decimals (`3.06`, `61.0`): when the
     // shortest form that reads back as `x` (`Display`, which never uses an
     // exponent) has at most `digits` decimals, it is the exact rounding,

@@ -111,7 +111,9 @@ fn plan_tables(plans: &[TaskPlan], egress: &[EgressRow], multi_task: bool) -> Ve
         header.push("CHOSEN".into());
         let mut rows = vec![header];
         for r in &p.table_rows {
-            let mut row: Vec<String> = cells(r).to_vec();
+            // The cells moved in, not cloned; room for CHOSEN up front.
+            let mut row: Vec<String> = Vec::with_capacity(7);
+            row.extend(cells(r));
             row.push(if r.resources == p.chosen.resources {
                 format!("{}   \u{2714}{}", ansi::GREEN, ansi::RESET)
             } else {

@@ -14,7 +14,9 @@ pub fn format_number(x: Option<f64>) -> String {
         Some(0.0) => "0".into(),
         // Below 2^53 an integral float is its `i64` exactly, and integers
         // format for a fraction of what a float's exact expansion costs.
-        Some(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).to_string(),
+        Some(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => {
+            itoa::Buffer::new().format(v as i64).to_string()
+        }
         Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
         Some(v) => format_fixed(v, 1),
     }

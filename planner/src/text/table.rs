@@ -6,6 +6,27 @@ use super::ansi::display_width;
 /// A cell of several lines, in [`framed_table`]'s measured widths.
 const SEVERAL_LINES: usize = usize::MAX;
 
+/// Appends `n` copies of the ASCII `c`: a slice at a time (pushing them
+/// one `char` at a time checks and encodes each one).
+fn repeat(out: &mut String, c: char, n: usize) {
+    const SPACES: &str = "                                                                ";
+    const DASHES: &str = "----------------------------------------------------------------";
+    let run = match c {
+        ' ' => SPACES,
+        '-' => DASHES,
+        _ => {
+            out.extend(std::iter::repeat_n(c, n));
+            return;
+        }
+    };
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(run.len());
+        out.push_str(&run[..k]);
+        left -= k;
+    }
+}
+
 /// SkyPilot's optimizer table (prettytable, `hrules=FRAME`, `vrules=NONE`,
 /// left aligned, padding 0/2): rule, header, rule, rows, rule. `rows[0]` is the header.
 pub fn framed_table(rows: &[Vec<String>]) -> String {
@@ -40,7 +61,7 @@ pub fn framed_table(rows: &[Vec<String>]) -> String {
     // Written straight into one string: every line is `line_len` columns
     // (a few more bytes where a cell holds colour codes or wide characters).
     let mut out = String::with_capacity((rows.len() + 3) * (line_len + 16));
-    let rule = |out: &mut String| out.extend(std::iter::repeat_n('-', line_len));
+    let rule = |out: &mut String| repeat(out, '-', line_len);
     // A cell of several lines (the egress plan's task reprs) makes its row
     // that many lines high; the other cells are blank below their first.
     let lines = |out: &mut String, row: &Vec<String>, measured: &[usize]| {
@@ -49,7 +70,7 @@ pub fn framed_table(rows: &[Vec<String>]) -> String {
             for (i, w) in widths.iter().enumerate() {
                 let (cell, width) = row.get(i).map_or(("", 0), |c| (c.as_str(), measured[i]));
                 out.push_str(cell);
-                out.extend(std::iter::repeat_n(' ', w.saturating_sub(width)));
+                repeat(out, ' ', w.saturating_sub(width));
                 out.push_str("   ");
             }
             return;

@@ -2,9 +2,16 @@
 //! convert them into what the pipeline takes (`optimizer::args`: the
 //! high args), run the subcommand, print the error it ended with, exit
 //! with the code [`exit`] assigns.
+//!
+//! The process starts in `entry.rs` (a C `main`: Rust's start-up, less the
+//! stack-guard probe, see there), which calls [`sky_main`].
+
+#![cfg_attr(not(test), no_main)]
 
 mod cli;
 mod commands;
+#[cfg(not(test))]
+mod entry;
 mod exit;
 mod generate;
 mod lazy_log;
@@ -19,7 +26,6 @@ mod status;
 mod trace_file;
 
 use std::io::IsTerminal;
-use std::process::ExitCode;
 
 use optimizer::args::{self, Converted, Environment};
 use planner::launch::Exit;
@@ -30,12 +36,14 @@ use signals::Signals;
 use status::PendingStatus;
 use trace_file::TraceFile;
 
-fn main() -> ExitCode {
+/// The run from the words to the exit status (called by `entry::main`).
+#[cfg_attr(test, allow(dead_code))]
+fn sky_main() -> u8 {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     malloc::one_arena();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(code) = generate::handle(&args) {
-        return ExitCode::from(code);
+        return code;
     }
     // What this `sky` does not implement is SkyPilot's: its CLI runs with
     // the same words, before clap could call them unknown.
@@ -76,7 +84,7 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sky: cannot start the async runtime: {e}");
-            return ExitCode::from(Exit::Config.code());
+            return Exit::Config.code();
         }
     };
     // Signals are caught before any file is created (the trace, the state
@@ -107,7 +115,7 @@ fn main() -> ExitCode {
     // contexts). Every file this run writes is complete before `run` returns.
     tracing::info_span!("shutdown").in_scope(|| std::mem::forget(runtime));
     drop(guard);
-    ExitCode::from(code)
+    code
 }
 
 /// The value of `--trace PATH` / `--trace=PATH` among the words before `--`.

@@ -8,7 +8,6 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context;
 use optimizer::skypilot::{self, Locate, LocateError};
@@ -39,7 +38,7 @@ fn locate_input() -> Locate {
 
 /// `sky <anything not ours> ...`: SkyPilot's CLI with the same words; its
 /// exit code, or 2 with one line when it cannot be run.
-pub fn pass_through(args: &[OsString]) -> ExitCode {
+pub fn pass_through(args: &[OsString]) -> u8 {
     let input = locate_input();
     let cli = match skypilot::locate(&input) {
         Ok(cli) => cli,
@@ -52,25 +51,25 @@ pub fn pass_through(args: &[OsString]) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             error_line(&format!("sky: cannot start the async runtime: {e}"));
-            return ExitCode::from(Exit::Config.code());
+            return Exit::Config.code();
         }
     };
     let words = args.get(1..).unwrap_or_default();
     match runtime.block_on(skypilot::run(&cli, words, input.depth)) {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
             error_line(&format!(
                 "sky: cannot run SkyPilot's CLI {}: {e}",
                 cli.display()
             ));
-            ExitCode::from(Exit::Config.code())
+            Exit::Config.code()
         }
     }
 }
 
-fn not_run(e: &LocateError) -> ExitCode {
+fn not_run(e: &LocateError) -> u8 {
     error_line(&format!("sky: {e}"));
-    ExitCode::from(Exit::Config.code())
+    Exit::Config.code()
 }
 
 /// A confirmed launch of `result` for `cluster`: the pinned task written,

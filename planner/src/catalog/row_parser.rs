@@ -663,7 +663,11 @@ impl<C: Clone> Interner<C> {
         // The key of the bytes the store made the cell of: a lenient cell
         // (not UTF-8, made lossily) keeps none, so that it is compared
         // by what it holds, as before.
-        self.last_key = key.filter(|_| !self.gpu || store.bytes(self.gpu, &value) == &*bytes);
+        self.last_key = if !self.gpu || store.bytes(self.gpu, &value) == &*bytes {
+            key
+        } else {
+            None
+        };
         Ok(Some(value))
     }
 }

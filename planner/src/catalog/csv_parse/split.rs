@@ -128,12 +128,44 @@ pub(in crate::catalog) struct Splitter<'a> {
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 
-/// The eight bytes of `s` at `i` (which has them) as a word.
+/// An eight-byte chunk as a word.
 #[inline(always)]
-fn word(s: &[u8], i: usize) -> u64 {
-    s.get(i..i + 8)
-        .and_then(|w| w.try_into().ok())
-        .map_or(0, u64::from_le_bytes)
+fn word(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))
+}
+
+/// How many bytes `a` and `b` start with alike, compared a word at a time
+/// (`==` on slices calls `memcmp`, dear for a few words).
+#[inline(always)]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut d = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let diff = word(x) ^ word(y);
+        if diff != 0 {
+            return d + (diff.trailing_zeros() / 8) as usize;
+        }
+        d += 8;
+    }
+    d + a[d..].iter().zip(&b[d..]).take_while(|(x, y)| x == y).count()
+}
+
+/// How many bytes `a` and `b` end with alike, a word at a time.
+#[inline(always)]
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut s = 0;
+    for (x, y) in a.rchunks_exact(8).zip(b.rchunks_exact(8)) {
+        let diff = word(x) ^ word(y);
+        if diff != 0 {
+            return s + (diff.leading_zeros() / 8) as usize;
+        }
+        s += 8;
+    }
+    let (a, b) = (&a[..n - s], &b[..n - s]);
+    s + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
 }
 
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -227,23 +259,7 @@ impl<'a> Splitter<'a> {
         let Some((p, p_end)) = self.prev else {
             return (0, pos);
         };
-        let data = self.data;
-        let (prev, cur) = (&data[p..p_end], &data[pos..]);
-        let n = prev.len().min(cur.len());
-        let mut d = 0;
-        while d + 8 <= n {
-            let x = word(prev, d) ^ word(cur, d);
-            if x != 0 {
-                d += (x.trailing_zeros() / 8) as usize;
-                break;
-            }
-            d += 8;
-        }
-        if d + 8 > n {
-            while d < n && prev[d] == cur[d] {
-                d += 1;
-            }
-        }
+        let d = common_prefix(&self.data[p..p_end], &self.data[pos..]);
         let lead = self
             .prev_seps
             .iter()
@@ -269,22 +285,7 @@ impl<'a> Splitter<'a> {
             return 0;
         }
         let (prev, cur) = (&self.data[p..p_end], &self.data[pos..end]);
-        let n = prev.len().min(cur.len());
-        // The common end's length.
-        let mut s = 0;
-        while s + 8 <= n {
-            let x = word(prev, prev.len() - s - 8) ^ word(cur, cur.len() - s - 8);
-            if x != 0 {
-                s += (x.leading_zeros() / 8) as usize;
-                break;
-            }
-            s += 8;
-        }
-        if s + 8 > n {
-            while s < n && prev[prev.len() - 1 - s] == cur[cur.len() - 1 - s] {
-                s += 1;
-            }
-        }
+        let s = common_suffix(prev, cur);
         let mut trail = 0;
         for (&a, &b) in self.seps.iter().rev().zip(self.prev_seps.iter().rev()) {
             let from_end = cur.len() - a as usize;

@@ -148,7 +148,11 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         }
         d += 8;
     }
-    d + a[d..].iter().zip(&b[d..]).take_while(|(x, y)| x == y).count()
+    d + a[d..]
+        .iter()
+        .zip(&b[d..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// How many bytes `a` and `b` end with alike, a word at a time.
@@ -165,7 +169,12 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         s += 8;
     }
     let (a, b) = (&a[..n - s], &b[..n - s]);
-    s + a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count()
+    s + a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 const HIGH: u64 = 0x8080_8080_8080_8080;

@@ -6,6 +6,11 @@
 //! columns is a [`CatalogError`]. This is the one reader of `vms.csv`: the
 //! launch's catalogs and `sky gpus list` both read it.
 
+mod split;
+
+pub(super) use split::Record;
+use split::Splitter;
+
 use super::row_parser::{CellStore, RowColumns, RowParser, Texts};
 use super::{CatalogError, CatalogWarning, CloudCatalog, Columns, Schema, VmRow};
 use crate::cloud::CloudId;
@@ -240,15 +245,11 @@ pub(super) fn parse_records<S: CellStore>(
     rows: &mut Vec<S::Row>,
     warnings: &mut Vec<CatalogWarning>,
 ) -> Result<Option<(u64, usize)>, CatalogError> {
-    let mut csv = simd_csv::ZeroCopyReaderBuilder::new()
-        .flexible(true)
-        .has_headers(false)
-        .from_reader(piece);
+    let mut split = Splitter::new(piece);
     let mut last = None;
     loop {
-        let start = csv.position();
-        let record = match csv.read_byte_record() {
-            Ok(Some(record)) => record,
+        let (start, record) = match split.next() {
+            Ok(Some(next)) => next,
             Ok(None) => break,
             Err(e) => {
                 return Err(CatalogError::Read {

@@ -10,8 +10,8 @@
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
-use simd_csv::ZeroCopyByteRecord;
 
+use super::csv_parse::Record;
 use super::row::Num;
 use super::{NUMBER_COLUMNS, Text, VmRow};
 
@@ -39,7 +39,7 @@ pub(super) struct RowColumns {
 /// from the header or the field is empty.
 #[inline(always)]
 fn field_bytes<'r>(
-    record: &'r ZeroCopyByteRecord<'_>,
+    record: &'r Record<'_>,
     col: Option<usize>,
 ) -> Result<Option<Cow<'r, [u8]>>, String> {
     let Some(col) = col else { return Ok(None) };
@@ -61,7 +61,7 @@ fn field_bytes<'r>(
 
 /// Why a record has no field `col`.
 #[inline(never)]
-fn short_record(record: &ZeroCopyByteRecord<'_>, col: usize) -> String {
+fn short_record(record: &Record<'_>, col: usize) -> String {
     format!(
         "expected at least {} fields, found {}",
         col + 1,
@@ -72,7 +72,7 @@ fn short_record(record: &ZeroCopyByteRecord<'_>, col: usize) -> String {
 /// A quoted field, unescaped and trimmed (kept out of [`field_bytes`],
 /// which is inlined for every field).
 #[inline(never)]
-fn unescaped<'r>(record: &'r ZeroCopyByteRecord<'_>, col: usize) -> Cow<'r, [u8]> {
+fn unescaped<'r>(record: &'r Record<'_>, col: usize) -> Cow<'r, [u8]> {
     match record.unescape(col) {
         Some(Cow::Owned(v)) => Cow::Owned(v.trim_ascii().to_vec()),
         Some(Cow::Borrowed(b)) => Cow::Borrowed(b.trim_ascii()),
@@ -192,7 +192,7 @@ impl NumberColumn {
 
     /// Counts a cell of a row that is skipped towards the column's
     /// integer-ness (pandas reads every row).
-    fn note_skipped(&mut self, record: &ZeroCopyByteRecord<'_>) {
+    fn note_skipped(&mut self, record: &Record<'_>) {
         let bytes = field_bytes(record, self.col).ok().flatten();
         self.integer &= is_integer(bytes.as_deref().unwrap_or_default());
     }
@@ -201,7 +201,7 @@ impl NumberColumn {
     // call, its prologue, epilogue and the returned `Result` in memory
     // cost ~18 of the ~120 instructions a cell takes.
     #[inline(always)]
-    fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Option<f64>, String> {
+    fn parse(&mut self, record: &Record<'_>) -> Result<Option<f64>, String> {
         let bytes = field_bytes(record, self.col)?;
         let bytes: &[u8] = bytes.as_deref().unwrap_or_default();
         let key = number_key(bytes);
@@ -366,6 +366,7 @@ pub(super) trait CellStore: Default {
 }
 
 /// A record's fields, in a row's terms.
+#[derive(Clone)]
 pub(super) struct Fields<C> {
     pub(super) instance_type: Option<C>,
     pub(super) accelerator_name: Option<C>,
@@ -636,7 +637,7 @@ impl<C: Clone> Interner<C> {
     #[inline(always)]
     fn parse<S: CellStore<Cell = C>>(
         &mut self,
-        record: &ZeroCopyByteRecord<'_>,
+        record: &Record<'_>,
         store: &mut S,
     ) -> Result<Option<C>, String> {
         let bytes = match field_bytes(record, self.col) {
@@ -662,7 +663,11 @@ impl<C: Clone> Interner<C> {
         // The key of the bytes the store made the cell of: a lenient cell
         // (not UTF-8, made lossily) keeps none, so that it is compared
         // by what it holds, as before.
-        self.last_key = key.filter(|_| !self.gpu || store.bytes(self.gpu, &value) == &*bytes);
+        self.last_key = if !self.gpu || store.bytes(self.gpu, &value) == &*bytes {
+            key
+        } else {
+            None
+        };
         Ok(Some(value))
     }
 }
@@ -686,6 +691,16 @@ pub(super) struct RowParser<S: CellStore = Texts> {
     disk_size: NumberColumn,
     disk_count: NumberColumn,
     hosting_type: Option<NumberColumn>,
+    /// The previous record's fields, when it made a row: a field the
+    /// splitter says repeats it ([`Record::repeats`]) is taken from here.
+    prev: Option<Fields<S::Cell>>,
+}
+
+/// Whether field `col` (a column the header has) of `record` repeats the
+/// previous record's, which made a row.
+#[inline(always)]
+fn again<C>(prev: Option<&Fields<C>>, record: &Record<'_>, col: Option<usize>) -> bool {
+    prev.is_some() && col.is_some_and(|c| record.repeats(c))
 }
 
 impl<S: CellStore> RowParser<S> {
@@ -709,6 +724,7 @@ impl<S: CellStore> RowParser<S> {
             hosting_type: c
                 .hosting_type
                 .map(|col| NumberColumn::new(Some(col), "HostingType", bounds::COUNT)),
+            prev: None,
         }
     }
 
@@ -736,18 +752,25 @@ impl<S: CellStore> RowParser<S> {
             column.last = None;
             column.last_key = None;
         }
+        self.prev = None;
         &mut self.store
     }
 
     /// One record's row, or why it is skipped.
-    pub(super) fn parse(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<S::Row, String> {
-        let row = self.row(record);
-        if row.is_err() {
-            for column in self.number_columns() {
-                column.note_skipped(record);
+    pub(super) fn parse(&mut self, record: &Record<'_>) -> Result<S::Row, String> {
+        match self.row(record) {
+            Ok(fields) => {
+                self.prev = Some(fields.clone());
+                Ok(S::row(fields))
+            }
+            Err(message) => {
+                self.prev = None;
+                for column in self.number_columns() {
+                    column.note_skipped(record);
+                }
+                Err(message)
             }
         }
-        row.map(S::row)
     }
 
     /// The number columns of [`NUMBER_COLUMNS`], in its order.
@@ -774,36 +797,88 @@ impl<S: CellStore> RowParser<S> {
     /// The fields of a record, each checked in the order that names the
     /// first bad one in a skipped row's warning.
     #[inline(always)]
-    fn row(&mut self, record: &ZeroCopyByteRecord<'_>) -> Result<Fields<S::Cell>, String> {
+    ///
+    /// A field that repeats the previous record's (which made a row) is
+    /// that row's value: parsing it again would give the same value, the
+    /// same error (none) and leave each column's state as it is.
+    fn row(&mut self, record: &Record<'_>) -> Result<Fields<S::Cell>, String> {
         let store = &mut self.store;
-        let instance_type = self.instance.parse(record, store)?;
+        let prev = self.prev.as_ref();
+        let instance_type = match prev {
+            Some(p) if again(prev, record, self.instance.col) => p.instance_type.clone(),
+            _ => self.instance.parse(record, store)?,
+        };
         // pandas keeps a row whose Region is empty (NaN): no region query
         // ever matches it and `get_region_zones` drops it, but queries
         // without a region still see it (IBM's upstream catalog has such
         // rows). It is kept as an empty region; a row with neither an
-        // instance type nor a region is of use to no query.
+        // instance type nor a region is of use to no query. (Always read:
+        // whether it is empty decides.)
         let region = match self.region.parse(record, store)? {
             Some(region) => region,
             None if instance_type.is_some() => store.empty_region(),
             None => return Err("Region is empty".into()),
         };
-        let accelerator_name = self.accelerator.parse(record, store)?;
-        let accelerator_count = self.acc_count.parse(record)?.into();
-        let vcpus = self.vcpus.parse(record)?.into();
-        let memory_gib = self.mem.parse(record)?.into();
-        let price = self.price.parse(record)?.into();
-        let spot_price = self.spot.parse(record)?.into();
-        let zone = self.zone.parse(record, store)?;
-        let local_disk_type = self.disk_type.parse(record, store)?;
-        let nvme_supported =
-            field_bytes(record, self.nvme)?.map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1");
-        let local_disk_size = self.disk_size.parse(record)?.into();
-        let local_disk_count = self.disk_count.parse(record)?.into();
-        let datacenter = match &mut self.hosting_type {
-            Some(column) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
-            None => None,
+        let accelerator_name = match prev {
+            Some(p) if again(prev, record, self.accelerator.col) => p.accelerator_name.clone(),
+            _ => self.accelerator.parse(record, store)?,
         };
-        let gpu_info = self.gpu_info.parse(record, store)?;
+        let mut numbers = [Num::from(None); NUMBER_COLUMNS.len()];
+        for (i, column) in [
+            &mut self.acc_count,
+            &mut self.vcpus,
+            &mut self.mem,
+            &mut self.price,
+            &mut self.spot,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            numbers[i] = match prev {
+                Some(p) if again(prev, record, column.col) => p.numbers[i],
+                _ => column.parse(record)?.into(),
+            };
+        }
+        let zone = match prev {
+            Some(p) if again(prev, record, self.zone.col) => p.zone.clone(),
+            _ => self.zone.parse(record, store)?,
+        };
+        let local_disk_type = match prev {
+            Some(p) if again(prev, record, self.disk_type.col) => p.local_disk_type.clone(),
+            _ => self.disk_type.parse(record, store)?,
+        };
+        let nvme_supported = match prev {
+            Some(p) if again(prev, record, self.nvme) => p.nvme_supported,
+            _ => field_bytes(record, self.nvme)?
+                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
+        };
+        for (i, column) in [&mut self.disk_size, &mut self.disk_count]
+            .into_iter()
+            .enumerate()
+        {
+            numbers[5 + i] = match prev {
+                Some(p) if again(prev, record, column.col) => p.numbers[5 + i],
+                _ => column.parse(record)?.into(),
+            };
+        }
+        let datacenter = match (&mut self.hosting_type, prev) {
+            (Some(column), Some(p)) if again(prev, record, column.col) => p.datacenter,
+            (Some(column), _) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
+            (None, _) => None,
+        };
+        let gpu_info = match prev {
+            Some(p) if again(prev, record, self.gpu_info.col) => p.gpu_info.clone(),
+            _ => self.gpu_info.parse(record, store)?,
+        };
+        let [
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+        ] = numbers;
         Ok(Fields {
             instance_type,
             accelerator_name,

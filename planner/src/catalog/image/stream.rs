@@ -80,7 +80,8 @@ pub(super) struct RunEncoder {
     /// [`RunEncoder::forget_cells`].
     prev_cells: [usize; STRING_FIELDS],
     prev_ids: [u32; STRING_FIELDS],
-    prev_numbers: [Option<f64>; NUMBER_FIELDS],
+    /// The previous row's numbers' bits (an empty cell's: `NaN`'s).
+    prev_numbers: [u64; NUMBER_FIELDS],
     prev_nvme: u8,
     prev_datacenter: u8,
 }
@@ -92,7 +93,7 @@ impl RunEncoder {
         RunEncoder {
             prev_cells: [0; STRING_FIELDS],
             prev_ids: [u32::MAX; STRING_FIELDS],
-            prev_numbers: [None; NUMBER_FIELDS],
+            prev_numbers: [f64::NAN.to_bits(); NUMBER_FIELDS],
             prev_nvme: u8::MAX,
             prev_datacenter: u8::MAX,
         }
@@ -156,7 +157,9 @@ impl RunEncoder {
     }
 
     /// Writes a row of these string ids, numbers and flags; `addrs` are
-    /// its strings' addresses (0: unknown).
+    /// its strings' addresses (0: unknown). The row is put together in a
+    /// buffer on the stack and added to `out` at once (a push a value
+    /// checked `out`'s room each time).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn encode(
@@ -173,57 +176,49 @@ impl RunEncoder {
         if ids[2] != prev_ids[2] || ids[3] != prev_ids[3] {
             locations.add((ids[2], ids[3]));
         }
+        // The mask, then at most six 5-byte ids, seven numbers, two flags.
+        let mut buf = [0u8; 2 + STRING_FIELDS * 5 + NUMBER_FIELDS * 8 + 2];
+        let mut len = 2;
         let mut mask = 0u16;
-        for (i, (id, prev)) in ids.iter().zip(&prev_ids).enumerate() {
+        for (i, (&id, &prev)) in ids.iter().zip(&prev_ids).enumerate() {
             if id != prev {
                 mask |= 1 << i;
+                let mut v = id;
+                while v >= 0x80 {
+                    buf[len] = (v & 0x7f) as u8 | 0x80;
+                    v >>= 7;
+                    len += 1;
+                }
+                buf[len] = v as u8;
+                len += 1;
             }
         }
-        for (i, (number, prev)) in nums.iter().zip(&self.prev_numbers).enumerate() {
-            // Compare bits: -0.0 and 0.0 must both survive.
-            if number.map(f64::to_bits) != prev.map(f64::to_bits) {
+        // Compare bits: -0.0 and 0.0 must both survive; empty is NaN's.
+        let bits = nums.map(|n| n.unwrap_or(f64::NAN).to_bits());
+        for (i, (&number, &prev)) in bits.iter().zip(&self.prev_numbers).enumerate() {
+            if number != prev {
                 mask |= 1 << (STRING_FIELDS + i);
+                buf[len..len + 8].copy_from_slice(&number.to_le_bytes());
+                len += 8;
             }
         }
         if nvme != self.prev_nvme {
             mask |= NVME_BIT;
+            buf[len] = nvme;
+            len += 1;
         }
         if datacenter != self.prev_datacenter {
             mask |= DATACENTER_BIT;
+            buf[len] = datacenter;
+            len += 1;
         }
-        out.extend_from_slice(&mask.to_le_bytes());
-        for (i, &id) in ids.iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                let mut v = id;
-                loop {
-                    let byte = (v & 0x7f) as u8;
-                    v >>= 7;
-                    if v == 0 {
-                        out.push(byte);
-                        break;
-                    }
-                    out.push(byte | 0x80);
-                }
-            }
-        }
-        for (i, number) in nums.iter().enumerate() {
-            if mask & (1 << (STRING_FIELDS + i)) != 0 {
-                out.extend_from_slice(&number.unwrap_or(f64::NAN).to_le_bytes());
-            }
-        }
-        if mask & NVME_BIT != 0 {
-            out.push(nvme);
-        }
-        if mask & DATACENTER_BIT != 0 {
-            out.push(datacenter);
-        }
-        *self = RunEncoder {
-            prev_cells: addrs,
-            prev_ids: ids,
-            prev_numbers: nums,
-            prev_nvme: nvme,
-            prev_datacenter: datacenter,
-        };
+        buf[..2].copy_from_slice(&mask.to_le_bytes());
+        out.extend_from_slice(&buf[..len]);
+        self.prev_cells = addrs;
+        self.prev_ids = ids;
+        self.prev_numbers = bits;
+        self.prev_nvme = nvme;
+        self.prev_datacenter = datacenter;
     }
 }
 

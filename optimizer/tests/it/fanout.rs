@@ -343,9 +343,8 @@ fn a_launch_writes_the_node_cache_before_it_exits() {
         )
         .unwrap();
     let home = tempfile::tempdir().unwrap();
-    let contexts: Vec<(String, String)> = (0..16)
-        .map(|i| (format!("ctx-{i}"), kube.uri()))
-        .collect();
+    let contexts: Vec<(String, String)> =
+        (0..16).map(|i| (format!("ctx-{i}"), kube.uri())).collect();
     let pairs: Vec<(&str, &str)> = contexts
         .iter()
         .map(|(n, u)| (n.as_str(), u.as_str()))

@@ -342,12 +342,14 @@ impl KubernetesCloud {
             }
         }
         if let Some(cache) = &self.options.node_cache {
-            let listings = out
-                .iter()
-                .filter_map(|(listed, server)| match (&listed.nodes, server) {
-                    (Ok(nodes), Some(server)) => Some((listed.name.as_str(), *server, &nodes[..])),
-                    _ => None,
-                });
+            let listings =
+                out.iter()
+                    .filter_map(|(listed, server)| match (&listed.nodes, server) {
+                        (Ok(nodes), Some(server)) => {
+                            Some((listed.name.as_str(), *server, &nodes[..]))
+                        }
+                        _ => None,
+                    });
             let ttl = self.options.service.cache_ttl;
             match &self.options.write_behind {
                 Some(behind) => {

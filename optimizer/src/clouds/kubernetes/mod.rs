@@ -27,8 +27,8 @@
 //!   `PodList` files;
 //! * `node_cache`: the on-disk cache of successful listings;
 //! * `exec_credentials`: exec-plugin credentials kept until they expire;
-//! * `write_behind`: the node cache's write-back done beside the rest of
-//!   the launch, waited for before exit.
+//! * `write_behind`: the node cache's write-back queued until the table
+//!   is printed, done before exit.
 
 mod backoff;
 mod exec_credentials;
@@ -87,9 +87,8 @@ pub struct KubernetesOptions {
     pub exec_credentials: Option<Arc<ExecCredentials>>,
     /// Where the node cache's write-back goes once the nodes are listed:
     /// `None` (the default) writes it before the check returns; `Some`
-    /// hands it to a blocking thread, and the caller
-    /// [waits](WriteBehind::wait) for it before exiting (`sky launch`
-    /// does, after printing the table).
+    /// queues it, and the caller does it ([`WriteBehind::wait`]) before
+    /// exiting (`sky launch` does, after printing the table).
     pub write_behind: Option<Arc<WriteBehind>>,
     /// Offline mode: read `<dir>/<context>.json` NodeLists instead of calling
     /// the API server (see [`contexts_from_fixture_dir`]). Contexts still come
@@ -358,7 +357,7 @@ impl KubernetesCloud {
                         .map(|(c, s, n)| (c.to_string(), s.to_string(), n.to_vec()))
                         .collect();
                     let cache = Arc::clone(cache);
-                    behind.spawn(move || {
+                    behind.defer(move || {
                         let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
                         let listings: Vec<(&str, &str, &[KubeNode])> = owned
                             .iter()

@@ -79,8 +79,8 @@ pub async fn run(
             }
         }
     }
-    // The node cache's write-back runs beside the plan and the table, and
-    // is waited for when this returns, whichever way it returns.
+    // The node cache's write-back waits for the table: it is done when
+    // this returns, whichever way it returns.
     let writes = std::sync::Arc::new(WriteBehind::default());
     args.options.kubernetes.write_behind = Some(std::sync::Arc::clone(&writes));
     let _written_before_exit = writes.wait_on_drop();

@@ -324,7 +324,7 @@ async fn a_transient_sts_failure_during_check_is_not_a_verdict() {
     }
 }
 
-/// `sky launch` writes the node cache beside the plan and the table
+/// `sky launch` writes the node cache once the table is printed
 /// (`clouds::kubernetes::WriteBehind`), yet before the process exits: the
 /// next process finds every context's listing and asks no API server. The
 /// entry names neither a server nor a token.

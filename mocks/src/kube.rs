@@ -9,6 +9,7 @@ use wiremock::MockServer;
 
 use crate::endpoint::{EndpointState, exact, ok_fixed};
 use crate::flavor::Flavor;
+use crate::fleet::FleetRoute;
 use crate::served::{Route, Served};
 use crate::{EndpointOptions, Fault, Latency, MockError, Recorder, Recording, fixtures};
 
@@ -386,10 +387,26 @@ pub fn pod_list(node_list: &Value, count: usize) -> Value {
 /// # Ok(()) }
 /// ```
 pub struct KubeMock {
-    served: Served,
+    served: KubeServed,
     version: Recorder,
     nodes: Recorder,
     pods: Recorder,
+}
+
+/// Where a [`KubeMock`] is served.
+enum KubeServed {
+    /// By wiremock (a server of its own, or a tenant of a shared one).
+    Wire(Served),
+    /// By a [`MockSet`](crate::MockSet)'s fleet, at this URL.
+    Fleet(String),
+}
+
+/// One endpoint of a [`KubeMock`], before it is served.
+struct Endpoint {
+    path: &'static str,
+    state: std::sync::Arc<EndpointState>,
+    body: Vec<u8>,
+    expect: Option<u64>,
 }
 
 impl KubeMock {
@@ -420,15 +437,22 @@ impl KubeMock {
             .any(|e| e.fault.is_raw())
     }
 
-    /// Starts the mock on a server of its own, or on `shared` (a server and
-    /// this mock's path prefix, e.g. `/ctx/3`), see [`Served::start_on`].
-    pub(crate) async fn start_sharing(
-        opts: KubeOptions,
+    /// Whether a mock with these options can be one of a
+    /// [`Fleet`](crate::fleet::Fleet)'s servers: no fault and no wiremock
+    /// expectation on any endpoint (those need wiremock's responder).
+    pub(crate) fn can_join_fleet(opts: &KubeOptions) -> bool {
+        [&opts.version, &opts.nodes, &opts.pods]
+            .iter()
+            .all(|e| e.fault == Fault::None && e.expect.is_none())
+    }
+
+    /// The three endpoints of a mock: path, state, success body, expectation.
+    fn endpoints(
+        opts: &KubeOptions,
         origin: Instant,
         base_seed: u64,
         name: &str,
-        shared: Option<(std::sync::Arc<MockServer>, String)>,
-    ) -> Result<KubeMock, MockError> {
+    ) -> Result<Vec<Endpoint>, MockError> {
         let (nodes_body, nodes_value) = match &opts.nodes_file {
             Some(path) => {
                 let bytes = fixtures::read(path)?;
@@ -455,52 +479,98 @@ impl KubeMock {
                 Flavor::Kube,
             )
         };
-        let (version, nodes, pods) = (
-            state("version", &opts.version)?,
-            state("nodes", &opts.nodes)?,
-            state("pods", &opts.pods)?,
-        );
-        let recorders = (
-            version.recorder.clone(),
-            nodes.recorder.clone(),
-            pods.recorder.clone(),
-        );
+        Ok(vec![
+            Endpoint {
+                path: "/version",
+                state: state("version", &opts.version)?,
+                body: fixtures::KUBE_VERSION_JSON.as_bytes().to_vec(),
+                expect: opts.version.expect,
+            },
+            Endpoint {
+                path: "/api/v1/nodes",
+                state: state("nodes", &opts.nodes)?,
+                body: nodes_body,
+                expect: opts.nodes.expect,
+            },
+            Endpoint {
+                path: "/api/v1/pods",
+                state: state("pods", &opts.pods)?,
+                body: pods_body,
+                expect: opts.pods.expect,
+            },
+        ])
+    }
+
+    fn from_endpoints(endpoints: &[Endpoint], served: KubeServed) -> KubeMock {
+        let recorder = |i: usize| endpoints[i].state.recorder.clone();
+        KubeMock {
+            served,
+            version: recorder(0),
+            nodes: recorder(1),
+            pods: recorder(2),
+        }
+    }
+
+    /// Starts the mock on a server of its own, or on `shared` (a server and
+    /// this mock's path prefix, e.g. `/ctx/3`), see [`Served::start_on`].
+    pub(crate) async fn start_sharing(
+        opts: KubeOptions,
+        origin: Instant,
+        base_seed: u64,
+        name: &str,
+        shared: Option<(std::sync::Arc<MockServer>, String)>,
+    ) -> Result<KubeMock, MockError> {
+        let endpoints = Self::endpoints(&opts, origin, base_seed, name)?;
         let json = "application/json";
-        let route = |path: &'static str, state, body: Vec<u8>, expect| Route {
-            method: "GET",
-            path: exact(path),
-            body_contains: None,
-            state,
-            ok: ok_fixed(body, json),
-            expect,
-        };
-        let routes = vec![
-            route(
-                "/version",
-                version,
-                fixtures::KUBE_VERSION_JSON.as_bytes().to_vec(),
-                opts.version.expect,
-            ),
-            route("/api/v1/nodes", nodes, nodes_body, opts.nodes.expect),
-            route("/api/v1/pods", pods, pods_body, opts.pods.expect),
-        ];
+        let routes = endpoints
+            .iter()
+            .map(|e| Route {
+                method: "GET",
+                path: exact(e.path),
+                body_contains: None,
+                state: e.state.clone(),
+                ok: ok_fixed(e.body.clone(), json),
+                expect: e.expect,
+            })
+            .collect();
         let served = match shared {
             Some((server, base)) => Served::start_on(server, base, routes).await?,
             None => Served::start(routes).await?,
         };
-        Ok(KubeMock {
-            served,
-            version: recorders.0,
-            nodes: recorders.1,
-            pods: recorders.2,
-        })
+        Ok(Self::from_endpoints(&endpoints, KubeServed::Wire(served)))
+    }
+
+    /// Prepares the mock as one of a [`Fleet`](crate::fleet::Fleet)'s
+    /// servers: its routes for [`Fleet::start`](crate::fleet::Fleet::start),
+    /// and the mock once the fleet gives it its URL.
+    pub(crate) fn for_fleet(
+        opts: &KubeOptions,
+        origin: Instant,
+        base_seed: u64,
+        name: &str,
+    ) -> Result<(Vec<FleetRoute>, impl FnOnce(String) -> KubeMock + use<>), MockError> {
+        let endpoints = Self::endpoints(opts, origin, base_seed, name)?;
+        let routes = endpoints
+            .iter()
+            .map(|e| FleetRoute {
+                path: e.path,
+                state: e.state.clone(),
+                body: e.body.clone().into(),
+            })
+            .collect();
+        Ok((routes, move |uri| {
+            Self::from_endpoints(&endpoints, KubeServed::Fleet(uri))
+        }))
     }
 
     /// Base URL, `http://127.0.0.1:PORT` (with a path, `/ctx/<i>`, when the
     /// server is shared by a [`MockSet`](crate::MockSet)'s contexts); the
     /// kubeconfig `server:`.
     pub fn uri(&self) -> String {
-        self.served.uri()
+        match &self.served {
+            KubeServed::Wire(served) => served.uri(),
+            KubeServed::Fleet(uri) => uri.clone(),
+        }
     }
 
     /// The `/version` request log.
@@ -526,8 +596,13 @@ impl KubeMock {
             .collect()
     }
 
-    /// The underlying wiremock server.
-    pub fn server(&self) -> &MockServer {
-        self.served.server()
+    /// The underlying wiremock server; `None` for a context a
+    /// [`MockSet`](crate::MockSet) serves without wiremock (one without
+    /// faults: see its `fleet` module).
+    pub fn server(&self) -> Option<&MockServer> {
+        match &self.served {
+            KubeServed::Wire(served) => Some(served.server()),
+            KubeServed::Fleet(_) => None,
+        }
     }
 }

@@ -92,6 +92,7 @@ mod error;
 mod fault;
 mod fixtures;
 mod flavor;
+mod fleet;
 mod gate;
 mod gcp;
 mod huggingface;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fleet::Fleet;
 use crate::served::Served;
 use crate::{
     CatalogOptions, CatalogServer, Ec2Mock, Ec2Options, EndpointOptions, GcpMock, GcpOptions,
@@ -178,6 +179,9 @@ pub struct KubeContext {
 /// ```
 pub struct MockSet {
     origin: Instant,
+    /// The servers of the contexts without a fault; stopped when the set is dropped.
+    #[allow(dead_code)]
+    fleet: Option<Fleet>,
     /// AWS STS, if the spec has `[sts]`.
     pub sts: Option<StsMock>,
     /// AWS EC2, if the spec has `[ec2]`.
@@ -215,11 +219,23 @@ impl MockSet {
             Some(o) => Some(Ec2Mock::start_with(o.clone(), origin, seed, "ec2").await?),
             None => None,
         };
-        // The contexts share one wiremock server (each under its own path
-        // prefix), except those whose raw faults need a gate of their own.
+        // Contexts without a fault are a fleet of servers answered
+        // concurrently (see `fleet`); the others share one wiremock server
+        // (each under its own path prefix), except those whose raw faults
+        // need a gate of their own.
+        let mut fleet_routes = Vec::new();
+        let mut joining = Vec::new();
         let mut shared: Option<std::sync::Arc<wiremock::MockServer>> = None;
-        let mut kube = Vec::with_capacity(kube_plan.len());
+        let mut kube: Vec<Option<KubeContext>> = Vec::with_capacity(kube_plan.len());
         for (i, (opts, name)) in kube_plan.into_iter().enumerate() {
+            let endpoint = format!("kube/{name}");
+            if KubeMock::can_join_fleet(&opts) {
+                let (routes, made) = KubeMock::for_fleet(&opts, origin, seed, &endpoint)?;
+                fleet_routes.push(routes);
+                joining.push((i, name, made));
+                kube.push(None);
+                continue;
+            }
             let on = match KubeMock::can_share(&opts) {
                 true => {
                     let server = match &shared {
@@ -232,10 +248,22 @@ impl MockSet {
                 }
                 false => None,
             };
-            let mock =
-                KubeMock::start_sharing(opts, origin, seed, &format!("kube/{name}"), on).await?;
-            kube.push(KubeContext { name, mock });
+            let mock = KubeMock::start_sharing(opts, origin, seed, &endpoint, on).await?;
+            kube.push(Some(KubeContext { name, mock }));
         }
+        let fleet = match fleet_routes.is_empty() {
+            true => None,
+            false => Some(Fleet::start(fleet_routes)?),
+        };
+        if let Some(fleet) = &fleet {
+            for (at, (i, name, made)) in joining.into_iter().enumerate() {
+                kube[i] = Some(KubeContext {
+                    name,
+                    mock: made(fleet.uri(at)),
+                });
+            }
+        }
+        let kube: Vec<KubeContext> = kube.into_iter().flatten().collect();
         let gcp = match &spec.gcp {
             Some(o) => Some(GcpMock::start_with(o.clone(), origin, seed, "gcp").await?),
             None => None,
@@ -246,6 +274,7 @@ impl MockSet {
         };
         Ok(MockSet {
             origin,
+            fleet,
             sts,
             ec2,
             kube,

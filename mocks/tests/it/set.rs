@@ -215,3 +215,87 @@ async fn an_empty_spec_starts_nothing() {
     assert!(set.recordings().is_empty());
     assert!(set.env().is_empty());
 }
+
+/// Contexts without a fault are separate servers answered concurrently
+/// (the set's fleet): each on a port of its own, answering what a
+/// wiremock-served context answers, byte for byte.
+#[tokio::test]
+async fn fault_free_contexts_are_servers_of_their_own_with_the_same_answers() {
+    let spec: MocksSpec = toml::from_str(
+        "[kube]\ncontexts = 3\npod_count = 2\n\
+         overrides.mock-2.nodes = { fault = { kind = \"fail_first\", n = 0, status = 500 } }\n",
+    )
+    .unwrap();
+    let set = MockSet::start(&spec).await.unwrap();
+    let uris: Vec<String> = set.kube.iter().map(|k| k.mock.uri()).collect();
+    // mock-0 and mock-1: a port each, no path; mock-2 on wiremock (a
+    // `fail_first` of 0 never fails, yet is a fault).
+    assert!(
+        uris[..2].iter().all(|u| u.matches('/').count() == 2),
+        "{uris:?}"
+    );
+    assert_ne!(uris[0], uris[1]);
+    assert!(set.kube[0].mock.server().is_none());
+    assert!(set.kube[2].mock.server().is_some());
+    for path in ["/version", "/api/v1/nodes?limit=500", "/api/v1/pods"] {
+        let fleet = get(&uris[0], path).await.unwrap();
+        let wire = get(&uris[2], path).await.unwrap();
+        assert_eq!(
+            (fleet.status, &fleet.body),
+            (wire.status, &wire.body),
+            "{path}"
+        );
+        assert!(
+            fleet
+                .head
+                .to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{}",
+            fleet.head
+        );
+    }
+    assert_eq!(
+        get(&uris[1], "/api/v1/namespaces").await.unwrap().status,
+        404
+    );
+    let nodes = set.kube[0].mock.nodes().recording();
+    assert_eq!(
+        (nodes.count(), nodes.requests[0].path.as_str()),
+        (1, "/api/v1/nodes")
+    );
+    assert_eq!(set.kube[1].mock.nodes().count(), 0);
+}
+
+/// Latency is the point here: every context of the fleet delays its answer
+/// from the moment the request arrived, never less, whatever the others
+/// are doing (16 requests sent at once).
+#[tokio::test]
+async fn a_fleet_answers_every_context_after_its_latency_never_before() {
+    let spec: MocksSpec = toml::from_str(
+        "[kube]\ncontexts = 16\nnodes = { latency = { kind = \"fixed\", ms = 40 } }\n",
+    )
+    .unwrap();
+    let set = MockSet::start(&spec).await.unwrap();
+    let asks = set.kube.iter().map(|k| {
+        let uri = k.mock.uri();
+        async move {
+            let sent = std::time::Instant::now();
+            let r = get(&uri, "/api/v1/nodes").await.unwrap();
+            (r.status, sent.elapsed())
+        }
+    });
+    let handles: Vec<_> = asks.map(tokio::spawn).collect();
+    let mut answers = Vec::new();
+    for h in handles {
+        answers.push(h.await.expect("request task"));
+    }
+    for (status, took) in &answers {
+        assert_eq!(*status, 200);
+        assert!(*took >= Duration::from_millis(40), "early answer: {took:?}");
+    }
+    for k in &set.kube {
+        let r = k.mock.nodes().recording();
+        assert_eq!(r.count(), 1);
+        assert_eq!(r.requests[0].delay, Duration::from_millis(40));
+    }
+}

@@ -323,3 +323,75 @@ async fn a_transient_sts_failure_during_check_is_not_a_verdict() {
         assert_eq!(sts.get_caller_identity().count() > before, kept, "{label}");
     }
 }
+
+/// `sky launch` writes the node cache once the table is printed
+/// (`clouds::kubernetes::WriteBehind`), yet before the process exits: the
+/// next process finds every context's listing and asks no API server. The
+/// entry names neither a server nor a token.
+#[test]
+fn a_launch_writes_the_node_cache_before_it_exits() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let kube = runtime
+        .block_on(
+            KubeMock::builder()
+                .node_pools(vec![NodePool {
+                    cpu: "192".into(),
+                    memory: "1024Gi".into(),
+                    ..NodePool::gpu(2, "H100", 8, GpuLabel::Skypilot)
+                }])
+                .start(),
+        )
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let contexts: Vec<(String, String)> =
+        (0..16).map(|i| (format!("ctx-{i}"), kube.uri())).collect();
+    let pairs: Vec<(&str, &str)> = contexts
+        .iter()
+        .map(|(n, u)| (n.as_str(), u.as_str()))
+        .collect();
+    let kubeconfig = write_kubeconfig(home.path(), &pairs).unwrap();
+    std::fs::write(
+        home.path().join("config.yaml"),
+        "kubernetes:\n  allowed_contexts: all\n",
+    )
+    .unwrap();
+    let launch = |refresh: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sky"));
+        cmd.env_clear()
+            .env("HOME", home.path())
+            .env("NO_COLOR", "1")
+            .env("KUBECONFIG", &kubeconfig)
+            .env("SKYPILOT_GLOBAL_CONFIG", home.path().join("config.yaml"))
+            .env("SKY_BUNDLED_CATALOGS", "1")
+            .env("SKY_ENABLED_CLOUDS", "kubernetes")
+            .args(["launch", "--dryrun", "-y", "-c", "t", "--gpus", "H100:8"]);
+        if refresh {
+            cmd.arg("--refresh");
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        stdout
+    };
+
+    let listed = launch(true);
+    assert_eq!(kube.nodes().count(), 16, "--refresh lists every context");
+    let cached = launch(false);
+    assert_eq!(
+        kube.nodes().count(),
+        16,
+        "the first process wrote every listing before it exited"
+    );
+    assert_eq!(listed, cached);
+    assert!(listed.contains("Kubernetes (ctx-15)"), "{listed}");
+    let entries: Vec<_> = walk(&home.path().join(".sky"))
+        .into_iter()
+        .filter(|p| p.components().any(|c| c.as_os_str() == "kube-nodes"))
+        .collect();
+    assert!(!entries.is_empty(), "no node cache entry");
+    for entry in entries {
+        let text = String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned();
+        assert!(!text.contains("127.0.0.1"), "{}: {text}", entry.display());
+    }
+}

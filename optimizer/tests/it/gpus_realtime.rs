@@ -40,6 +40,7 @@ fn cluster() -> mocks::KubeOptions {
 /// The pod-list requests' query strings.
 async fn pod_queries(kube: &KubeMock) -> Vec<String> {
     kube.server()
+        .expect("a mock started alone is a wiremock server")
         .received_requests()
         .await
         .unwrap_or_default()

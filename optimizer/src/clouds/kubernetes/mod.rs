@@ -26,7 +26,9 @@
 //! * `fixture`: offline mode, nodes and pods read from `NodeList` /
 //!   `PodList` files;
 //! * `node_cache`: the on-disk cache of successful listings;
-//! * `exec_credentials`: exec-plugin credentials kept until they expire.
+//! * `exec_credentials`: exec-plugin credentials kept until they expire;
+//! * `write_behind`: the node cache's write-back queued until the table
+//!   is printed, done before exit.
 
 mod backoff;
 mod exec_credentials;
@@ -36,6 +38,7 @@ mod listing;
 mod node_cache;
 #[cfg(test)]
 mod remembered_tests;
+mod write_behind;
 
 pub use backoff::BackoffPolicy;
 pub use exec_credentials::{
@@ -45,6 +48,7 @@ pub use fixture::{contexts_from_fixture_dir, pods_from_fixture_dir};
 pub use kubeconfig::KubeconfigIdentity;
 pub(crate) use node_cache::LazyStateNodeCache;
 pub use node_cache::{NODE_CACHE_KIND, NODE_CACHE_SCHEMA, NodeCache, RememberedKubeconfig};
+pub use write_behind::{WaitGuard, WriteBehind};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -81,6 +85,11 @@ pub struct KubernetesOptions {
     /// Exec-plugin credentials kept across launches until they expire;
     /// `None` = run the plugin for every client, as kube does.
     pub exec_credentials: Option<Arc<ExecCredentials>>,
+    /// Where the node cache's write-back goes once the nodes are listed:
+    /// `None` (the default) writes it before the check returns; `Some`
+    /// queues it, and the caller does it ([`WriteBehind::wait`]) before
+    /// exiting (`sky launch` does, after printing the table).
+    pub write_behind: Option<Arc<WriteBehind>>,
     /// Offline mode: read `<dir>/<context>.json` NodeLists instead of calling
     /// the API server (see [`contexts_from_fixture_dir`]). Contexts still come
     /// from the kubeconfig.
@@ -102,6 +111,7 @@ impl Default for KubernetesOptions {
             backoff: BackoffPolicy::default(),
             node_cache: None,
             exec_credentials: None,
+            write_behind: None,
             fixture_dir: None,
         }
     }
@@ -118,6 +128,7 @@ impl fmt::Debug for KubernetesOptions {
                 &self.node_cache.as_ref().map(|_| "<dyn NodeCache>"),
             )
             .field("exec_credentials", &self.exec_credentials.is_some())
+            .field("write_behind", &self.write_behind.is_some())
             .field("fixture_dir", &self.fixture_dir)
             .finish()
     }
@@ -330,15 +341,36 @@ impl KubernetesCloud {
             }
         }
         if let Some(cache) = &self.options.node_cache {
-            let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
-            let listings: Vec<(&str, &str, &[KubeNode])> = out
-                .iter()
-                .filter_map(|(listed, server)| match (&listed.nodes, server) {
-                    (Ok(nodes), Some(server)) => Some((listed.name.as_str(), *server, &nodes[..])),
-                    _ => None,
-                })
-                .collect();
-            cache.put(&listings, self.options.service.cache_ttl);
+            let listings =
+                out.iter()
+                    .filter_map(|(listed, server)| match (&listed.nodes, server) {
+                        (Ok(nodes), Some(server)) => {
+                            Some((listed.name.as_str(), *server, &nodes[..]))
+                        }
+                        _ => None,
+                    });
+            let ttl = self.options.service.cache_ttl;
+            match &self.options.write_behind {
+                Some(behind) => {
+                    // The write needs its own copy: the listings go on to the plan.
+                    let owned: Vec<(String, String, Vec<KubeNode>)> = listings
+                        .map(|(c, s, n)| (c.to_string(), s.to_string(), n.to_vec()))
+                        .collect();
+                    let cache = Arc::clone(cache);
+                    behind.defer(move || {
+                        let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
+                        let listings: Vec<(&str, &str, &[KubeNode])> = owned
+                            .iter()
+                            .map(|(c, s, n)| (c.as_str(), s.as_str(), &n[..]))
+                            .collect();
+                        cache.put(&listings, ttl);
+                    });
+                }
+                None => {
+                    let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
+                    cache.put(&listings.collect::<Vec<_>>(), ttl);
+                }
+            }
         }
         let out: Vec<KubeContext> = out.into_iter().map(|(c, _)| c).collect();
         let cache_use = match (&self.options.node_cache, to_list.is_empty(), max_age) {

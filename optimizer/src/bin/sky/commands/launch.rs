@@ -12,6 +12,7 @@ use std::io::IsTerminal;
 
 use anyhow::Context;
 use optimizer::args::Launch;
+use optimizer::clouds::kubernetes::WriteBehind;
 use optimizer::launch::{self, LaunchError};
 use optimizer::state::{FileMode, write_atomic};
 use planner::launch::Exit;
@@ -78,6 +79,11 @@ pub async fn run(
             }
         }
     }
+    // The node cache's write-back waits for the table: it is done when
+    // this returns, whichever way it returns.
+    let writes = std::sync::Arc::new(WriteBehind::default());
+    args.options.kubernetes.write_behind = Some(std::sync::Arc::clone(&writes));
+    let _written_before_exit = writes.wait_on_drop();
     let result = match launch::run(&args.options, &args.request).await {
         Ok(result) => result,
         Err(LaunchError::NoCloud(msg)) => {

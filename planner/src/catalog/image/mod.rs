@@ -20,12 +20,15 @@
 //! the rows it decodes (`strings.rs`: strings by id, made [`Text`]s on
 //! first use).
 
+mod pack;
 mod stream;
 mod strings;
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
+
+pub use pack::{ImagePack, write_pack};
 
 use stream::{Locations, RunEncoder, decode_run};
 use strings::{Packed, Strings, Tables, U32s};

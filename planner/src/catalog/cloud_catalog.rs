@@ -34,7 +34,7 @@ pub struct CloudCatalog {
     /// `Some` when `rows` holds only the rows a request selected
     /// ([`selection`](super::selection)): every (region, zone) pair of the whole file, in order
     /// of first appearance, for region and zone validation.
-    partial_locations: Option<PartialLocations>,
+    partial_locations: Option<Box<PartialLocations>>,
 }
 
 /// A partial catalog's (region, zone) pairs: as its image stored them
@@ -220,10 +220,11 @@ impl CloudCatalog {
     /// Marks the rows as a selection of the file's, whose (region, zone)
     /// pairs are `locations` (see [`CloudCatalog::locations`]).
     pub(crate) fn set_partial(&mut self, locations: StoredLocations) {
-        self.partial_locations = Some(PartialLocations {
+        // Boxed: most catalogs are complete, and a `CloudCatalog` stays small.
+        self.partial_locations = Some(Box::new(PartialLocations {
             stored: locations,
             made: std::sync::OnceLock::new(),
-        });
+        }));
     }
 
     /// Keeps, in a partial catalog, the stored locations whose region

@@ -551,10 +551,9 @@ impl CloudCatalog {
         let gpu = Packed::new(gpu_cells, U32s::new(head.gpu_info)?)
             .map_err(|_| ImageError::Decode("GpuInfo cells do not add up".into()))?;
         let mut strings = Strings::new(packed, runs.reads_gpu_info().then_some(gpu));
-        let mut rows: Vec<VmRow> = Vec::new();
         // The count is trusted only as far as the bytes could hold that many
         // rows (two mask bytes each).
-        rows.reserve((total as usize).min(stream.len() / 2));
+        let mut rows: Vec<VmRow> = Vec::with_capacity((total as usize).min(stream.len() / 2));
         let mut offset = 0usize;
         for (wanted, (name, it, count, len)) in wanted.into_iter().zip(runs_table.iter()) {
             let end = offset.saturating_add(len as usize);

@@ -12,6 +12,7 @@ mod fetch;
 mod folder;
 mod gather;
 mod image_tags;
+mod pack;
 mod plan;
 mod signal;
 
@@ -40,6 +41,7 @@ use planner::launch::CatalogSource;
 
 use crate::config::ConfigError;
 use crate::state::CatalogIndex;
+use pack::BundledPack;
 
 /// A loaded catalog and what was skipped.
 #[derive(Debug, Clone)]
@@ -208,13 +210,22 @@ pub(crate) fn load_vms_images<F: RunFilter>(
     index: Option<&CatalogIndex>,
     runs: impl Fn(CloudId) -> F,
 ) -> Decoded {
+    let bundled = vms.iter().any(|(_, input)| matches!(input, Input::Bundled));
+    let mut pack = BundledPack::open(index, bundled);
     let mut done: Vec<Option<VmsLoad>> = vms
         .iter()
         .map(|(cloud, input)| {
             let _span = tracing::info_span!("catalog_image", cloud = cloud.name()).entered();
-            Some(load_vms_image(*cloud, input, index, &runs(*cloud)))
+            Some(load_vms_image_packed(
+                *cloud,
+                input,
+                index,
+                &runs(*cloud),
+                &mut pack,
+            ))
         })
         .collect();
+    pack.store(index);
     let misses: Vec<(usize, String, String, u64)> = done
         .iter_mut()
         .enumerate()
@@ -495,6 +506,52 @@ fn load_vms_image(
     index: Option<&CatalogIndex>,
     runs: &dyn RunFilter,
 ) -> VmsLoad {
+    load_own_image(cloud, input, index, runs).0
+}
+
+/// [`load_vms_image`], a bundled catalog's image taken from `pack` when it
+/// holds one; what the pack lacked is noted in it.
+fn load_vms_image_packed(
+    cloud: CloudId,
+    input: &Input,
+    index: Option<&CatalogIndex>,
+    runs: &dyn RunFilter,
+    pack: &mut BundledPack,
+) -> VmsLoad {
+    if !matches!(input, Input::Bundled) {
+        return load_vms_image(cloud, input, index, runs);
+    }
+    if let Some(image) = pack.image(cloud) {
+        let name = vms_name(cloud, input);
+        match CloudCatalog::from_image_runs(cloud, image, &name, runs) {
+            Ok(loaded) => {
+                tracing::debug!(catalog = %name, rows = loaded.0.rows.len(), "catalog loaded from the bundled pack");
+                return VmsLoad::Loaded(Ok(loaded));
+            }
+            Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring a packed image"),
+        }
+    }
+    match load_own_image(cloud, input, index, runs) {
+        (load, Some(image)) => {
+            pack.read_own(cloud, image);
+            load
+        }
+        (load, None) => {
+            if matches!(load, VmsLoad::Parse { .. }) {
+                pack.missed();
+            }
+            load
+        }
+    }
+}
+
+/// [`load_vms_image`], and the image mapped when it decoded.
+fn load_own_image(
+    cloud: CloudId,
+    input: &Input,
+    index: Option<&CatalogIndex>,
+    runs: &dyn RunFilter,
+) -> (VmsLoad, Option<memmap2::Mmap>) {
     let name = vms_name(cloud, input);
     let (key, fingerprint, size) = match input {
         Input::Bundled => (
@@ -507,7 +564,7 @@ fn load_vms_image(
                 Some(m) => m.clone(),
                 None => match std::fs::metadata(path) {
                     Ok(m) => m,
-                    Err(e) => return VmsLoad::Loaded(Err(io_error(path, e))),
+                    Err(e) => return (VmsLoad::Loaded(Err(io_error(path, e))), None),
                 },
             };
             (image_key(path), fingerprint(&meta), meta.len())
@@ -517,16 +574,17 @@ fn load_vms_image(
         match CloudCatalog::from_image_runs(cloud, &image[..], &name, runs) {
             Ok(loaded) => {
                 tracing::debug!(catalog = %name, rows = loaded.0.rows.len(), "catalog loaded from its image");
-                return VmsLoad::Loaded(Ok(loaded));
+                return (VmsLoad::Loaded(Ok(loaded)), Some(image));
             }
             Err(e) => tracing::debug!(catalog = %name, error = %e, "ignoring catalog image"),
         }
     }
-    VmsLoad::Parse {
+    let parse = VmsLoad::Parse {
         key,
         fingerprint,
         size,
-    }
+    };
+    (parse, None)
 }
 
 /// A parsed `vms.csv`: its rows, or the image they were written into.

@@ -67,22 +67,32 @@ impl CatalogIndex {
     /// `None`.
     pub fn map(&self, source: &str, fingerprint: &str) -> Option<memmap2::Mmap> {
         let (_, path) = self.entry(source, fingerprint);
-        let file = fs::File::open(path).ok()?;
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() == 0 {
-            return None;
-        }
-        // The length just read: without it the map would `stat` the file again.
-        let len = usize::try_from(meta.len()).ok()?;
-        // SAFETY: the mapping is read-only and private to this process. An
-        // image is never written in place: `write` renames a complete new
-        // file over the old name, so the inode mapped here keeps its bytes
-        // for as long as the map lives. Only the user (0700 folder, 0600
-        // file) could truncate it underneath us, and every byte read is
-        // validated by the decoder as if it came from `read`.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.ok()?;
-        Some(map)
+        map_file(&path)
+    }
+
+    /// `bundled-<hash(fingerprint)>.pack`: the pack of the bundled
+    /// catalogs' images of one build (`planner::catalog::image::ImagePack`).
+    fn pack_path(&self, fingerprint: &str) -> PathBuf {
+        self.dir.join(format!(
+            "{PACK_PREFIX}{}.pack",
+            short_hash(&format!("{fingerprint}\0{}", env!("CARGO_PKG_VERSION")))
+        ))
+    }
+
+    /// The pack of images stored at `fingerprint`, mapped (see
+    /// [`CatalogIndex::map`]): one file for every bundled catalog, so a
+    /// launch opens and maps one file, not one per cloud.
+    pub fn map_pack(&self, fingerprint: &str) -> Option<memmap2::Mmap> {
+        map_file(&self.pack_path(fingerprint))
+    }
+
+    /// Stores the pack at `fingerprint`, and removes the packs of other
+    /// fingerprints.
+    pub fn write_pack(&self, fingerprint: &str, pack: &[u8]) -> Result<(), StateError> {
+        let path = self.pack_path(fingerprint);
+        fs_util::write_cache_atomic(&path, pack, FileMode::Private)?;
+        self.prune(PACK_PREFIX, ".pack", &path);
+        Ok(())
     }
 
     /// Stores the image for `source` at `fingerprint`, and removes the
@@ -91,17 +101,45 @@ impl CatalogIndex {
         let (prefix, path) = self.entry(source, fingerprint);
         // Images are validated whole when read: a damaged one is parsed again.
         fs_util::write_cache_atomic(&path, image, FileMode::Private)?;
+        self.prune(&prefix, ".idx", &path);
+        Ok(())
+    }
+
+    /// Removes the files named `<prefix>...<suffix>` but `keep`.
+    fn prune(&self, prefix: &str, suffix: &str, keep: &Path) {
         if let Ok(entries) = fs::read_dir(&self.dir) {
             for e in entries.flatten() {
                 let name = e.file_name();
                 let name = name.to_string_lossy();
-                if name.starts_with(&prefix) && name.ends_with(".idx") && e.path() != path {
+                if name.starts_with(prefix) && name.ends_with(suffix) && e.path() != keep {
                     let _ = fs::remove_file(e.path());
                 }
             }
         }
-        Ok(())
     }
+}
+
+/// The name every pack starts with (an image's name is two hex hashes).
+const PACK_PREFIX: &str = "bundled-";
+
+/// `path` mapped read-only; an empty or unopenable file is `None`.
+fn map_file(path: &Path) -> Option<memmap2::Mmap> {
+    let file = fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    // The length just read: without it the map would `stat` the file again.
+    let len = usize::try_from(meta.len()).ok()?;
+    // SAFETY: the mapping is read-only and private to this process. An
+    // image or pack is never written in place: `write`/`write_pack` rename
+    // a complete new file over the old name, so the inode mapped here keeps
+    // its bytes for as long as the map lives. Only the user (0700 folder,
+    // 0600 file) could truncate it underneath us, and every byte read is
+    // validated by the decoder as if it came from `read`.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.ok()?;
+    Some(map)
 }
 
 #[cfg(test)]

@@ -115,3 +115,85 @@ fn malformed_rows_are_still_reported_when_loading_from_the_image() {
         assert!(run.stderr.contains(&expected), "{}", run.stderr);
     }
 }
+
+/// A launch on the bundled catalogs, `clouds` enabled.
+fn launch_bundled(home: &Path, clouds: &str) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_sky"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env("SKY_LOG", "optimizer=debug")
+        .env("SKY_ENABLED_CLOUDS", clouds)
+        .env("SKY_BUNDLED_CATALOGS", "1")
+        .args(["launch", "--dryrun", "-y", "-c", "t", "--gpus", "H100:8"])
+        .output()
+        .expect("sky runs");
+    let run = Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
+    run
+}
+
+fn packs(home: &Path) -> Vec<PathBuf> {
+    let mut v = images(home);
+    v.retain(|p| p.extension().is_some_and(|e| e == "pack"));
+    v
+}
+
+#[test]
+fn bundled_images_are_packed_once_current_and_a_bad_pack_is_rebuilt() {
+    let home = tempfile::tempdir().unwrap();
+    let count = |log: &str, what: &str| log.matches(what).count();
+
+    // The first launch parses and stores each image; no pack yet.
+    let first = launch_bundled(home.path(), "lambda,runpod");
+    assert_eq!(count(&first.stderr, "image stored"), 2, "{}", first.stderr);
+    assert!(packs(home.path()).is_empty());
+    // The next finds both images current and packs them.
+    let second = launch_bundled(home.path(), "lambda,runpod");
+    assert_eq!(second.stdout, first.stdout);
+    assert_eq!(count(&second.stderr, "loaded from its image"), 2);
+    assert!(second.stderr.contains("pack stored"), "{}", second.stderr);
+    assert_eq!(packs(home.path()).len(), 1);
+    // Then every image comes from the pack, and nothing is written.
+    let third = launch_bundled(home.path(), "lambda,runpod");
+    assert_eq!(third.stdout, first.stdout);
+    assert_eq!(count(&third.stderr, "loaded from the bundled pack"), 2);
+    assert_eq!(count(&third.stderr, "loaded from its image"), 0);
+    assert!(!third.stderr.contains("stored"), "{}", third.stderr);
+
+    // A cloud the pack lacks: parsed first (the pack is left as it is),
+    // then read from its image and added to the pack.
+    let wider = launch_bundled(home.path(), "lambda,runpod,cudo");
+    assert_eq!(count(&wider.stderr, "image stored"), 1, "{}", wider.stderr);
+    assert!(!wider.stderr.contains("pack stored"));
+    let again = launch_bundled(home.path(), "lambda,runpod,cudo");
+    assert_eq!(again.stdout, wider.stdout);
+    assert_eq!(count(&again.stderr, "loaded from the bundled pack"), 2);
+    assert_eq!(count(&again.stderr, "loaded from its image"), 1);
+    assert!(again.stderr.contains("pack stored"));
+    let packed = launch_bundled(home.path(), "lambda,runpod,cudo");
+    assert_eq!(count(&packed.stderr, "loaded from the bundled pack"), 3);
+    assert_eq!(packed.stdout, wider.stdout);
+    // The narrower launch still reads its two from the wider pack.
+    let narrow = launch_bundled(home.path(), "lambda,runpod");
+    assert_eq!(count(&narrow.stderr, "loaded from the bundled pack"), 2);
+    assert_eq!(narrow.stdout, first.stdout);
+
+    // A damaged pack is ignored (each image read from its own file) and
+    // written again.
+    let pack = packs(home.path()).remove(0);
+    let full = std::fs::read(&pack).unwrap();
+    std::fs::write(&pack, &full[..full.len() / 2]).unwrap();
+    let healed = launch_bundled(home.path(), "lambda,runpod,cudo");
+    assert_eq!(healed.stdout, wider.stdout);
+    assert_eq!(count(&healed.stderr, "loaded from its image"), 3);
+    assert!(healed.stderr.contains("pack stored"));
+    let after = launch_bundled(home.path(), "lambda,runpod,cudo");
+    assert_eq!(count(&after.stderr, "loaded from the bundled pack"), 3);
+    assert_eq!(after.stdout, wider.stdout);
+    assert_eq!(std::fs::read(&pack).unwrap().len(), full.len());
+}

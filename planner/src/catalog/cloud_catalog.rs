@@ -34,7 +34,131 @@ pub struct CloudCatalog {
     /// `Some` when `rows` holds only the rows a request selected
     /// ([`selection`](super::selection)): every (region, zone) pair of the whole file, in order
     /// of first appearance, for region and zone validation.
-    partial_locations: Option<Vec<(Text, Option<Text>)>>,
+    partial_locations: Option<Box<PartialLocations>>,
+}
+
+/// A partial catalog's (region, zone) pairs: as its image stored them
+/// ([`StoredLocations`]), made [`Text`]s only when first asked for. Most
+/// launches never ask (only region and zone validation, their error lists
+/// and the changes OCI, Nebius and the AWS zone mapping make to them do),
+/// and making them cost a warm 22-cloud launch ~370 pairs of strings.
+#[derive(Debug, Clone)]
+struct PartialLocations {
+    stored: StoredLocations,
+    made: std::sync::OnceLock<Vec<(Text, Option<Text>)>>,
+}
+
+impl PartialLocations {
+    fn made(&self) -> &[(Text, Option<Text>)] {
+        self.made.get_or_init(|| self.stored.make())
+    }
+
+    fn made_mut(&mut self) -> &mut Vec<(Text, Option<Text>)> {
+        self.made();
+        self.made.get_mut().expect("made just above")
+    }
+
+    /// Each zone replaced by `name` of it, the pairs without a name (or
+    /// zone) dropped: the AWS zone mapping's inner join, done on the
+    /// stored text while no `Text` is made.
+    fn map_zones<'m>(&mut self, name: impl Fn(&str) -> Option<&'m str>) {
+        if let Some(made) = self.made.get_mut() {
+            made.retain_mut(|(_, zone)| {
+                *zone = zone.as_deref().and_then(&name).map(Text::from);
+                zone.is_some()
+            });
+            return;
+        }
+        self.stored = self.stored.map_zones(name);
+    }
+}
+
+/// (region, zone) pairs kept as text: each distinct string once in
+/// `text`, each pair as the byte ranges of its region and zone (no zone:
+/// an empty range at `u32::MAX`). Built from an image's already checked
+/// strings, so making them cannot fail.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StoredLocations {
+    text: String,
+    pairs: Vec<[u32; 4]>,
+}
+
+impl StoredLocations {
+    const NO_ZONE: [u32; 2] = [u32::MAX, u32::MAX];
+
+    /// Room for `pairs` pairs.
+    pub(crate) fn with_capacity(pairs: usize) -> StoredLocations {
+        StoredLocations {
+            text: String::with_capacity(pairs * 16),
+            pairs: Vec::with_capacity(pairs),
+        }
+    }
+
+    /// Keeps `s` once and gives its range: `seen[id]` (`id` is the
+    /// caller's name for `s`, below `seen.len()`) remembers where it was
+    /// kept (`[u32::MAX; 2]`: not yet).
+    #[inline]
+    pub(crate) fn range(&mut self, seen: &mut [[u32; 2]], id: usize, s: &str) -> [u32; 2] {
+        if seen[id][0] == u32::MAX {
+            let start = self.text.len() as u32;
+            self.text.push_str(s);
+            seen[id] = [start, self.text.len() as u32];
+        }
+        seen[id]
+    }
+
+    /// Adds a pair of ranges given by [`StoredLocations::range`].
+    pub(crate) fn push(&mut self, region: [u32; 2], zone: Option<[u32; 2]>) {
+        let zone = zone.unwrap_or(Self::NO_ZONE);
+        self.pairs.push([region[0], region[1], zone[0], zone[1]]);
+    }
+
+    /// The pairs with each zone replaced by `name` of it; those without a
+    /// name (or a zone) dropped.
+    fn map_zones<'m>(&self, name: impl Fn(&str) -> Option<&'m str>) -> StoredLocations {
+        let mut text = String::new();
+        let mut push = |s: &str| -> [u32; 2] {
+            let start = text.len() as u32;
+            text.push_str(s);
+            [start, text.len() as u32]
+        };
+        // A region by its range (an empty string starts where the next
+        // does), a zone name by its text.
+        let mut regions: FxHashMap<(u32, u32), [u32; 2]> = FxHashMap::default();
+        let mut zones: FxHashMap<&str, [u32; 2]> = FxHashMap::default();
+        let mut pairs = Vec::with_capacity(self.pairs.len());
+        for &[rs, re, zs, ze] in &self.pairs {
+            if zs == u32::MAX {
+                continue;
+            }
+            let Some(zone) = name(&self.text[zs as usize..ze as usize]) else {
+                continue;
+            };
+            let region = *regions
+                .entry((rs, re))
+                .or_insert_with(|| push(&self.text[rs as usize..re as usize]));
+            let zone = *zones.entry(zone).or_insert_with(|| push(zone));
+            pairs.push([region[0], region[1], zone[0], zone[1]]);
+        }
+        StoredLocations { text, pairs }
+    }
+
+    /// The pairs made [`Text`]s, each distinct string one shared `Text`.
+    fn make(&self) -> Vec<(Text, Option<Text>)> {
+        let mut made: FxHashMap<(u32, u32), Text> = FxHashMap::default();
+        let mut text = |start: u32, end: u32| {
+            made.entry((start, end))
+                .or_insert_with(|| Text::from(&self.text[start as usize..end as usize]))
+                .clone()
+        };
+        self.pairs
+            .iter()
+            .map(|&[rs, re, zs, ze]| {
+                let zone = (zs != u32::MAX).then(|| text(zs, ze));
+                (text(rs, re), zone)
+            })
+            .collect()
+    }
 }
 
 impl CloudCatalog {
@@ -95,8 +219,12 @@ impl CloudCatalog {
 
     /// Marks the rows as a selection of the file's, whose (region, zone)
     /// pairs are `locations` (see [`CloudCatalog::locations`]).
-    pub(crate) fn set_partial(&mut self, locations: Vec<(Text, Option<Text>)>) {
-        self.partial_locations = Some(locations);
+    pub(crate) fn set_partial(&mut self, locations: StoredLocations) {
+        // Boxed: most catalogs are complete, and a `CloudCatalog` stays small.
+        self.partial_locations = Some(Box::new(PartialLocations {
+            stored: locations,
+            made: std::sync::OnceLock::new(),
+        }));
     }
 
     /// Keeps, in a partial catalog, the stored locations whose region
@@ -104,7 +232,7 @@ impl CloudCatalog {
     /// does to the locations of a complete one.
     pub(crate) fn retain_partial_regions(&mut self, keep: impl Fn(&str) -> bool) {
         if let Some(locations) = &mut self.partial_locations {
-            locations.retain(|(region, _)| keep(region));
+            locations.made_mut().retain(|(region, _)| keep(region));
         }
     }
 
@@ -113,6 +241,7 @@ impl CloudCatalog {
     /// locations of a complete one.
     pub(crate) fn note_partial_locations(&mut self, rows: &[VmRow]) {
         if let Some(locations) = &mut self.partial_locations {
+            let locations = locations.made_mut();
             for row in rows {
                 let seen = locations
                     .iter()
@@ -137,7 +266,7 @@ impl CloudCatalog {
     /// appearance (which is all region/zone validation can tell apart).
     pub fn locations(&self) -> impl Iterator<Item = (&Text, Option<&Text>)> {
         let (rows, stored): (&[VmRow], &[(Text, Option<Text>)]) = match &self.partial_locations {
-            Some(stored) => (&[], stored),
+            Some(stored) => (&[], stored.made()),
             None => (&self.rows, &[]),
         };
         rows.iter()
@@ -257,10 +386,7 @@ impl CloudCatalog {
             row.zone.is_some()
         });
         if let Some(locations) = &mut self.partial_locations {
-            locations.retain_mut(|(_, zone)| {
-                *zone = zone.as_ref().and_then(|z| mapping.zone_name(z).cloned());
-                zone.is_some()
-            });
+            locations.map_zones(|zone| mapping.zone_name(zone).map(|name| &**name));
         }
         if self.rows.len() != before {
             self.rows_changed();

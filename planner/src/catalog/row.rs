@@ -140,7 +140,57 @@ pub struct VmRow {
     pub(super) local_disk_count: Num,
 }
 
+/// A row's parts as its readers produce them (`C`: a shared [`Text`], or a
+/// string id of the piece being parsed): what a CSV record
+/// (`row_parser.rs`) and an image's row stream (`image/stream.rs`) both
+/// make a [`VmRow`] of, through [`VmRow::from_fields`].
+#[derive(Clone)]
+pub(super) struct Fields<C> {
+    pub(super) instance_type: Option<C>,
+    pub(super) accelerator_name: Option<C>,
+    pub(super) region: C,
+    pub(super) zone: Option<C>,
+    pub(super) local_disk_type: Option<C>,
+    pub(super) gpu_info: Option<C>,
+    /// The number columns, in [`NUMBER_COLUMNS`] order.
+    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
+    pub(super) nvme_supported: Option<bool>,
+    pub(super) datacenter: Option<bool>,
+}
+
 impl VmRow {
+    /// The row of these parts: the one place a [`VmRow`] is assembled from
+    /// what a reader decoded (a CSV record or an image's row stream).
+    #[inline(always)]
+    pub(super) fn from_fields(f: Fields<Text>) -> VmRow {
+        let [
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+        ] = f.numbers;
+        VmRow {
+            instance_type: f.instance_type,
+            accelerator_name: f.accelerator_name,
+            region: f.region,
+            zone: f.zone,
+            local_disk_type: f.local_disk_type,
+            nvme_supported: f.nvme_supported,
+            accelerator_count,
+            vcpus,
+            memory_gib,
+            price,
+            spot_price,
+            local_disk_size,
+            local_disk_count,
+            datacenter: f.datacenter,
+            gpu_info: f.gpu_info,
+        }
+    }
+
     /// Accelerator count.
     #[inline]
     pub fn accelerator_count(&self) -> Option<f64> {

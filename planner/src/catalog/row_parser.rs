@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::csv_parse::Record;
-use super::row::Num;
+use super::row::{Fields, Num};
 use super::{NUMBER_COLUMNS, Text, VmRow};
 
 /// Where each column a row reads sits in the header.
@@ -365,21 +365,6 @@ pub(super) trait CellStore: Default {
     fn row(fields: Fields<Self::Cell>) -> Self::Row;
 }
 
-/// A record's fields, in a row's terms.
-#[derive(Clone)]
-pub(super) struct Fields<C> {
-    pub(super) instance_type: Option<C>,
-    pub(super) accelerator_name: Option<C>,
-    pub(super) region: C,
-    pub(super) zone: Option<C>,
-    pub(super) local_disk_type: Option<C>,
-    pub(super) gpu_info: Option<C>,
-    /// The number columns, in [`NUMBER_COLUMNS`] order.
-    pub(super) numbers: [Num; NUMBER_COLUMNS.len()],
-    pub(super) nvme_supported: Option<bool>,
-    pub(super) datacenter: Option<bool>,
-}
-
 /// One shared [`Text`] per distinct string: catalogs repeat instance
 /// types, regions and zones thousands of times, and cloning a `Text`
 /// (zone-mapping join, candidates) is a counter bump.
@@ -426,32 +411,7 @@ impl CellStore for Texts {
 
     #[inline(always)]
     fn row(f: Fields<Text>) -> VmRow {
-        let [
-            accelerator_count,
-            vcpus,
-            memory_gib,
-            price,
-            spot_price,
-            local_disk_size,
-            local_disk_count,
-        ] = f.numbers;
-        VmRow {
-            instance_type: f.instance_type,
-            accelerator_name: f.accelerator_name,
-            region: f.region,
-            zone: f.zone,
-            local_disk_type: f.local_disk_type,
-            nvme_supported: f.nvme_supported,
-            accelerator_count,
-            vcpus,
-            memory_gib,
-            price,
-            spot_price,
-            local_disk_size,
-            local_disk_count,
-            datacenter: f.datacenter,
-            gpu_info: f.gpu_info,
-        }
+        VmRow::from_fields(f)
     }
 }
 

@@ -20,6 +20,7 @@
 //! the rows it decodes (`strings.rs`: strings by id, made [`Text`]s on
 //! first use).
 
+mod pack;
 mod stream;
 mod strings;
 
@@ -27,9 +28,12 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+pub use pack::{ImagePack, write_pack};
+
 use stream::{Locations, RunEncoder, decode_run};
 use strings::{Packed, Strings, Tables, U32s};
 
+use super::cloud_catalog::StoredLocations;
 use super::row::KNOWN_COLUMNS;
 use super::selection::{RowMatcher, RowSelection};
 use super::{CatalogWarning, CloudCatalog, Columns, Schema, Text, VmRow};
@@ -222,19 +226,51 @@ impl Memo {
     }
 }
 
-/// The head's runs: (accelerator id, instance type id, rows, bytes) each,
-/// from their `u32` LE quadruples in one pass.
-fn runs_of_head(bytes: &[u8]) -> Result<Vec<(u32, u32, u32, u32)>, ImageError> {
-    let quads = bytes.chunks_exact(16);
-    if !quads.remainder().is_empty() {
-        return Err(ImageError::Decode("runs are cut short".into()));
+/// String `id` (0: none) of `packed` kept in `stored`, once: `seen[id]`
+/// remembers where.
+#[inline]
+fn keep_location(
+    stored: &mut StoredLocations,
+    seen: &mut [[u32; 2]],
+    packed: &Packed<'_>,
+    id: u32,
+) -> Result<Option<[u32; 2]>, ImageError> {
+    let Some(i) = (id as usize).checked_sub(1) else {
+        return Ok(None);
+    };
+    match seen.get(id as usize) {
+        Some(kept) if kept[0] != u32::MAX => Ok(Some(*kept)),
+        Some(_) => Ok(Some(stored.range(seen, id as usize, packed.get(i)?))),
+        None => Err(ImageError::Mismatch("string index")),
     }
-    Ok(quads
-        .map(|q| {
+}
+
+/// The head's runs, read in place: (accelerator id, instance type id,
+/// rows, bytes) each, from their `u32` LE quadruples (nothing copied: the
+/// ×1 AWS image has ~600 runs, of which a launch decodes a few).
+#[derive(Clone, Copy)]
+struct Runs<'a>(&'a [[u8; 16]]);
+
+impl<'a> Runs<'a> {
+    fn new(bytes: &'a [u8]) -> Result<Runs<'a>, ImageError> {
+        match bytes.as_chunks::<16>() {
+            (quads, []) => Ok(Runs(quads)),
+            _ => Err(ImageError::Decode("runs are cut short".into())),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Every run, in order (a few instructions each: the quadruple's
+    /// bounds are known).
+    fn iter(&self) -> impl Iterator<Item = (u32, u32, u32, u32)> + 'a {
+        self.0.iter().map(|q| {
             let at = |k: usize| u32::from_le_bytes([q[k], q[k + 1], q[k + 2], q[k + 3]]);
             (at(0), at(4), at(8), at(12))
         })
-        .collect())
+    }
 }
 
 /// The run a writer is in: its accelerator name and instance type (and
@@ -460,7 +496,7 @@ impl CloudCatalog {
         if head.cloud != cloud.name() {
             return Err(ImageError::Mismatch("cloud"));
         }
-        let runs_table = runs_of_head(head.runs)?;
+        let runs_table = Runs::new(head.runs)?;
         let run_count = runs_table.len();
         let Some((stream, gpu_cells)) = usize::try_from(head.stream_len)
             .ok()
@@ -483,41 +519,43 @@ impl CloudCatalog {
         // accelerator names); `types` marks the instance types held.
         let all = runs.is_all();
         let mut wanted = vec![all; run_count];
-        if !all {
+        // The rows to decode (to reserve them at once).
+        let mut total = 0u64;
+        if all {
+            total = runs_table.iter().map(|run| u64::from(run.2)).sum();
+        } else {
             let mut by_name = Memo::new(packed.len());
             let mut by_type = Memo::new(packed.len());
             let mut types = vec![false; packed.len() + 1];
             let reads_types = runs.reads_instance_types();
-            for (i, w) in wanted.iter_mut().enumerate() {
-                let (name, it, _, _) = runs_table[i];
+            for (w, (name, it, _, _)) in wanted.iter_mut().zip(runs_table.iter()) {
                 if by_name.get(name, text, |a| runs.wants_accelerator(a))?
                     || (reads_types && by_type.get(it, text, |t| runs.wants_instance_type(t))?)
                 {
                     *w = true;
                     if it != 0 {
-                        types[it as usize] = true;
+                        // An id outside the table is no image of ours.
+                        *types
+                            .get_mut(it as usize)
+                            .ok_or(ImageError::Mismatch("string index"))? = true;
                     }
                 }
             }
-            for (i, w) in wanted.iter_mut().enumerate() {
-                let (_, it, _, _) = runs_table[i];
-                *w |= it != 0 && types[it as usize];
+            for (w, (_, it, count, _)) in wanted.iter_mut().zip(runs_table.iter()) {
+                *w |= it != 0 && types.get(it as usize).copied().unwrap_or(false);
+                if *w {
+                    total += u64::from(count);
+                }
             }
         }
         let gpu = Packed::new(gpu_cells, U32s::new(head.gpu_info)?)
             .map_err(|_| ImageError::Decode("GpuInfo cells do not add up".into()))?;
         let mut strings = Strings::new(packed, runs.reads_gpu_info().then_some(gpu));
-        let mut rows: Vec<VmRow> = Vec::new();
         // The count is trusted only as far as the bytes could hold that many
         // rows (two mask bytes each).
-        let total: u64 = (0..run_count)
-            .filter(|&i| wanted[i])
-            .map(|i| u64::from(runs_table[i].2))
-            .sum();
-        rows.reserve((total as usize).min(stream.len() / 2));
+        let mut rows: Vec<VmRow> = Vec::with_capacity((total as usize).min(stream.len() / 2));
         let mut offset = 0usize;
-        for (i, wanted) in wanted.into_iter().enumerate() {
-            let (name, it, count, len) = runs_table[i];
+        for (wanted, (name, it, count, len)) in wanted.into_iter().zip(runs_table.iter()) {
             let end = offset.saturating_add(len as usize);
             let run = stream
                 .get(offset..end)
@@ -551,19 +589,24 @@ impl CloudCatalog {
         let mut catalog =
             CloudCatalog::from_rows(cloud, rows, head.has_zones, schema).with_columns(columns);
         if !all {
+            // Kept as text, made `Text`s only if asked for; each string is
+            // checked here, as a decode that made it would have.
             let pairs = U32s::new(head.locations)?;
-            let mut locations = Vec::with_capacity(pairs.len() / 2);
+            let mut stored = StoredLocations::with_capacity(pairs.len() / 2);
+            // Where each string id was kept: each string checked and
+            // copied once.
+            let mut seen = vec![[u32::MAX; 2]; packed.len() + 1];
             for i in 0..pairs.len() / 2 {
                 let (region, zone) = (
                     pairs.get(2 * i).unwrap_or(0),
                     pairs.get(2 * i + 1).unwrap_or(0),
                 );
-                let region = strings
-                    .get(region)?
+                let region = keep_location(&mut stored, &mut seen, &packed, region)?
                     .ok_or(ImageError::Mismatch("empty region"))?;
-                locations.push((region, strings.get(zone)?));
+                let zone = keep_location(&mut stored, &mut seen, &packed, zone)?;
+                stored.push(region, zone);
             }
-            catalog.set_partial(locations);
+            catalog.set_partial(stored);
         }
         Ok((catalog, warnings))
     }
@@ -708,6 +751,81 @@ mod tests {
             loaded.validate_region_zone(Some("us-west-2"), None),
             Ok((Some("Us-West-2".to_string()), None))
         );
+    }
+
+    #[test]
+    fn a_selections_locations_are_made_when_asked_and_keep_an_empty_region_apart() {
+        // An empty region (kept for a row with an instance type) is a
+        // string of its own, stored right before the next one.
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,Price,Region,AvailabilityZone\n\
+                   cpu,,,1,,z0\n\
+                   cpu,,,1,r1,z1\n\
+                   gpu,H100,8,9,r1,z2\n\
+                   gpu,H100,8,9,r2,\n";
+        let (parsed, _) = CloudCatalog::from_bytes(CloudId::Ibm, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        let selection = RowSelection::accelerator("H100");
+        let (loaded, _) =
+            CloudCatalog::from_image_selected(CloudId::Ibm, &image, "x", &selection).unwrap();
+        let pairs = |c: &CloudCatalog| -> Vec<(String, Option<String>)> {
+            c.locations()
+                .map(|(r, z)| (r.to_string(), z.map(|z| z.to_string())))
+                .collect()
+        };
+        let whole = pairs(&parsed);
+        assert_eq!(whole[0], (String::new(), Some("z0".to_string())));
+        assert_eq!(pairs(&loaded), whole);
+        // A clone made before they are asked for answers the same.
+        let (loaded, _) =
+            CloudCatalog::from_image_selected(CloudId::Ibm, &image, "x", &selection).unwrap();
+        let copy = loaded.clone();
+        assert_eq!(pairs(&copy), whole);
+        assert_eq!(loaded.all_regions_lower(), parsed.all_regions_lower());
+    }
+
+    #[test]
+    fn the_zone_mapping_joins_a_selections_stored_locations_as_it_joins_rows() {
+        let csv = "InstanceType,AcceleratorName,AcceleratorCount,Price,Region,AvailabilityZone\n\
+                   cpu,,,1,us-east-1,use1-az1\n\
+                   cpu,,,1,us-east-1,use1-az9\n\
+                   cpu,,,1,,use1-az1\n\
+                   gpu,H100,8,9,us-west-2,usw2-az1\n\
+                   gpu,H100,8,9,us-east-1,use1-az1\n";
+        let mapping = crate::catalog::AzMapping::from_reader(
+            &b"AvailabilityZone,AvailabilityZoneName\nuse1-az1,us-east-1a\nusw2-az1,us-west-2b\n"[..],
+            "m.csv",
+        )
+        .unwrap();
+        let (mut parsed, _) = CloudCatalog::from_bytes(CloudId::Aws, csv.as_bytes(), "x").unwrap();
+        let image = parsed.to_image(&[]);
+        parsed.apply_az_mapping(&mapping);
+        let mut expected: Vec<(String, Option<String>)> = Vec::new();
+        for (r, z) in parsed.locations() {
+            let pair = (r.to_string(), z.map(|z| z.to_string()));
+            if !expected.contains(&pair) {
+                expected.push(pair);
+            }
+        }
+        assert_eq!(expected.len(), 3, "{expected:?}");
+        // Joined while stored as text, and after being made `Text`s.
+        for made_first in [false, true] {
+            let selection = RowSelection::accelerator("H100");
+            let (mut loaded, _) =
+                CloudCatalog::from_image_selected(CloudId::Aws, &image, "x", &selection).unwrap();
+            if made_first {
+                assert_eq!(loaded.locations().count(), 4);
+            }
+            loaded.apply_az_mapping(&mapping);
+            let got: Vec<(String, Option<String>)> = loaded
+                .locations()
+                .map(|(r, z)| (r.to_string(), z.map(|z| z.to_string())))
+                .collect();
+            assert_eq!(got, expected, "made first: {made_first}");
+            assert_eq!(
+                loaded.validate_region_zone(None, Some("us-east-1a")),
+                parsed.validate_region_zone(None, Some("us-east-1a"))
+            );
+        }
     }
 
     #[test]

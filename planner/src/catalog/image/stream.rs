@@ -5,6 +5,7 @@ use rustc_hash::FxHashSet;
 
 use super::strings::{Strings, Tables};
 use super::{ImageError, ImageWriter, OpenRun};
+use crate::catalog::row::Fields;
 use crate::catalog::row_parser::{PieceStrings, RawRow};
 use crate::catalog::{Num, Text, VmRow};
 
@@ -417,32 +418,17 @@ pub(super) fn decode_run(
             Some(prev) if !changed(DATACENTER_BIT) => prev.datacenter,
             _ => flag(&mut reader, "datacenter flag")?,
         };
-        let [
-            accelerator_count,
-            vcpus,
-            memory_gib,
-            price,
-            spot_price,
-            local_disk_size,
-            local_disk_count,
-        ] = numbers;
-        rows.push(VmRow {
+        rows.push(VmRow::from_fields(Fields {
             instance_type,
             accelerator_name,
             region,
             zone,
             local_disk_type,
-            nvme_supported,
-            accelerator_count,
-            vcpus,
-            memory_gib,
-            price,
-            spot_price,
-            local_disk_size,
-            local_disk_count,
-            datacenter,
             gpu_info,
-        });
+            numbers,
+            nvme_supported,
+            datacenter,
+        }));
     }
     if !reader.bytes.is_empty() {
         return Err(ImageError::Decode("a run has trailing bytes".into()));

@@ -436,28 +436,31 @@ impl CloudCatalog {
         let pattern = NamePattern::new(name);
         // Rows come in runs of one interned accelerator name: each run's
         // name is matched once (the same rule as `cheapest_for_cpus_mem`'s
-        // family test).
+        // family test). A plain loop, not `filter` with a stateful closure:
+        // the closure was not inlined, and a call per row cost the whole
+        // AWS catalog's scan 2.5× its instructions (`feasibility/aws/h100x8`).
         let mut last_name: Option<(&Text, bool)> = None;
-        let mut rows: Vec<&VmRow> = self
-            .rows
-            .iter()
-            .filter(|r| {
-                r.instance_type.is_some()
-                    && r.accelerator_name
-                        .as_ref()
-                        .is_some_and(|n| match last_name {
-                            Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
-                            _ => {
-                                let verdict = pattern.full_match(n);
-                                last_name = Some((n, verdict));
-                                verdict
-                            }
-                        })
-                    && r.accelerator_count()
-                        .is_some_and(|c| (c - count).abs() <= 0.01)
-                    && region_zone_ok(r, filter.region, filter.zone)
-            })
-            .collect();
+        let mut rows: Vec<&VmRow> = Vec::new();
+        for r in &self.rows {
+            let (Some(_), Some(n)) = (&r.instance_type, &r.accelerator_name) else {
+                continue;
+            };
+            let name_matches = match last_name {
+                Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
+                _ => {
+                    let verdict = pattern.full_match(n);
+                    last_name = Some((n, verdict));
+                    verdict
+                }
+            };
+            if name_matches
+                && r.accelerator_count()
+                    .is_some_and(|c| (c - count).abs() <= 0.01)
+                && region_zone_ok(r, filter.region, filter.zone)
+            {
+                rows.push(r);
+            }
+        }
         if rows.is_empty() {
             return AcceleratorMatch::NoMatch {
                 fuzzy: self.fuzzy_accelerators(&pattern, count, filter),

@@ -16,15 +16,16 @@ struct Run {
     stderr: String,
 }
 
-fn launch(home: &Path, catalogs: &Path) -> Run {
+/// One `sky launch --dryrun -y --gpus H100:8` in `home`, `envs` naming the
+/// catalogs and clouds; it must succeed.
+fn launch_with(home: &Path, envs: &[(&str, &std::ffi::OsStr)]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_sky"))
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("NO_COLOR", "1")
         .env("SKY_LOG", "optimizer=debug")
-        .env("SKY_ENABLED_CLOUDS", "lambda")
-        .env("SKY_CATALOG_DIR", catalogs)
+        .envs(envs.iter().copied())
         .args(["launch", "--dryrun", "-y", "-c", "t", "--gpus", "H100:8"])
         .output()
         .expect("sky runs");
@@ -34,6 +35,17 @@ fn launch(home: &Path, catalogs: &Path) -> Run {
     };
     assert_eq!(out.status.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
     run
+}
+
+/// Lambda alone, its catalog from the folder `catalogs`.
+fn launch(home: &Path, catalogs: &Path) -> Run {
+    launch_with(
+        home,
+        &[
+            ("SKY_ENABLED_CLOUDS", "lambda".as_ref()),
+            ("SKY_CATALOG_DIR", catalogs.as_os_str()),
+        ],
+    )
 }
 
 fn images(home: &Path) -> Vec<PathBuf> {
@@ -117,24 +129,15 @@ fn malformed_rows_are_still_reported_when_loading_from_the_image() {
 }
 
 /// A launch on the bundled catalogs, `clouds` enabled.
+/// `clouds` on the bundled catalogs.
 fn launch_bundled(home: &Path, clouds: &str) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_sky"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("SKY_LOG", "optimizer=debug")
-        .env("SKY_ENABLED_CLOUDS", clouds)
-        .env("SKY_BUNDLED_CATALOGS", "1")
-        .args(["launch", "--dryrun", "-y", "-c", "t", "--gpus", "H100:8"])
-        .output()
-        .expect("sky runs");
-    let run = Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", run.stdout, run.stderr);
-    run
+    launch_with(
+        home,
+        &[
+            ("SKY_ENABLED_CLOUDS", clouds.as_ref()),
+            ("SKY_BUNDLED_CATALOGS", "1".as_ref()),
+        ],
+    )
 }
 
 fn packs(home: &Path) -> Vec<PathBuf> {

@@ -830,15 +830,6 @@ impl<S: CellStore> RowParser<S> {
             Some(p) if again(prev, record, self.gpu_info.col) => p.gpu_info.clone(),
             _ => self.gpu_info.parse(record, store)?,
         };
-        let [
-            accelerator_count,
-            vcpus,
-            memory_gib,
-            price,
-            spot_price,
-            local_disk_size,
-            local_disk_count,
-        ] = numbers;
         Ok(Fields {
             instance_type,
             accelerator_name,
@@ -846,15 +837,7 @@ impl<S: CellStore> RowParser<S> {
             zone,
             local_disk_type,
             gpu_info,
-            numbers: [
-                accelerator_count,
-                vcpus,
-                memory_gib,
-                price,
-                spot_price,
-                local_disk_size,
-                local_disk_count,
-            ],
+            numbers,
             nvme_supported,
             datacenter,
         })

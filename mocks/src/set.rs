@@ -179,9 +179,9 @@ pub struct KubeContext {
 /// ```
 pub struct MockSet {
     origin: Instant,
-    /// The servers of the contexts without a fault; stopped when the set is dropped.
-    #[allow(dead_code)]
-    fleet: Option<Fleet>,
+    /// The servers of the contexts without a fault: held only so that they
+    /// stop when the set is dropped.
+    _fleet: Option<Fleet>,
     /// AWS STS, if the spec has `[sts]`.
     pub sts: Option<StsMock>,
     /// AWS EC2, if the spec has `[ec2]`.
@@ -274,7 +274,7 @@ impl MockSet {
         };
         Ok(MockSet {
             origin,
-            fleet,
+            _fleet: fleet,
             sts,
             ec2,
             kube,

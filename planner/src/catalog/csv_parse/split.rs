@@ -336,7 +336,7 @@ impl<'a> Splitter<'a> {
             let mut w_at = i;
             loop {
                 let w = match data.get(w_at..w_at + 8) {
-                    Some(chunk) => u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])),
+                    Some(chunk) => word(chunk),
                     None => {
                         // The text's last bytes, zeros after them (looked at
                         // like any low byte, then found past the end).

@@ -718,6 +718,9 @@ fn fixture_kubeconfigs_are_read_as_kube_reads_them() {
                     .into_owned(),
             );
         }
+        // Without its last line break, and with blank lines between entries.
+        assert_eq!(agree(text.trim_end()), agree(&text));
+        agree(&text.replace("\n- ", "\n\n- "));
         // Every line of a fixture, removed in turn.
         let lines: Vec<&str> = text.lines().collect();
         for skip in 0..lines.len() {

@@ -144,6 +144,51 @@ async fn two_contexts_are_listed_concurrently() {
     assert_eq!(b_nodes[0].accelerator.as_deref(), Some("T4"));
 }
 
+/// Twenty contexts, two of them refused: every context comes back, in the
+/// kubeconfig's order, with its own nodes or its own failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_contexts_come_back_in_order() {
+    let a = nodes_server(&fixture("h100-cluster.json"), Duration::ZERO).await;
+    let b = nodes_server(&fixture("gke-t4.json"), Duration::ZERO).await;
+    let refused = "http://127.0.0.1:1".to_string();
+    let names: Vec<String> = (0..20).map(|i| format!("ctx-{i:02}")).collect();
+    let servers: Vec<String> = (0..20)
+        .map(|i| match i {
+            7 | 15 => refused.clone(),
+            i if i % 2 == 0 => a.uri(),
+            _ => b.uri(),
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = names
+        .iter()
+        .zip(&servers)
+        .map(|(n, s)| (n.as_str(), s.as_str()))
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kc = write_kubeconfig(dir.path(), "config", &pairs, Some("ctx-00"));
+    let cloud = KubernetesCloud::new(fast_options());
+    let ctx = ctx(dir.path(), Some(&kc), Some(&["all"]));
+
+    let contexts = contexts_of(cloud.check(&ctx).await);
+
+    let listed: Vec<&str> = contexts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(listed, names);
+    for (i, context) in contexts.iter().enumerate() {
+        match (i, &context.nodes) {
+            (7 | 15, Err(message)) => assert!(
+                message.contains(&context.name),
+                "{i}: the failure names its context: {message}"
+            ),
+            (7 | 15, Ok(nodes)) => panic!("{i}: a refused context listed {nodes:?}"),
+            (_, Err(message)) => panic!("{i}: {message}"),
+            (i, Ok(nodes)) => {
+                let expected = if i % 2 == 0 { "H100" } else { "T4" };
+                assert_eq!(nodes[0].accelerator.as_deref(), Some(expected), "{i}");
+            }
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hung_context_is_an_error_within_the_timeout() {
     let ok = nodes_server(&fixture("kind-skypilot.json"), Duration::ZERO).await;

@@ -8,7 +8,8 @@
 
 use std::time::Duration;
 
-use futures::future::join_all;
+use futures::FutureExt;
+use futures::future::{self, Either, join_all};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use planner::catalog::kubernetes::{
     KubeContext, KubeNode, ListPage, parse_node_page, parse_pod_page, pod_field_selector,
@@ -42,19 +43,27 @@ impl KubernetesCloud {
         contexts: &[String],
         deadline: Option<Duration>,
     ) -> Vec<KubeContext> {
+        // One timer for every context's deadline: each timer registered
+        // before the runtime first parks wakes its driver (an `eventfd`
+        // write), 64 of them before the first request went out.
+        let timer = deadline.map(|d| (d, tokio::time::sleep(d).shared()));
         join_all(contexts.iter().map(|name| {
             let span = list_nodes_span(name);
+            let timer = timer.clone();
             async move {
                 // The last failed attempt: when the deadline cuts the retries
                 // short, the reason is what the attempts met (a refused
                 // connection, a 503), not "timed out".
                 let last = std::sync::Mutex::new(None::<String>);
-                let work = self.list_context(kubeconfig, name, &last);
-                let nodes = match deadline {
-                    Some(d) => tokio::time::timeout(d, work).await.unwrap_or_else(|_| {
-                        let seen = last.lock().unwrap_or_else(|e| e.into_inner()).take();
-                        Err(seen.unwrap_or_else(|| timeout_message(name, d)))
-                    }),
+                let work = std::pin::pin!(self.list_context(kubeconfig, name, &last));
+                let nodes = match timer {
+                    Some((d, timer)) => match future::select(work, timer).await {
+                        Either::Left((nodes, _)) => nodes,
+                        Either::Right(((), _)) => {
+                            let seen = last.lock().unwrap_or_else(|e| e.into_inner()).take();
+                            Err(seen.unwrap_or_else(|| timeout_message(name, d)))
+                        }
+                    },
                     None => work.await,
                 };
                 record_outcome(&nodes, "listed");

@@ -20,6 +20,7 @@
 //! which puts the cache, the listing and the fixture mode together. The
 //! parts, re-exported here:
 //! * `kubeconfig`: kubeconfig files, allowed contexts, a context's cluster entry;
+//! * `plain_yaml`: the fast path that reads a plain kubeconfig as kube does;
 //! * `listing`: node and pod listing with timeouts, retries and SkyPilot's
 //!   error texts;
 //! * `backoff`: the waits between listing attempts;
@@ -36,6 +37,7 @@ mod fixture;
 mod kubeconfig;
 mod listing;
 mod node_cache;
+mod plain_yaml;
 #[cfg(test)]
 mod remembered_tests;
 mod write_behind;

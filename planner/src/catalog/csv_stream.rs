@@ -23,6 +23,9 @@ use super::row_parser::{PieceStrings, RawRow, RowColumns, RowParser};
 use super::{CatalogError, CatalogWarning, CsvParse};
 use crate::cloud::CloudId;
 
+mod slices;
+pub use slices::{CsvSlices, SlicePiece};
+
 /// Bytes gathered before a piece is parsed: large enough that a piece's
 /// set-up (a reader, its buffer) is noise, small enough to stay in cache.
 const PIECE_BYTES: usize = 128 << 10;
@@ -92,29 +95,51 @@ impl CsvPiece {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
-        let mut parser = RowParser::<PieceStrings>::new(self.columns);
-        // About a row a line: sized once, not regrown (and copied) as it fills.
-        let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', &self.bytes).count());
-        let mut warnings = Vec::new();
-        let last = piece_rows(
-            self.cloud,
+        parse_piece(
+            self.seq,
             &self.bytes,
-            &mut parser,
-            &self.source_name,
+            self.offset,
             self.lines_before,
-            &mut rows,
-            &mut warnings,
-        )?;
-        let integers = parser.integer_bits();
-        Ok(ParsedPiece {
-            seq: self.seq,
-            rows,
-            strings: parser.into_store(),
-            warnings,
-            last: last.map(|(at, fields)| (self.offset + at, fields)),
-            integers,
-        })
+            self.columns,
+            self.cloud,
+            &self.source_name,
+        )
     }
+}
+
+/// The rows of the piece `bytes` of a file (at `offset` in it, after
+/// `lines_before` line ends), parsed with a row parser of its own.
+fn parse_piece(
+    seq: u64,
+    bytes: &[u8],
+    offset: u64,
+    lines_before: u64,
+    columns: RowColumns,
+    cloud: CloudId,
+    source_name: &str,
+) -> Result<ParsedPiece, CatalogError> {
+    let mut parser = RowParser::<PieceStrings>::new(columns);
+    // About a row a line: sized once, not regrown (and copied) as it fills.
+    let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count());
+    let mut warnings = Vec::new();
+    let last = piece_rows(
+        cloud,
+        bytes,
+        &mut parser,
+        source_name,
+        lines_before,
+        &mut rows,
+        &mut warnings,
+    )?;
+    let integers = parser.integer_bits();
+    Ok(ParsedPiece {
+        seq,
+        rows,
+        strings: parser.into_store(),
+        warnings,
+        last: last.map(|(at, fields)| (offset + at, fields)),
+        integers,
+    })
 }
 
 /// Parses the whole records of `piece` (`lines_before` line ends before it
@@ -517,6 +542,33 @@ mod tests {
         parse.finish().map(digest).map_err(|e| e.to_string())
     }
 
+    /// The same, whole in memory and cut into borrowed pieces: parsed the
+    /// later ones first, then written in order.
+    fn sliced(cloud: CloudId, data: &[u8]) -> Result<(usize, u64), String> {
+        let mut parse = CsvSlices::new(cloud, data, "t.csv").map_err(|e| e.to_string())?;
+        let pieces = parse.take_pieces();
+        assert_eq!(pieces.len() as u64, parse.pieces());
+        assert!(parse.take_pieces().is_empty());
+        let mut parsed: Vec<ParsedPiece> = pieces
+            .iter()
+            .rev()
+            .map(SlicePiece::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        parsed.reverse();
+        if parsed.len() > 1 {
+            // Out of order is refused.
+            let mut other = CsvSlices::new(cloud, data, "t.csv").unwrap();
+            let second = other.take_pieces()[1].parse().unwrap();
+            assert!(other.write(second).is_err());
+        }
+        for p in parsed {
+            assert!(!parse.all_written());
+            parse.write(p).map_err(|e| e.to_string())?;
+        }
+        parse.finish().map(digest).map_err(|e| e.to_string())
+    }
+
     fn streamed_image(cloud: CloudId, data: &[u8], piece: usize) -> Result<Vec<u8>, String> {
         let mut parse = CsvImageParse::new(cloud, "t.csv");
         for chunk in data.chunks(piece.max(1)) {
@@ -536,6 +588,7 @@ mod tests {
     fn a_catalog_streamed_into_its_image_is_the_catalog_parsed_whole() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
         let mut compared = 0;
+        let mut sliced_pieces = 0;
         for cloud in CloudId::ALL {
             let Ok(csv) = std::fs::read(dir.join(cloud.name()).join("vms.csv")) else {
                 continue;
@@ -543,6 +596,9 @@ mod tests {
             let big = grown(&csv);
             for data in [&csv[..], &big[..]] {
                 let want = whole(cloud, data);
+                assert_eq!(sliced(cloud, data), want, "{cloud:?}, {} bytes", data.len());
+                sliced_pieces +=
+                    usize::from(CsvSlices::new(cloud, data, "t").is_ok_and(|s| s.pieces() > 2));
                 for piece in [1 << 20, 65_536, 4_093] {
                     assert_eq!(
                         streamed(cloud, data, piece),
@@ -562,6 +618,7 @@ mod tests {
             assert_eq!(streamed(cloud, &csv, 7), whole(cloud, &csv), "{cloud:?}");
         }
         assert!(compared > 60, "only {compared} comparisons");
+        assert!(sliced_pieces > 15, "only {sliced_pieces} files were sliced");
     }
 
     #[test]
@@ -596,6 +653,7 @@ mod tests {
             let data = &full[..cut];
             let want = whole(CloudId::Aws, data);
             refused += usize::from(want.is_err());
+            assert_eq!(sliced(CloudId::Aws, data), want, "cut at {cut}, sliced");
             assert_eq!(streamed(CloudId::Aws, data, 65_536), want, "cut at {cut}");
             if cut % 4 == 0 {
                 assert_eq!(handed_out(CloudId::Aws, data, 65_536), want, "cut at {cut}");
@@ -609,6 +667,8 @@ mod tests {
             "{want:?}"
         );
         assert_eq!(streamed(CloudId::Aws, &open_quote, 65_536), want);
+        assert_eq!(sliced(CloudId::Aws, &open_quote), want);
+        assert_eq!(sliced(CloudId::Aws, &data), whole(CloudId::Aws, &data));
     }
 
     #[test]
@@ -637,6 +697,7 @@ mod tests {
         ];
         for data in cases {
             let want = whole(CloudId::Lambda, data);
+            assert_eq!(sliced(CloudId::Lambda, data), want);
             for piece in [1, 3, 65_536] {
                 assert_eq!(handed_out(CloudId::Lambda, data, piece), want);
                 assert_eq!(

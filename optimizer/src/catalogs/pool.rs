@@ -53,9 +53,16 @@ struct SlotState<'a> {
 }
 
 impl Slot<'_> {
-    /// Takes the parse of piece `seq`, writes every piece now in order,
-    /// and, once the last is written, finishes and stores the image.
-    fn take(&self, seq: u64, parsed: Result<ParsedPiece, CatalogError>, index: &CatalogIndex) {
+    /// Takes the parse of piece `seq`, writes every piece now in order
+    /// (each written piece onto `spares`, its buffers to reuse), and, once
+    /// the last is written, finishes and stores the image.
+    fn take(
+        &self,
+        seq: u64,
+        parsed: Result<ParsedPiece, CatalogError>,
+        index: &CatalogIndex,
+        spares: &mut Vec<ParsedPiece>,
+    ) {
         let Ok(mut state) = self.state.lock() else {
             self.failed.store(true, Ordering::Relaxed);
             return;
@@ -68,9 +75,14 @@ impl Slot<'_> {
         let mut next = slices.written();
         while let Some(parsed) = state.waiting.remove(&next) {
             next += 1;
-            if let Err(e) = parsed.and_then(|piece| slices.write(piece)) {
-                self.fail(state, e.into());
-                return;
+            match parsed.and_then(|piece| slices.write(piece)) {
+                // Two are enough for the next pieces; more only hold memory.
+                Ok(spare) if spares.len() < 2 => spares.push(spare),
+                Ok(_) => {}
+                Err(e) => {
+                    self.fail(state, e.into());
+                    return;
+                }
             }
         }
         if !slices.all_written() {
@@ -144,6 +156,10 @@ pub(super) fn parse_bundled(
         .collect();
     let next = AtomicUsize::new(0);
     let work = || {
+        // Pieces this worker wrote, their buffers reused for the next: a
+        // piece's rows alone are ~140 KB, above glibc's threshold for a
+        // block of its own, which is mapped, faulted in and unmapped again.
+        let mut spares: Vec<ParsedPiece> = Vec::new();
         loop {
             let Some((slot, piece)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
@@ -159,9 +175,9 @@ pub(super) fn parse_bundled(
                     piece = piece.seq()
                 )
                 .entered();
-                piece.parse()
+                piece.parse_reusing(spares.pop())
             };
-            slot.take(piece.seq(), parsed, index);
+            slot.take(piece.seq(), parsed, index, &mut spares);
         }
     };
     let helpers = cores.min(jobs.len()).saturating_sub(1);

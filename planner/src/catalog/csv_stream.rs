@@ -95,49 +95,68 @@ impl CsvPiece {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
+        let lines = memchr::memchr_iter(b'\n', &self.bytes).count();
         parse_piece(
-            self.seq,
-            &self.bytes,
-            self.offset,
-            self.lines_before,
+            PieceAt {
+                seq: self.seq,
+                bytes: &self.bytes,
+                lines,
+                offset: self.offset,
+                lines_before: self.lines_before,
+            },
             self.columns,
             self.cloud,
             &self.source_name,
+            None,
         )
     }
 }
 
-/// The rows of the piece `bytes` of a file (at `offset` in it, after
-/// `lines_before` line ends), parsed with a row parser of its own.
-fn parse_piece(
+/// A piece of a file: its place among the pieces, its bytes and the line
+/// ends in them, where it starts in the file and the line ends before it.
+struct PieceAt<'b> {
     seq: u64,
-    bytes: &[u8],
+    bytes: &'b [u8],
+    lines: usize,
     offset: u64,
     lines_before: u64,
+}
+
+/// The rows of the piece `at` of a file, parsed with a row parser of its
+/// own, into the buffers of `spare` (a piece already written) if given.
+fn parse_piece(
+    at: PieceAt<'_>,
     columns: RowColumns,
     cloud: CloudId,
     source_name: &str,
+    spare: Option<ParsedPiece>,
 ) -> Result<ParsedPiece, CatalogError> {
-    let mut parser = RowParser::<PieceStrings>::new(columns);
+    let (mut rows, mut strings, mut warnings) = match spare {
+        Some(spare) => (spare.rows, spare.strings, spare.warnings),
+        None => Default::default(),
+    };
+    rows.clear();
+    strings.clear();
+    warnings.clear();
     // About a row a line: sized once, not regrown (and copied) as it fills.
-    let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count());
-    let mut warnings = Vec::new();
+    rows.reserve(at.lines);
+    let mut parser = RowParser::<PieceStrings>::with_store(columns, strings);
     let last = piece_rows(
         cloud,
-        bytes,
+        at.bytes,
         &mut parser,
         source_name,
-        lines_before,
+        at.lines_before,
         &mut rows,
         &mut warnings,
     )?;
     let integers = parser.integer_bits();
     Ok(ParsedPiece {
-        seq,
+        seq: at.seq,
         rows,
         strings: parser.into_store(),
         warnings,
-        last: last.map(|(at, fields)| (offset + at, fields)),
+        last: last.map(|(start, fields)| (at.offset + start, fields)),
         integers,
     })
 }
@@ -566,7 +585,22 @@ mod tests {
             assert!(!parse.all_written());
             parse.write(p).map_err(|e| e.to_string())?;
         }
-        parse.finish().map(digest).map_err(|e| e.to_string())
+        let image = parse.finish().map(digest).map_err(|e| e.to_string());
+        // Each piece parsed into the buffers the one before gave back.
+        let mut again = CsvSlices::new(cloud, data, "t.csv").unwrap();
+        let mut spare = None;
+        for piece in again.take_pieces() {
+            let parsed = piece.parse_reusing(spare.take());
+            match parsed.and_then(|p| again.write(p)) {
+                Ok(p) => spare = Some(p),
+                Err(e) => {
+                    assert_eq!(Err(e.to_string()), image);
+                    return image;
+                }
+            }
+        }
+        assert_eq!(again.finish().map(digest).map_err(|e| e.to_string()), image);
+        image
     }
 
     fn streamed_image(cloud: CloudId, data: &[u8], piece: usize) -> Result<Vec<u8>, String> {

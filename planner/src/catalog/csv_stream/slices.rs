@@ -17,7 +17,7 @@ use super::super::csv_parse::{Header, body_parts, check_not_truncated};
 use super::super::image::ImageWriter;
 use super::super::row_parser::RowColumns;
 use super::super::{CatalogError, CatalogWarning};
-use super::{PIECE_BYTES, ParsedPiece, parse_piece};
+use super::{PIECE_BYTES, ParsedPiece, PieceAt, parse_piece};
 use crate::cloud::CloudId;
 
 /// One `vms.csv` whole in memory, its header read and its body cut into
@@ -46,6 +46,8 @@ pub struct CsvSlices<'a> {
 pub struct SlicePiece<'a> {
     seq: u64,
     bytes: &'a [u8],
+    /// Line ends in `bytes`.
+    lines: usize,
     /// Where the piece starts in the file, and the line ends before it.
     offset: u64,
     lines_before: u64,
@@ -72,14 +74,26 @@ impl SlicePiece<'_> {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(&self) -> Result<ParsedPiece, CatalogError> {
+        self.parse_reusing(None)
+    }
+
+    /// [`SlicePiece::parse`] into the buffers of `spare`, a piece already
+    /// written ([`CsvSlices::write`] gives it back): a pool of workers
+    /// keeps reusing a few instead of allocating (and faulting in) fresh
+    /// ones for every piece.
+    pub fn parse_reusing(&self, spare: Option<ParsedPiece>) -> Result<ParsedPiece, CatalogError> {
         parse_piece(
-            self.seq,
-            self.bytes,
-            self.offset,
-            self.lines_before,
+            PieceAt {
+                seq: self.seq,
+                bytes: self.bytes,
+                lines: self.lines,
+                offset: self.offset,
+                lines_before: self.lines_before,
+            },
             self.columns,
             self.cloud,
             &self.source_name,
+            spare,
         )
     }
 }
@@ -98,20 +112,22 @@ impl<'a> CsvSlices<'a> {
         let body = data.len() - body_start;
         let ranges: Vec<Range<usize>> =
             body_parts(data, body_start, body.div_ceil(PIECE_BYTES), PIECE_BYTES);
-        let mut lines_before = 0u64;
-        let mut counted_to = 0usize;
+        // The pieces are back to back from the body's start: each one's
+        // line ends, counted once, are the next one's lines before.
+        let mut lines_before = memchr::memchr_iter(b'\n', &data[..body_start]).count() as u64;
         let pieces: Vec<SlicePiece<'a>> = ranges
             .into_iter()
             .zip(0u64..)
             .map(|(range, seq)| {
-                lines_before +=
-                    memchr::memchr_iter(b'\n', &data[counted_to..range.start]).count() as u64;
-                counted_to = range.start;
+                let bytes = &data[range.start..range.end];
+                let lines = memchr::memchr_iter(b'\n', bytes).count();
+                lines_before += lines as u64;
                 SlicePiece {
                     seq,
                     offset: range.start as u64,
-                    bytes: &data[range],
-                    lines_before,
+                    bytes,
+                    lines,
+                    lines_before: lines_before - lines as u64,
                     columns: header.columns,
                     cloud,
                     source_name: source_name.to_string(),
@@ -145,8 +161,9 @@ impl<'a> CsvSlices<'a> {
     }
 
     /// Writes a parsed piece into the image: the pieces in file order
-    /// (anything else is an error).
-    pub fn write(&mut self, piece: ParsedPiece) -> Result<(), CatalogError> {
+    /// (anything else is an error). The piece is given back, its buffers
+    /// to parse another into ([`SlicePiece::parse_reusing`]).
+    pub fn write(&mut self, mut piece: ParsedPiece) -> Result<ParsedPiece, CatalogError> {
         if piece.seq != self.next_write || piece.seq >= self.cut {
             return Err(CatalogError::Read {
                 source_name: self.source_name.clone(),
@@ -155,12 +172,12 @@ impl<'a> CsvSlices<'a> {
         }
         self.next_write += 1;
         self.writer.push_piece(&piece.rows, &piece.strings);
-        self.warnings.extend(piece.warnings);
+        self.warnings.append(&mut piece.warnings);
         self.integers &= piece.integers;
         if piece.last.is_some() {
             self.last = piece.last;
         }
-        Ok(())
+        Ok(piece)
     }
 
     /// How many pieces have been written (the next to write is this one).

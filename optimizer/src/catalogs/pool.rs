@@ -13,9 +13,9 @@
 //! piece writes it, and the pieces after it already parsed, into that
 //! catalog's image; the one that writes its last piece stores the image.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use planner::catalog::{CatalogError, CsvSlices, ParsedPiece, SlicePiece};
 use planner::cloud::CloudId;
@@ -52,7 +52,7 @@ struct SlotState<'a> {
     result: Option<Result<Parsed, ConfigError>>,
 }
 
-impl Slot<'_> {
+impl<'a> Slot<'a> {
     /// Takes the parse of piece `seq`, writes every piece now in order
     /// (each written piece onto `spares`, its buffers to reuse), and, once
     /// the last is written, finishes and stores the image.
@@ -108,6 +108,27 @@ impl Slot<'_> {
         });
     }
 
+    /// Cuts the catalog `csv` into pieces, its image's writer kept here;
+    /// none if its header is refused (that is its result).
+    fn cut(&self, csv: &'a [u8]) -> Vec<SlicePiece<'a>> {
+        let cut = CsvSlices::new(self.miss.cloud, csv, &self.miss.name);
+        let Ok(mut state) = self.state.lock() else {
+            self.failed.store(true, Ordering::Relaxed);
+            return Vec::new();
+        };
+        match cut {
+            Ok(mut slices) => {
+                let pieces = slices.take_pieces();
+                state.slices = Some(slices);
+                pieces
+            }
+            Err(e) => {
+                self.fail(&mut state, e.into());
+                Vec::new()
+            }
+        }
+    }
+
     /// The catalog's parse ends with `e` (the first error in file order).
     fn fail(&self, state: &mut SlotState<'_>, e: ConfigError) {
         self.failed.store(true, Ordering::Relaxed);
@@ -117,9 +138,83 @@ impl Slot<'_> {
     }
 }
 
+/// What the workers take from, under one lock.
+#[derive(Default)]
+struct Queue<'a> {
+    /// Catalogs still to cut into pieces (by slot), the largest first.
+    cuts: VecDeque<usize>,
+    /// Cuts under way: their pieces are still to come.
+    cutting: usize,
+    /// Pieces to parse by (slot, place): the largest catalog's first.
+    pieces: BTreeMap<(usize, u64), SlicePiece<'a>>,
+}
+
+/// One job of a worker.
+enum Job<'a> {
+    /// Cut this slot's catalog into pieces.
+    Cut(usize),
+    /// Parse this piece of this slot's catalog.
+    Parse(usize, SlicePiece<'a>),
+}
+
+/// The jobs of a pool: catalogs to cut first (each cut is quick and gives
+/// pieces for every worker), then pieces.
+struct Jobs<'a> {
+    queue: Mutex<Queue<'a>>,
+    /// Told when a cut has queued its pieces.
+    cut: Condvar,
+}
+
+impl<'a> Jobs<'a> {
+    /// The next job; `None` once nothing is left to cut or parse.
+    fn next(&self) -> Option<Job<'a>> {
+        let mut queue = self.queue.lock().ok()?;
+        loop {
+            if let Some(slot) = queue.cuts.pop_front() {
+                queue.cutting += 1;
+                return Some(Job::Cut(slot));
+            }
+            if let Some(((slot, _), piece)) = queue.pieces.pop_first() {
+                return Some(Job::Parse(slot, piece));
+            }
+            if queue.cutting == 0 {
+                return None;
+            }
+            // Another worker is cutting: its pieces are the only work left.
+            queue = self.cut.wait(queue).ok()?;
+        }
+    }
+
+    /// A cut of slot `slot` is over, with these pieces (none if it failed).
+    fn cut_done(&self, slot: usize, pieces: Vec<SlicePiece<'a>>) {
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.cutting = queue.cutting.saturating_sub(1);
+            queue
+                .pieces
+                .extend(pieces.into_iter().map(|piece| ((slot, piece.seq()), piece)));
+        }
+        self.cut.notify_all();
+    }
+}
+
+/// The end of a cut, told to its [`Jobs`] when dropped.
+struct CutDone<'j, 'a> {
+    jobs: &'j Jobs<'a>,
+    slot: usize,
+    pieces: Vec<SlicePiece<'a>>,
+}
+
+impl Drop for CutDone<'_, '_> {
+    fn drop(&mut self) {
+        self.jobs
+            .cut_done(self.slot, std::mem::take(&mut self.pieces));
+    }
+}
+
 /// Parses the bundled catalogs `misses` into their images (stored in
-/// `index`) on `cores` workers: this thread and `cores - 1` scoped threads
-/// of lowered priority. Each result is given with its miss's `at`.
+/// `index`) on `cores` workers: `cores - 1` scoped threads of lowered
+/// priority, started first, and this thread. Each result is given with its
+/// miss's `at`.
 pub(super) fn parse_bundled(
     mut misses: Vec<Miss>,
     index: &CatalogIndex,
@@ -129,58 +224,65 @@ pub(super) fn parse_bundled(
     // catalogs' pieces even out the end.
     let csv = |cloud: CloudId| bundled::vms_csv(cloud).unwrap_or_default();
     misses.sort_by_key(|miss| std::cmp::Reverse(csv(miss.cloud).len()));
-    let mut done: Vec<(usize, Result<Parsed, ConfigError>)> = Vec::new();
-    let mut slots: Vec<Slot<'static>> = Vec::new();
-    let mut pieces: Vec<Vec<SlicePiece<'static>>> = Vec::new();
-    for miss in misses {
-        match CsvSlices::new(miss.cloud, csv(miss.cloud), &miss.name) {
-            Ok(mut slices) => {
-                pieces.push(slices.take_pieces());
-                slots.push(Slot {
-                    miss,
-                    failed: AtomicBool::new(false),
-                    state: Mutex::new(SlotState {
-                        slices: Some(slices),
-                        waiting: BTreeMap::new(),
-                        result: None,
-                    }),
-                });
-            }
-            Err(e) => done.push((miss.at, Err(e.into()))),
-        }
-    }
-    let jobs: Vec<(usize, SlicePiece<'static>)> = pieces
+    let slots: Vec<Slot<'static>> = misses
         .into_iter()
-        .enumerate()
-        .flat_map(|(slot, pieces)| pieces.into_iter().map(move |piece| (slot, piece)))
+        .map(|miss| Slot {
+            miss,
+            failed: AtomicBool::new(false),
+            state: Mutex::new(SlotState {
+                slices: None,
+                waiting: BTreeMap::new(),
+                result: None,
+            }),
+        })
         .collect();
-    let next = AtomicUsize::new(0);
+    let jobs = Jobs {
+        queue: Mutex::new(Queue {
+            cuts: (0..slots.len()).collect(),
+            ..Queue::default()
+        }),
+        cut: Condvar::new(),
+    };
     let work = || {
         // Pieces this worker wrote, their buffers reused for the next: a
         // piece's rows alone are ~140 KB, above glibc's threshold for a
         // block of its own, which is mapped, faulted in and unmapped again.
         let mut spares: Vec<ParsedPiece> = Vec::new();
-        loop {
-            let Some((slot, piece)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                break;
-            };
-            let slot = &slots[*slot];
-            if slot.failed.load(Ordering::Relaxed) {
-                continue;
+        while let Some(job) = jobs.next() {
+            match job {
+                Job::Cut(at) => {
+                    let slot = &slots[at];
+                    let _span = tracing::info_span!("catalog_cut", cloud = slot.miss.cloud.name())
+                        .entered();
+                    // Told on drop: a cut that panicked must not leave
+                    // the other workers waiting for its pieces.
+                    let mut done = CutDone {
+                        jobs: &jobs,
+                        slot: at,
+                        pieces: Vec::new(),
+                    };
+                    done.pieces = slot.cut(csv(slot.miss.cloud));
+                }
+                Job::Parse(at, piece) => {
+                    let slot = &slots[at];
+                    if slot.failed.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let parsed = {
+                        let _span = tracing::info_span!(
+                            "catalog_parse",
+                            cloud = slot.miss.cloud.name(),
+                            piece = piece.seq()
+                        )
+                        .entered();
+                        piece.parse_reusing(spares.pop())
+                    };
+                    slot.take(piece.seq(), parsed, index, &mut spares);
+                }
             }
-            let parsed = {
-                let _span = tracing::info_span!(
-                    "catalog_parse",
-                    cloud = slot.miss.cloud.name(),
-                    piece = piece.seq()
-                )
-                .entered();
-                piece.parse_reusing(spares.pop())
-            };
-            slot.take(piece.seq(), parsed, index, &mut spares);
         }
     };
-    let helpers = cores.min(jobs.len()).saturating_sub(1);
+    let helpers = cores.saturating_sub(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..helpers)
             .map(|_| {
@@ -192,24 +294,26 @@ pub(super) fn parse_bundled(
             .collect();
         work();
         for handle in handles {
-            // A worker that panicked left its piece unwritten: that
-            // catalog's result says so below.
+            // A worker that panicked left its job undone: that catalog's
+            // result says so below.
             let _ = handle.join();
         }
     });
-    for slot in slots {
-        let result = slot
-            .state
-            .into_inner()
-            .ok()
-            .and_then(|state| state.result)
-            .unwrap_or_else(|| {
-                Err(ConfigError::Catalog(CatalogError::Read {
-                    source_name: slot.miss.name.clone(),
-                    message: "catalog parser failed".into(),
-                }))
-            });
-        done.push((slot.miss.at, result));
-    }
-    done
+    slots
+        .into_iter()
+        .map(|slot| {
+            let result = slot
+                .state
+                .into_inner()
+                .ok()
+                .and_then(|state| state.result)
+                .unwrap_or_else(|| {
+                    Err(ConfigError::Catalog(CatalogError::Read {
+                        source_name: slot.miss.name.clone(),
+                        message: "catalog parser failed".into(),
+                    }))
+                });
+            (slot.miss.at, result)
+        })
+        .collect()
 }

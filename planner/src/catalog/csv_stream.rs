@@ -95,14 +95,15 @@ impl CsvPiece {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
-        let lines = memchr::memchr_iter(b'\n', &self.bytes).count();
+        // About a row a line.
+        let rows = memchr::memchr_iter(b'\n', &self.bytes).count();
         parse_piece(
             PieceAt {
                 seq: self.seq,
                 bytes: &self.bytes,
-                lines,
+                rows,
                 offset: self.offset,
-                lines_before: self.lines_before,
+                lines: Lines::Before(self.lines_before),
             },
             self.columns,
             self.cloud,
@@ -112,14 +113,24 @@ impl CsvPiece {
     }
 }
 
-/// A piece of a file: its place among the pieces, its bytes and the line
-/// ends in them, where it starts in the file and the line ends before it.
+/// A piece of a file: its place among the pieces, its bytes, about how
+/// many rows they hold, where it starts in the file and how its lines are
+/// counted.
 struct PieceAt<'b> {
     seq: u64,
     bytes: &'b [u8],
-    lines: usize,
+    rows: usize,
     offset: u64,
-    lines_before: u64,
+    lines: Lines<'b>,
+}
+
+/// How the line of a record in a piece is known (for its warning).
+enum Lines<'b> {
+    /// The line ends before the piece.
+    Before(u64),
+    /// Counted in the whole file, which is at hand (the piece is at its
+    /// `offset`): only once a record is skipped.
+    InFile(&'b [u8]),
 }
 
 /// The rows of the piece `at` of a file, parsed with a row parser of its
@@ -138,15 +149,20 @@ fn parse_piece(
     rows.clear();
     strings.clear();
     warnings.clear();
-    // About a row a line: sized once, not regrown (and copied) as it fills.
-    rows.reserve(at.lines);
+    // Sized once, not regrown (and copied) as it fills.
+    rows.reserve(at.rows);
     let mut parser = RowParser::<PieceStrings>::with_store(columns, strings);
+    let mut counter = LineCounter::default();
+    let line_of = |start: u64| match at.lines {
+        Lines::Before(before) => before + counter.line_at(at.bytes, start),
+        Lines::InFile(file) => counter.line_at(file, at.offset + start),
+    };
     let last = piece_rows(
         cloud,
         at.bytes,
         &mut parser,
         source_name,
-        at.lines_before,
+        line_of,
         &mut rows,
         &mut warnings,
     )?;
@@ -161,27 +177,20 @@ fn parse_piece(
     })
 }
 
-/// Parses the whole records of `piece` (`lines_before` line ends before it
-/// in the file) onto `rows` and `warnings`, as [`CsvParse::finish`] keeps
-/// them: where its last record starts in it, and its fields.
+/// Parses the whole records of `piece` onto `rows` and `warnings` (a
+/// record at `at` in the piece is on the file's line `line_of(at)`), as
+/// [`CsvParse::finish`] keeps them: where its last record starts in it,
+/// and its fields.
 fn piece_rows(
     cloud: CloudId,
     piece: &[u8],
     parser: &mut RowParser<PieceStrings>,
     source_name: &str,
-    lines_before: u64,
+    line_of: impl FnMut(u64) -> u64,
     rows: &mut Vec<RawRow>,
     warnings: &mut Vec<CatalogWarning>,
 ) -> Result<Option<(u64, usize)>, CatalogError> {
-    let mut lines = LineCounter::default();
-    let last = parse_records(
-        piece,
-        parser,
-        source_name,
-        |at| lines_before + lines.line_at(piece, at),
-        rows,
-        warnings,
-    )?;
+    let last = parse_records(piece, parser, source_name, line_of, rows, warnings)?;
     if cloud == CloudId::Shadeform {
         // `shadeform_catalog._get_df`, as `CsvParse::finish` keeps them.
         rows.retain(|r| r.cells[0] != 0 && r.cells[1] != 0);
@@ -485,12 +494,14 @@ impl CsvImageParse {
     ) -> Result<Option<(u64, usize)>, CatalogError> {
         body.rows.clear();
         body.parser.forget_strings().clear();
+        let mut lines = LineCounter::default();
+        let lines_before = self.lines_before;
         let last = piece_rows(
             self.cloud,
             piece,
             &mut body.parser,
             &self.source_name,
-            self.lines_before,
+            |at| lines_before + lines.line_at(piece, at),
             &mut body.rows,
             &mut body.warnings,
         )?;

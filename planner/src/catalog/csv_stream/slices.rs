@@ -17,7 +17,7 @@ use super::super::csv_parse::{Header, body_parts, check_not_truncated};
 use super::super::image::ImageWriter;
 use super::super::row_parser::RowColumns;
 use super::super::{CatalogError, CatalogWarning};
-use super::{PIECE_BYTES, ParsedPiece, PieceAt, parse_piece};
+use super::{Lines, PIECE_BYTES, ParsedPiece, PieceAt, parse_piece};
 use crate::cloud::CloudId;
 
 /// One `vms.csv` whole in memory, its header read and its body cut into
@@ -46,11 +46,9 @@ pub struct CsvSlices<'a> {
 pub struct SlicePiece<'a> {
     seq: u64,
     bytes: &'a [u8],
-    /// Line ends in `bytes`.
-    lines: usize,
-    /// Where the piece starts in the file, and the line ends before it.
+    /// The whole file, and where the piece starts in it.
+    file: &'a [u8],
     offset: u64,
-    lines_before: u64,
     columns: RowColumns,
     cloud: CloudId,
     source_name: String,
@@ -86,9 +84,11 @@ impl SlicePiece<'_> {
             PieceAt {
                 seq: self.seq,
                 bytes: self.bytes,
-                lines: self.lines,
+                // Rows are rarely below 48 bytes, and room not written to
+                // costs no memory; more rows regrow the vector once.
+                rows: self.bytes.len() / 48 + 1,
                 offset: self.offset,
-                lines_before: self.lines_before,
+                lines: Lines::InFile(self.file),
             },
             self.columns,
             self.cloud,
@@ -112,26 +112,17 @@ impl<'a> CsvSlices<'a> {
         let body = data.len() - body_start;
         let ranges: Vec<Range<usize>> =
             body_parts(data, body_start, body.div_ceil(PIECE_BYTES), PIECE_BYTES);
-        // The pieces are back to back from the body's start: each one's
-        // line ends, counted once, are the next one's lines before.
-        let mut lines_before = memchr::memchr_iter(b'\n', &data[..body_start]).count() as u64;
         let pieces: Vec<SlicePiece<'a>> = ranges
             .into_iter()
             .zip(0u64..)
-            .map(|(range, seq)| {
-                let bytes = &data[range.start..range.end];
-                let lines = memchr::memchr_iter(b'\n', bytes).count();
-                lines_before += lines as u64;
-                SlicePiece {
-                    seq,
-                    offset: range.start as u64,
-                    bytes,
-                    lines,
-                    lines_before: lines_before - lines as u64,
-                    columns: header.columns,
-                    cloud,
-                    source_name: source_name.to_string(),
-                }
+            .map(|(range, seq)| SlicePiece {
+                seq,
+                offset: range.start as u64,
+                bytes: &data[range],
+                file: data,
+                columns: header.columns,
+                cloud,
+                source_name: source_name.to_string(),
             })
             .collect();
         Ok(CsvSlices {

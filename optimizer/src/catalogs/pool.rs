@@ -2,24 +2,25 @@
 //! pool of workers, one per core ([`parse_bundled`]).
 //!
 //! A bundled `vms.csv` is already in memory (the binary's own bytes), so
-//! it is cut into pieces that borrow it ([`CsvSlices`]) before any parsing
-//! starts, and the pieces of every catalog, the largest catalog's first,
-//! are one list the workers take from in turn. Both cores stay busy to
-//! the end (the last pieces are the smallest catalogs'), and the launch
-//! starts one thread per core instead of one per catalog and per part:
-//! each thread costs its start, its stack and, with glibc, a malloc arena
-//! whose pages are faulted in anew (seven catalogs on two cores ran nine
-//! parser threads, 1.2 CPUs utilised). A worker that parses a catalog's
-//! piece writes it, and the pieces after it already parsed, into that
-//! catalog's image; the one that writes its last piece stores the image.
+//! it is cut into pieces that borrow it ([`CsvSlices`]), and the pieces
+//! of every catalog, the largest catalog's first, are one queue the
+//! workers take from in turn; the workers cut the catalogs themselves
+//! first (a cut is a pass over the bytes; the largest is taken first).
+//! Both cores stay busy to the end (the last pieces are the smallest
+//! catalogs'), and the launch starts one thread per core instead of one
+//! per catalog and per part: each thread costs its start, its stack and,
+//! with glibc, a malloc arena whose pages are faulted in anew (seven
+//! catalogs on two cores ran nine parser threads, 1.2 CPUs utilised). A
+//! worker that parses a catalog's piece writes it, and the pieces after
+//! it already parsed, into that catalog's image; the one that writes its
+//! last piece stores the image.
 //!
 //! The workers keep the launch's priority (the per-catalog parser threads
-//! lowered theirs): a launch waits for its last piece, and a lowered
-//! worker holding it on a busy machine gets a tenth of a core's share
-//! against any other process (measured: the median first launch, two
-//! compilers running, 32 ms against 16 ms lowered per catalog). A pool
-//! is at most one thread per core, so the cloud checks on the launch's
-//! own thread still get their share.
+//! lowered theirs, nine of them sharing the lowered weight): a launch
+//! waits for its last piece, and a lowered worker holding it on a busy
+//! machine runs at a tenth of the weight of any other process's thread.
+//! A pool is at most one thread per core, so the cloud checks on the
+//! launch's own thread still get their share.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

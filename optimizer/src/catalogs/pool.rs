@@ -162,8 +162,9 @@ struct Queue<'a> {
 enum Job<'a> {
     /// Cut this slot's catalog into pieces.
     Cut(usize),
-    /// Parse this piece of this slot's catalog.
-    Parse(usize, SlicePiece<'a>),
+    /// Parse this piece of this slot's catalog (boxed: a piece is a few
+    /// hundred bytes, mostly its header's column positions).
+    Parse(usize, Box<SlicePiece<'a>>),
 }
 
 /// The jobs of a pool: catalogs to cut first (each cut is quick and gives
@@ -184,7 +185,7 @@ impl<'a> Jobs<'a> {
                 return Some(Job::Cut(slot));
             }
             if let Some(((slot, _), piece)) = queue.pieces.pop_first() {
-                return Some(Job::Parse(slot, piece));
+                return Some(Job::Parse(slot, Box::new(piece)));
             }
             if queue.cutting == 0 {
                 return None;

@@ -14,6 +14,7 @@ mod gather;
 mod image_tags;
 mod pack;
 mod plan;
+mod pool;
 mod signal;
 
 pub use download::{
@@ -299,6 +300,28 @@ fn parse_misses(
     // system calls (the cgroup's CPU quota files).
     if misses.is_empty() {
         return Vec::new();
+    }
+    // Bundled catalogs stored as images: one pool of workers over all of
+    // them ([`pool`]).
+    if let Some(index) = index
+        && misses
+            .iter()
+            .all(|miss| matches!(vms[miss.0].1, Input::Bundled))
+    {
+        let misses = misses
+            .into_iter()
+            .map(|(at, key, fingerprint, _)| {
+                let (cloud, input) = &vms[at];
+                pool::Miss {
+                    at,
+                    cloud: *cloud,
+                    key,
+                    fingerprint,
+                    name: vms_name(*cloud, input),
+                }
+            })
+            .collect();
+        return pool::parse_bundled(misses, index, cores());
     }
     // The largest first: its thread starts while the others are still being
     // spawned, and it is the one that decides when parsing ends.

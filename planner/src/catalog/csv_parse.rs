@@ -152,7 +152,7 @@ impl<'a> CsvParse<'a> {
             data,
             source_name,
             header,
-            parts: body_parts(data, body_start, max_parts),
+            parts: body_parts(data, body_start, max_parts, MIN_PART_BYTES),
         })
     }
 
@@ -274,12 +274,17 @@ pub(super) fn parse_records<S: CellStore>(
 /// Files below this are parsed as one part: a thread costs more than it saves.
 const MIN_PART_BYTES: usize = 512 << 10;
 
-/// The body `data[body_start..]` in at most `max_parts` parts (see
-/// [`CsvParse::new`]).
-fn body_parts(data: &[u8], body_start: usize, max_parts: usize) -> Vec<std::ops::Range<usize>> {
+/// The body `data[body_start..]` in at most `max_parts` parts of at least
+/// `min_part_bytes` each (see [`CsvParse::new`]).
+pub(super) fn body_parts(
+    data: &[u8],
+    body_start: usize,
+    max_parts: usize,
+    min_part_bytes: usize,
+) -> Vec<std::ops::Range<usize>> {
     let whole = std::iter::once(body_start..data.len()).collect();
     let body = &data[body_start..];
-    let parts = max_parts.min(body.len() / MIN_PART_BYTES).max(1);
+    let parts = max_parts.min(body.len() / min_part_bytes.max(1)).max(1);
     if parts == 1 || !quotes_at_field_boundaries(body) {
         return whole;
     }

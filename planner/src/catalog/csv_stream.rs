@@ -23,6 +23,9 @@ use super::row_parser::{PieceStrings, RawRow, RowColumns, RowParser};
 use super::{CatalogError, CatalogWarning, CsvParse};
 use crate::cloud::CloudId;
 
+mod slices;
+pub use slices::{CsvSlices, SlicePiece};
+
 /// Bytes gathered before a piece is parsed: large enough that a piece's
 /// set-up (a reader, its buffer) is noise, small enough to stay in cache.
 const PIECE_BYTES: usize = 128 << 10;
@@ -92,52 +95,102 @@ impl CsvPiece {
 
     /// Parses the piece (with a row parser of its own).
     pub fn parse(self) -> Result<ParsedPiece, CatalogError> {
-        let mut parser = RowParser::<PieceStrings>::new(self.columns);
-        // About a row a line: sized once, not regrown (and copied) as it fills.
-        let mut rows = Vec::with_capacity(memchr::memchr_iter(b'\n', &self.bytes).count());
-        let mut warnings = Vec::new();
-        let last = piece_rows(
+        // About a row a line.
+        let rows = memchr::memchr_iter(b'\n', &self.bytes).count();
+        parse_piece(
+            PieceAt {
+                seq: self.seq,
+                bytes: &self.bytes,
+                rows,
+                offset: self.offset,
+                lines: Lines::Before(self.lines_before),
+            },
+            self.columns,
             self.cloud,
-            &self.bytes,
-            &mut parser,
             &self.source_name,
-            self.lines_before,
-            &mut rows,
-            &mut warnings,
-        )?;
-        let integers = parser.integer_bits();
-        Ok(ParsedPiece {
-            seq: self.seq,
-            rows,
-            strings: parser.into_store(),
-            warnings,
-            last: last.map(|(at, fields)| (self.offset + at, fields)),
-            integers,
-        })
+            None,
+        )
     }
 }
 
-/// Parses the whole records of `piece` (`lines_before` line ends before it
-/// in the file) onto `rows` and `warnings`, as [`CsvParse::finish`] keeps
-/// them: where its last record starts in it, and its fields.
+/// A piece of a file: its place among the pieces, its bytes, about how
+/// many rows they hold, where it starts in the file and how its lines are
+/// counted.
+struct PieceAt<'b> {
+    seq: u64,
+    bytes: &'b [u8],
+    rows: usize,
+    offset: u64,
+    lines: Lines<'b>,
+}
+
+/// How the line of a record in a piece is known (for its warning).
+enum Lines<'b> {
+    /// The line ends before the piece.
+    Before(u64),
+    /// Counted in the whole file, which is at hand (the piece is at its
+    /// `offset`): only once a record is skipped.
+    InFile(&'b [u8]),
+}
+
+/// The rows of the piece `at` of a file, parsed with a row parser of its
+/// own, into the buffers of `spare` (a piece already written) if given.
+fn parse_piece(
+    at: PieceAt<'_>,
+    columns: RowColumns,
+    cloud: CloudId,
+    source_name: &str,
+    spare: Option<ParsedPiece>,
+) -> Result<ParsedPiece, CatalogError> {
+    let (mut rows, mut strings, mut warnings) = match spare {
+        Some(spare) => (spare.rows, spare.strings, spare.warnings),
+        None => Default::default(),
+    };
+    rows.clear();
+    strings.clear();
+    warnings.clear();
+    // Sized once, not regrown (and copied) as it fills.
+    rows.reserve(at.rows);
+    let mut parser = RowParser::<PieceStrings>::with_store(columns, strings);
+    let mut counter = LineCounter::default();
+    let line_of = |start: u64| match at.lines {
+        Lines::Before(before) => before + counter.line_at(at.bytes, start),
+        Lines::InFile(file) => counter.line_at(file, at.offset + start),
+    };
+    let last = piece_rows(
+        cloud,
+        at.bytes,
+        &mut parser,
+        source_name,
+        line_of,
+        &mut rows,
+        &mut warnings,
+    )?;
+    let integers = parser.integer_bits();
+    Ok(ParsedPiece {
+        seq: at.seq,
+        rows,
+        strings: parser.into_store(),
+        warnings,
+        last: last.map(|(start, fields)| (at.offset + start, fields)),
+        integers,
+    })
+}
+
+/// Parses the whole records of `piece` onto `rows` and `warnings` (a
+/// record at `at` in the piece is on the file's line `line_of(at)`), as
+/// [`CsvParse::finish`] keeps them: where its last record starts in it,
+/// and its fields.
 fn piece_rows(
     cloud: CloudId,
     piece: &[u8],
     parser: &mut RowParser<PieceStrings>,
     source_name: &str,
-    lines_before: u64,
+    line_of: impl FnMut(u64) -> u64,
     rows: &mut Vec<RawRow>,
     warnings: &mut Vec<CatalogWarning>,
 ) -> Result<Option<(u64, usize)>, CatalogError> {
-    let mut lines = LineCounter::default();
-    let last = parse_records(
-        piece,
-        parser,
-        source_name,
-        |at| lines_before + lines.line_at(piece, at),
-        rows,
-        warnings,
-    )?;
+    let last = parse_records(piece, parser, source_name, line_of, rows, warnings)?;
     if cloud == CloudId::Shadeform {
         // `shadeform_catalog._get_df`, as `CsvParse::finish` keeps them.
         rows.retain(|r| r.cells[0] != 0 && r.cells[1] != 0);
@@ -441,12 +494,14 @@ impl CsvImageParse {
     ) -> Result<Option<(u64, usize)>, CatalogError> {
         body.rows.clear();
         body.parser.forget_strings().clear();
+        let mut lines = LineCounter::default();
+        let lines_before = self.lines_before;
         let last = piece_rows(
             self.cloud,
             piece,
             &mut body.parser,
             &self.source_name,
-            self.lines_before,
+            |at| lines_before + lines.line_at(piece, at),
             &mut body.rows,
             &mut body.warnings,
         )?;
@@ -517,6 +572,48 @@ mod tests {
         parse.finish().map(digest).map_err(|e| e.to_string())
     }
 
+    /// The same, whole in memory and cut into borrowed pieces: parsed the
+    /// later ones first, then written in order.
+    fn sliced(cloud: CloudId, data: &[u8]) -> Result<(usize, u64), String> {
+        let mut parse = CsvSlices::new(cloud, data, "t.csv").map_err(|e| e.to_string())?;
+        let pieces = parse.take_pieces();
+        assert_eq!(pieces.len() as u64, parse.pieces());
+        assert!(parse.take_pieces().is_empty());
+        let mut parsed: Vec<ParsedPiece> = pieces
+            .iter()
+            .rev()
+            .map(SlicePiece::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        parsed.reverse();
+        if parsed.len() > 1 {
+            // Out of order is refused.
+            let mut other = CsvSlices::new(cloud, data, "t.csv").unwrap();
+            let second = other.take_pieces()[1].parse().unwrap();
+            assert!(other.write(second).is_err());
+        }
+        for p in parsed {
+            assert!(!parse.all_written());
+            parse.write(p).map_err(|e| e.to_string())?;
+        }
+        let image = parse.finish().map(digest).map_err(|e| e.to_string());
+        // Each piece parsed into the buffers the one before gave back.
+        let mut again = CsvSlices::new(cloud, data, "t.csv").unwrap();
+        let mut spare = None;
+        for piece in again.take_pieces() {
+            let parsed = piece.parse_reusing(spare.take());
+            match parsed.and_then(|p| again.write(p)) {
+                Ok(p) => spare = Some(p),
+                Err(e) => {
+                    assert_eq!(Err(e.to_string()), image);
+                    return image;
+                }
+            }
+        }
+        assert_eq!(again.finish().map(digest).map_err(|e| e.to_string()), image);
+        image
+    }
+
     fn streamed_image(cloud: CloudId, data: &[u8], piece: usize) -> Result<Vec<u8>, String> {
         let mut parse = CsvImageParse::new(cloud, "t.csv");
         for chunk in data.chunks(piece.max(1)) {
@@ -536,6 +633,7 @@ mod tests {
     fn a_catalog_streamed_into_its_image_is_the_catalog_parsed_whole() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
         let mut compared = 0;
+        let mut sliced_pieces = 0;
         for cloud in CloudId::ALL {
             let Ok(csv) = std::fs::read(dir.join(cloud.name()).join("vms.csv")) else {
                 continue;
@@ -543,6 +641,9 @@ mod tests {
             let big = grown(&csv);
             for data in [&csv[..], &big[..]] {
                 let want = whole(cloud, data);
+                assert_eq!(sliced(cloud, data), want, "{cloud:?}, {} bytes", data.len());
+                sliced_pieces +=
+                    usize::from(CsvSlices::new(cloud, data, "t").is_ok_and(|s| s.pieces() > 2));
                 for piece in [1 << 20, 65_536, 4_093] {
                     assert_eq!(
                         streamed(cloud, data, piece),
@@ -562,6 +663,7 @@ mod tests {
             assert_eq!(streamed(cloud, &csv, 7), whole(cloud, &csv), "{cloud:?}");
         }
         assert!(compared > 60, "only {compared} comparisons");
+        assert!(sliced_pieces > 15, "only {sliced_pieces} files were sliced");
     }
 
     #[test]
@@ -596,6 +698,7 @@ mod tests {
             let data = &full[..cut];
             let want = whole(CloudId::Aws, data);
             refused += usize::from(want.is_err());
+            assert_eq!(sliced(CloudId::Aws, data), want, "cut at {cut}, sliced");
             assert_eq!(streamed(CloudId::Aws, data, 65_536), want, "cut at {cut}");
             if cut % 4 == 0 {
                 assert_eq!(handed_out(CloudId::Aws, data, 65_536), want, "cut at {cut}");
@@ -609,6 +712,8 @@ mod tests {
             "{want:?}"
         );
         assert_eq!(streamed(CloudId::Aws, &open_quote, 65_536), want);
+        assert_eq!(sliced(CloudId::Aws, &open_quote), want);
+        assert_eq!(sliced(CloudId::Aws, &data), whole(CloudId::Aws, &data));
     }
 
     #[test]
@@ -637,6 +742,7 @@ mod tests {
         ];
         for data in cases {
             let want = whole(CloudId::Lambda, data);
+            assert_eq!(sliced(CloudId::Lambda, data), want);
             for piece in [1, 3, 65_536] {
                 assert_eq!(handed_out(CloudId::Lambda, data, piece), want);
                 assert_eq!(

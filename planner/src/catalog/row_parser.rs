@@ -688,6 +688,15 @@ impl<S: CellStore> RowParser<S> {
         }
     }
 
+    /// A parser whose strings go into `store` (emptied: a store kept for
+    /// its allocations).
+    pub(super) fn with_store(c: RowColumns, store: S) -> Self {
+        RowParser {
+            store,
+            ..RowParser::new(c)
+        }
+    }
+
     /// The strings the rows parsed so far hold.
     pub(super) fn store(&self) -> &S {
         &self.store

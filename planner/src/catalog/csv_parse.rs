@@ -6,9 +6,10 @@
 //! columns is a [`CatalogError`]. This is the one reader of `vms.csv`: the
 //! launch's catalogs and `sky gpus list` both read it.
 
-mod split;
+/// The record splitter; its [`split::Record`] is what the row parser reads
+/// (a module of its own, so the row parser needs nothing else from here).
+pub(super) mod split;
 
-pub(super) use split::Record;
 use split::Splitter;
 
 use super::row_parser::{CellStore, RowColumns, RowParser, Texts};

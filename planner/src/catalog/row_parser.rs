@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::csv_parse::Record;
+use super::csv_parse::split::Record;
 use super::row::{Fields, Num};
 use super::{NUMBER_COLUMNS, Text, VmRow};
 

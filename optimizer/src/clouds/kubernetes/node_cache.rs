@@ -14,6 +14,7 @@ use super::kubeconfig::KubeconfigIdentity;
 
 use planner::catalog::kubernetes::KubeNode;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::state::{duration_ms, unix_ms};
 
@@ -133,8 +134,11 @@ struct Listing {
     listed_at_unix_ms: u64,
     /// When the listing stops being valid, in milliseconds since the Unix epoch.
     expires_at_unix_ms: u64,
-    /// The nodes.
-    nodes: Vec<KubeNode>,
+    /// The nodes (a JSON array of [`KubeNode`]s), kept as the JSON text
+    /// they are in the entry: decoded only for a lookup that uses them,
+    /// carried over by a put as they are, and written by a put from the
+    /// listed nodes without copying them first.
+    nodes: Box<RawValue>,
 }
 
 /// The on-disk [`NodeCache`]: one entry holding every context's listing,
@@ -241,7 +245,15 @@ impl OpenedNodeCache {
             return None;
         }
         let age = Duration::from_millis(now - listing.listed_at_unix_ms);
-        (age <= max_age).then(|| (listing.nodes.clone(), age))
+        if age > max_age {
+            return None;
+        }
+        // Nodes that do not decode (an authenticated entry of this schema
+        // always does) are a miss of this context alone.
+        let nodes = serde_json::from_str(listing.nodes.get())
+            .inspect_err(|e| tracing::debug!(error = %e, "cached nodes unreadable"))
+            .ok()?;
+        Some((nodes, age))
     }
 
     fn now_ms(&self) -> u64 {
@@ -348,6 +360,19 @@ impl NodeCache for LazyStateNodeCache {
         }
         let now = cache.now_ms();
         let expires = now.saturating_add(duration_ms(ttl));
+        // Each listing's nodes as the JSON the entry holds, straight from
+        // the listed nodes (before the entry's lock: it needs none).
+        let encoded: Result<Vec<Box<RawValue>>, _> = new
+            .iter()
+            .map(|(_, _, nodes)| serde_json::value::to_raw_value(nodes))
+            .collect();
+        let encoded = match encoded {
+            Ok(encoded) => encoded,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot encode the Kubernetes node listings");
+                return;
+            }
+        };
         let written = cache.with_listings(|entry| {
             let remembered = match pending {
                 Some(p) if !entry.kubeconfigs.first().is_some_and(|k| *k == p) => {
@@ -364,16 +389,12 @@ impl NodeCache for LazyStateNodeCache {
             let keys: Vec<String> = new.iter().map(|(c, t, _)| cache.key(c, t)).collect();
             let listings = &mut entry.listings;
             listings.retain(|l| now < l.expires_at_unix_ms && !keys.contains(&l.key));
-            listings.extend(
-                keys.into_iter()
-                    .zip(new)
-                    .map(|(key, (_, _, nodes))| Listing {
-                        key,
-                        listed_at_unix_ms: now,
-                        expires_at_unix_ms: expires,
-                        nodes: nodes.to_vec(),
-                    }),
-            );
+            listings.extend(keys.into_iter().zip(encoded).map(|(key, nodes)| Listing {
+                key,
+                listed_at_unix_ms: now,
+                expires_at_unix_ms: expires,
+                nodes,
+            }));
             let until = listings
                 .iter()
                 .map(|l| l.expires_at_unix_ms)

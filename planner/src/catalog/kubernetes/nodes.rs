@@ -789,8 +789,8 @@ fn node_from_raw(
         spec,
         status,
     } = raw;
-    let cpu = |m: &RawResources| m.get("cpu").and_then(|q| parse_cpu_quantity(q));
-    let mem = |m: &RawResources| m.get("memory").and_then(|q| parse_memory_gib(q));
+    let cpu = |m: &RawResources| m.get("cpu").and_then(parse_cpu_quantity);
+    let mem = |m: &RawResources| m.get("memory").and_then(parse_memory_gib);
     let ready = status
         .conditions
         .iter()
@@ -804,13 +804,10 @@ fn node_from_raw(
     };
     let accelerator_resources = devices(&status.allocatable);
     let accelerator_capacity = devices(&status.capacity);
-    let capacity_cpus = status.capacity.get("cpu").map(|q| parse_cpu_display(q));
+    let capacity_cpus = status.capacity.get("cpu").map(parse_cpu_display);
     let capacity_memory_gib = match capacity_cpus {
         Some(None) => None,
-        _ => status
-            .capacity
-            .get("memory")
-            .and_then(|q| parse_memory_gib(q)),
+        _ => status.capacity.get("memory").and_then(parse_memory_gib),
     };
     let accelerator = node_accelerator(&metadata.labels, seen).map(|acc| {
         canonicalise(&acc)
@@ -836,7 +833,7 @@ fn node_from_raw(
         ephemeral_storage_gib: status
             .capacity
             .get("ephemeral-storage")
-            .and_then(|q| parse_memory_gib(q)),
+            .and_then(parse_memory_gib),
         cpu_allocatable: cpu(&status.allocatable).unwrap_or(0.0),
         memory_allocatable_gib: mem(&status.allocatable).unwrap_or(0.0),
         accelerator,

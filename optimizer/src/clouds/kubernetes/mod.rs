@@ -354,18 +354,13 @@ impl KubernetesCloud {
             let ttl = self.options.service.cache_ttl;
             match &self.options.write_behind {
                 Some(behind) => {
-                    // The write needs its own copy: the listings go on to the plan.
-                    let owned: Vec<(String, String, Vec<KubeNode>)> = listings
-                        .map(|(c, s, n)| (c.to_string(), s.to_string(), n.to_vec()))
-                        .collect();
-                    let cache = Arc::clone(cache);
+                    // The listings go on to the plan: what the write needs
+                    // of them (the on-disk cache: their JSON, which is most
+                    // of its work) is taken now, instead of a copy of them.
+                    let write = Arc::clone(cache).put_later(&listings.collect::<Vec<_>>(), ttl);
                     behind.defer(move || {
                         let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
-                        let listings: Vec<(&str, &str, &[KubeNode])> = owned
-                            .iter()
-                            .map(|(c, s, n)| (c.as_str(), s.as_str(), &n[..]))
-                            .collect();
-                        cache.put(&listings, ttl);
+                        write();
                     });
                 }
                 None => {

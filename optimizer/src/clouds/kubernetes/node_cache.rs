@@ -7,13 +7,14 @@
 //! kubeconfig change never serves another cluster's nodes.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::kubeconfig::KubeconfigIdentity;
 
 use planner::catalog::kubernetes::KubeNode;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::state::{duration_ms, unix_ms};
 
@@ -41,6 +42,30 @@ pub trait NodeCache: Send + Sync {
     /// Stores successful listings: `(context, target, nodes)`, and what
     /// [`remember`](NodeCache::remember) was told since the last `put`.
     fn put(&self, listings: &[(&str, &str, &[KubeNode])], ttl: Duration);
+    /// [`put`](NodeCache::put) in two steps: what needs `listings` is done
+    /// now, and the write is returned, to be done later (`sky launch`: once
+    /// the table is printed). By default the listings are copied now and
+    /// put by the returned write.
+    fn put_later(
+        self: Arc<Self>,
+        listings: &[(&str, &str, &[KubeNode])],
+        ttl: Duration,
+    ) -> Box<dyn FnOnce() + Send>
+    where
+        Self: 'static,
+    {
+        let owned: Vec<(String, String, Vec<KubeNode>)> = listings
+            .iter()
+            .map(|(c, t, n)| (c.to_string(), t.to_string(), n.to_vec()))
+            .collect();
+        Box::new(move || {
+            let listings: Vec<(&str, &str, &[KubeNode])> = owned
+                .iter()
+                .map(|(c, t, n)| (c.as_str(), t.as_str(), &n[..]))
+                .collect();
+            self.put(&listings, ttl);
+        })
+    }
     /// Called on a blocking thread while contexts are listed without
     /// consulting the cache (`--refresh`): the on-disk cache reads what the
     /// coming [`put`](NodeCache::put) merges into, so the put need not.
@@ -133,8 +158,11 @@ struct Listing {
     listed_at_unix_ms: u64,
     /// When the listing stops being valid, in milliseconds since the Unix epoch.
     expires_at_unix_ms: u64,
-    /// The nodes.
-    nodes: Vec<KubeNode>,
+    /// The nodes (a JSON array of [`KubeNode`]s), kept as the JSON text
+    /// they are in the entry: decoded only for a lookup that uses them,
+    /// carried over by a put as they are, and written by a put from the
+    /// listed nodes without copying them first.
+    nodes: Box<RawValue>,
 }
 
 /// The on-disk [`NodeCache`]: one entry holding every context's listing,
@@ -241,7 +269,15 @@ impl OpenedNodeCache {
             return None;
         }
         let age = Duration::from_millis(now - listing.listed_at_unix_ms);
-        (age <= max_age).then(|| (listing.nodes.clone(), age))
+        if age > max_age {
+            return None;
+        }
+        // Nodes that do not decode (an authenticated entry of this schema
+        // always does) are a miss of this context alone.
+        let nodes = serde_json::from_str(listing.nodes.get())
+            .inspect_err(|e| tracing::debug!(error = %e, "cached nodes unreadable"))
+            .ok()?;
+        Some((nodes, age))
     }
 
     fn now_ms(&self) -> u64 {
@@ -335,6 +371,47 @@ impl NodeCache for LazyStateNodeCache {
     }
 
     fn put(&self, new: &[(&str, &str, &[KubeNode])], ttl: Duration) {
+        if let Some(encoded) = self.encode(new) {
+            self.put_encoded(encoded, ttl);
+        }
+    }
+
+    /// The nodes encoded now, without a copy of them (the entry's JSON is
+    /// most of the write's work); the merge and the write when called.
+    fn put_later(
+        self: Arc<Self>,
+        new: &[(&str, &str, &[KubeNode])],
+        ttl: Duration,
+    ) -> Box<dyn FnOnce() + Send> {
+        match self.encode(new) {
+            Some(encoded) => Box::new(move || self.put_encoded(encoded, ttl)),
+            None => Box::new(|| {}),
+        }
+    }
+}
+
+/// Listings ready for the entry: each one's key and its nodes' JSON.
+type Encoded = Vec<(String, Box<RawValue>)>;
+
+impl LazyStateNodeCache {
+    /// Each listing's key and nodes as the entry holds them; `None` when
+    /// there is no cache (or, never in practice, the nodes do not encode).
+    fn encode(&self, new: &[(&str, &str, &[KubeNode])]) -> Option<Encoded> {
+        let cache = self.opened()?;
+        new.iter()
+            .map(|(c, t, nodes)| {
+                serde_json::value::to_raw_value(nodes).map(|raw| (cache.key(c, t), raw))
+            })
+            .collect::<Result<_, _>>()
+            .inspect_err(
+                |e| tracing::warn!(error = %e, "cannot encode the Kubernetes node listings"),
+            )
+            .ok()
+    }
+
+    /// Merges encoded listings (and the kubeconfig remembered since the
+    /// last put) into the entry and writes it.
+    fn put_encoded(&self, new: Encoded, ttl: Duration) {
         let Some(cache) = self.opened() else {
             return;
         };
@@ -361,19 +438,15 @@ impl NodeCache for LazyStateNodeCache {
             if new.is_empty() && !remembered {
                 return Ok(());
             }
-            let keys: Vec<String> = new.iter().map(|(c, t, _)| cache.key(c, t)).collect();
             let listings = &mut entry.listings;
-            listings.retain(|l| now < l.expires_at_unix_ms && !keys.contains(&l.key));
-            listings.extend(
-                keys.into_iter()
-                    .zip(new)
-                    .map(|(key, (_, _, nodes))| Listing {
-                        key,
-                        listed_at_unix_ms: now,
-                        expires_at_unix_ms: expires,
-                        nodes: nodes.to_vec(),
-                    }),
-            );
+            listings
+                .retain(|l| now < l.expires_at_unix_ms && !new.iter().any(|(k, _)| *k == l.key));
+            listings.extend(new.into_iter().map(|(key, nodes)| Listing {
+                key,
+                listed_at_unix_ms: now,
+                expires_at_unix_ms: expires,
+                nodes,
+            }));
             let until = listings
                 .iter()
                 .map(|l| l.expires_at_unix_ms)
@@ -495,6 +568,23 @@ mod tests {
         later.put(&[("c", "https://c", &a)], ttl);
         let listings = later.opened().unwrap().with_listings(|e| e.listings.len());
         assert_eq!(listings, 2);
+    }
+
+    #[test]
+    fn a_put_for_later_writes_nothing_until_done_then_what_a_put_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let ttl = Duration::from_secs(120);
+        let a = [node("a1"), node("a2")];
+        let cache = Arc::new(cache_at(dir.path(), &now));
+        let entry = dir.path().join(NODE_CACHE_KIND).join("listings.json");
+        let write = Arc::clone(&cache).put_later(&[("a", "https://a", &a)], ttl);
+        assert!(!entry.exists(), "written before the write was done");
+        write();
+        let later = cache_at(dir.path(), &now);
+        let got = later.get(&[("a", "https://a")], ttl);
+        assert_eq!(names(&got), [Some((vec!["a1".into(), "a2".into()], 0))]);
+        assert_eq!(got[0].as_ref().map(|(n, _)| &n[..]), Some(&a[..]));
     }
 
     #[test]

@@ -1,13 +1,16 @@
-//! Cache writes done behind the answer: the node cache's write-back (some
-//! 3 M instructions for 64 contexts: HMAC keys, the entry serialised, a
-//! write and a rename) is queued when the nodes are listed and done once
-//! the table is printed, before the process exits.
+//! Cache writes done behind the answer: the node cache's write-back (for
+//! 64 contexts: the entry merged, its MAC, a write and a rename; the
+//! listings' JSON is taken when they are listed, see
+//! [`NodeCache::put_later`](super::NodeCache::put_later)) is queued when the
+//! nodes are listed and done once the table is printed, before the process
+//! exits.
 //!
 //! Done on the calling thread, not beside the plan on a blocking one: `sky`
 //! runs glibc malloc with one arena (`bin/sky/malloc.rs`), and a write
 //! that allocates beside the plan made the two contend for its lock — the
 //! 64-context launch measured ~2 ms slower that way, more than the whole
-//! write costs.
+//! write costs (and again on a thread of its own started as the listings
+//! came in: the table 0.5–4 ms later).
 //!
 //! What stays true: the write is the same [`NodeCache::put`](super::NodeCache::put)
 //! (the entry replaced by an atomic rename, never torn; a failure only

@@ -243,10 +243,49 @@ fn gpu_device_memory_gib(name: &str) -> Option<u32> {
     if let Some(m) = bare(&lower) {
         return Some(m);
     }
-    let caps = MEMORY_SUFFIX_RE.captures(&lower)?;
-    let start = caps.get(0)?.start();
+    let (start, digits) = if lower.is_ascii() {
+        memory_suffix_ascii(&lower)?
+    } else {
+        let caps = MEMORY_SUFFIX_RE.captures(&lower)?;
+        (caps.get(0)?.start(), caps.get(1)?.as_str())
+    };
     bare(&lower[..start])?;
-    caps[1].parse().ok()
+    digits.parse().ok()
+}
+
+/// [`MEMORY_SUFFIX_RE`]'s leftmost match in an ASCII `name` (already lower
+/// case), by hand: where it starts and its digits. Compiling the regex cost
+/// a Kubernetes launch more than every match it made; other names still
+/// go through it (`\d` and `\s` are Unicode classes there).
+fn memory_suffix_ascii(name: &str) -> Option<(usize, &str)> {
+    let bytes = name.as_bytes();
+    // ASCII `\s` in the regex crate's Unicode mode: `\t \n \v \f \r` and space.
+    let space = |b: u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+    (0..bytes.len())
+        .filter(|&i| bytes[i] == b'-')
+        .find_map(|start| {
+            let digits_end = (start + 1..=bytes.len())
+                .find(|&j| j == bytes.len() || !bytes[j].is_ascii_digit())
+                .unwrap_or(bytes.len());
+            if digits_end == start + 1 {
+                return None;
+            }
+            let mut at = digits_end;
+            while at < bytes.len() && space(bytes[at]) {
+                at += 1;
+            }
+            if bytes.get(at) != Some(&b'g') {
+                return None;
+            }
+            at += 1;
+            // `b?` then `-` or the end: with a `b` that is not followed by
+            // either, the regex backs off the `b`, which then fails too.
+            if bytes.get(at) == Some(&b'b') {
+                at += 1;
+            }
+            matches!(bytes.get(at), None | Some(b'-'))
+                .then(|| (start, &name[start + 1..digits_end]))
+        })
 }
 
 /// Whether `value` holds `word` between word boundaries: regex
@@ -312,6 +351,61 @@ pub fn accelerator_name_matches(requested: &str, viable: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_suffix_by_hand_agrees_with_the_regex() {
+        let names = [
+            "a100-80gb",
+            "a100-80g",
+            "a100-80gb-x",
+            "a100-80g-x",
+            "a100-80gbx",
+            "a100-80gx",
+            "a100-80 gb",
+            "a100-80\t\x0b\x0c\r\n g",
+            "a100-80b",
+            "a100--80gb",
+            "a100-x-80gb",
+            "a100-80gb-40gb",
+            "a100-gb-80gb",
+            "v100-16gb",
+            "h100-80gb",
+            "a100-",
+            "-",
+            "-1g",
+            "a100-99999999999gb",
+            "a100-80gbb",
+            "a100-80gb-",
+            "",
+            "a100",
+        ];
+        // Every name of up to 6 characters over the ones the pattern reads.
+        let alphabet = ['-', '8', 'g', 'b', ' ', 'a'];
+        let mut every = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..6 {
+            last = last
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            every.extend(last.iter().cloned());
+        }
+        for name in names
+            .iter()
+            .copied()
+            .chain(every.iter().map(String::as_str))
+        {
+            let by_regex = MEMORY_SUFFIX_RE
+                .captures(name)
+                .map(|c| (c.get(0).expect("whole").start(), c[1].to_string()));
+            let by_hand = memory_suffix_ascii(name).map(|(at, d)| (at, d.to_string()));
+            assert_eq!(by_hand, by_regex, "{name:?}");
+        }
+        assert_eq!(gpu_device_memory_gib("A100-80GB"), Some(80));
+        assert_eq!(gpu_device_memory_gib("A100"), Some(40));
+        assert_eq!(gpu_device_memory_gib("H100-80GB"), None);
+        assert_eq!(gpu_device_memory_gib("a100-\u{0668}0gb"), None);
+    }
 
     #[test]
     fn word_search_agrees_with_the_regexes_it_replaces() {

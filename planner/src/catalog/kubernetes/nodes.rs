@@ -10,6 +10,7 @@
 //! [`Read`], so the listing itself (network, fixtures, cache) stays in the
 //! `optimizer` crate.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -243,9 +244,9 @@ pub enum KubeParseError {
 // k8s-openapi types (this crate has no Kubernetes dependency). Every field may
 // be absent or null, so that one odd node never fails the whole listing.
 #[derive(Deserialize)]
-struct RawNodeList {
-    #[serde(default, deserialize_with = "null_as_default")]
-    items: Vec<RawNode>,
+struct RawNodeList<'a> {
+    #[serde(borrow, default, deserialize_with = "null_as_default")]
+    items: Vec<RawNode<'a>>,
     #[serde(default, deserialize_with = "continue_token")]
     metadata: Option<String>,
 }
@@ -408,13 +409,13 @@ impl<'de> Deserialize<'de> for AnyString {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct RawNode {
+struct RawNode<'a> {
     #[serde(deserialize_with = "null_as_default")]
     metadata: RawMeta,
     #[serde(deserialize_with = "null_as_default")]
     spec: RawSpec,
-    #[serde(deserialize_with = "null_as_default")]
-    status: RawStatus,
+    #[serde(borrow, deserialize_with = "null_as_default")]
+    status: RawStatus<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -446,22 +447,53 @@ struct RawTaint {
     effect: String,
 }
 
+// The status is read in place where it can be (its strings borrowed from
+// the answer): only what the node keeps is copied.
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct RawStatus {
-    capacity: RawResources,
-    allocatable: RawResources,
-    #[serde(deserialize_with = "null_as_default")]
-    conditions: Vec<RawCondition>,
+struct RawStatus<'a> {
+    #[serde(borrow)]
+    capacity: RawResources<'a>,
+    #[serde(borrow)]
+    allocatable: RawResources<'a>,
+    #[serde(borrow, deserialize_with = "null_as_default")]
+    conditions: Vec<RawCondition<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct RawCondition {
-    #[serde(rename = "type", deserialize_with = "null_as_default")]
-    kind: String,
-    #[serde(deserialize_with = "null_as_default")]
-    status: String,
+struct RawCondition<'a> {
+    #[serde(rename = "type", borrow, deserialize_with = "null_as_default")]
+    kind: Str<'a>,
+    #[serde(borrow, deserialize_with = "null_as_default")]
+    status: Str<'a>,
+}
+
+/// A JSON string as `String` reads it (anything else is the same error,
+/// "expected a string"), borrowed from the answer when it has no escapes.
+#[derive(Default)]
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Cow<'de, str>, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        d.deserialize_str(V).map(Str)
+    }
 }
 
 /// The resource names a node's `capacity` / `allocatable` is read for:
@@ -482,17 +514,17 @@ const RESOURCE_NAMES: [&str; 7] = [
 /// of [`RESOURCE_NAMES`]: the others (`pods`, `hugepages-*`, device plugins
 /// the optimizer does not know) are skipped without being copied.
 #[derive(Default)]
-struct RawResources([Option<String>; RESOURCE_NAMES.len()]);
+struct RawResources<'a>([Option<Cow<'a, str>>; RESOURCE_NAMES.len()]);
 
-impl RawResources {
+impl RawResources<'_> {
     /// The quantity of `name`, one of [`RESOURCE_NAMES`].
-    fn get(&self, name: &str) -> Option<&String> {
+    fn get(&self, name: &str) -> Option<&str> {
         let i = RESOURCE_NAMES.iter().position(|n| *n == name)?;
-        self.0[i].as_ref()
+        self.0[i].as_deref()
     }
 }
 
-impl<'de> Deserialize<'de> for RawResources {
+impl<'de: 'a, 'a> Deserialize<'de> for RawResources<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         /// The index in [`RESOURCE_NAMES`] of a key, read without allocating.
         struct Name;
@@ -516,18 +548,18 @@ impl<'de> Deserialize<'de> for RawResources {
         }
         struct Entries;
         impl<'de> serde::de::Visitor<'de> for Entries {
-            type Value = RawResources;
+            type Value = RawResources<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<RawResources, A::Error> {
+            ) -> Result<RawResources<'de>, A::Error> {
                 let mut out = RawResources::default();
                 while let Some(name) = map.next_key_seed(Name)? {
                     match name {
-                        Some(i) => out.0[i] = map.next_value::<LenientScalar>()?.0,
+                        Some(i) => out.0[i] = map.next_value::<LenientScalar<'de>>()?.0,
                         None => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                         }
@@ -539,20 +571,20 @@ impl<'de> Deserialize<'de> for RawResources {
         /// `null` is an empty map; anything else must be a map.
         struct Nullable;
         impl<'de> serde::de::Visitor<'de> for Nullable {
-            type Value = RawResources;
+            type Value = RawResources<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map")
             }
-            fn visit_none<E>(self) -> Result<RawResources, E> {
+            fn visit_none<E>(self) -> Result<RawResources<'de>, E> {
                 Ok(RawResources::default())
             }
-            fn visit_unit<E>(self) -> Result<RawResources, E> {
+            fn visit_unit<E>(self) -> Result<RawResources<'de>, E> {
                 Ok(RawResources::default())
             }
             fn visit_some<D: serde::Deserializer<'de>>(
                 self,
                 d: D,
-            ) -> Result<RawResources, D::Error> {
+            ) -> Result<RawResources<'de>, D::Error> {
                 d.deserialize_map(Entries)
             }
         }
@@ -599,11 +631,11 @@ impl<'de> Deserialize<'de> for LenientMap {
             ) -> Result<LenientMap, A::Error> {
                 let mut out = BTreeMap::new();
                 while let Some((key, LenientScalar(value))) =
-                    map.next_entry::<String, LenientScalar>()?
+                    map.next_entry::<String, LenientScalar<'de>>()?
                 {
                     match value {
                         Some(v) => {
-                            out.insert(key, v);
+                            out.insert(key, v.into_owned());
                         }
                         None => {
                             out.remove(&key);
@@ -618,62 +650,70 @@ impl<'de> Deserialize<'de> for LenientMap {
 }
 
 /// A JSON value as `serde_json::Value`'s display of it when it is a string,
-/// number or bool; `None` for anything else (read and skipped).
-struct LenientScalar(Option<String>);
+/// number or bool; `None` for anything else (read and skipped). A string
+/// without escapes is borrowed from the answer.
+struct LenientScalar<'a>(Option<Cow<'a, str>>);
 
-impl<'de> Deserialize<'de> for LenientScalar {
+impl<'de: 'a, 'a> Deserialize<'de> for LenientScalar<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::IgnoredAny;
         struct Scalar;
         impl<'de> serde::de::Visitor<'de> for Scalar {
-            type Value = LenientScalar;
+            type Value = LenientScalar<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("any valid JSON value")
             }
-            fn visit_str<E>(self, v: &str) -> Result<LenientScalar, E> {
-                Ok(LenientScalar(Some(v.to_owned())))
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Borrowed(v))))
             }
-            fn visit_string<E>(self, v: String) -> Result<LenientScalar, E> {
-                Ok(LenientScalar(Some(v)))
+            fn visit_str<E>(self, v: &str) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Owned(v.to_owned()))))
             }
-            fn visit_u64<E>(self, v: u64) -> Result<LenientScalar, E> {
-                Ok(LenientScalar(Some(serde_json::Number::from(v).to_string())))
+            fn visit_string<E>(self, v: String) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Owned(v))))
             }
-            fn visit_i64<E>(self, v: i64) -> Result<LenientScalar, E> {
-                Ok(LenientScalar(Some(serde_json::Number::from(v).to_string())))
+            fn visit_u64<E>(self, v: u64) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Owned(
+                    serde_json::Number::from(v).to_string(),
+                ))))
             }
-            fn visit_f64<E>(self, v: f64) -> Result<LenientScalar, E> {
+            fn visit_i64<E>(self, v: i64) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Owned(
+                    serde_json::Number::from(v).to_string(),
+                ))))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<LenientScalar<'de>, E> {
                 // `Value` keeps a non-finite float as null.
                 Ok(LenientScalar(
-                    serde_json::Number::from_f64(v).map(|n| n.to_string()),
+                    serde_json::Number::from_f64(v).map(|n| Cow::Owned(n.to_string())),
                 ))
             }
-            fn visit_bool<E>(self, v: bool) -> Result<LenientScalar, E> {
-                Ok(LenientScalar(Some(v.to_string())))
+            fn visit_bool<E>(self, v: bool) -> Result<LenientScalar<'de>, E> {
+                Ok(LenientScalar(Some(Cow::Owned(v.to_string()))))
             }
-            fn visit_unit<E>(self) -> Result<LenientScalar, E> {
+            fn visit_unit<E>(self) -> Result<LenientScalar<'de>, E> {
                 Ok(LenientScalar(None))
             }
-            fn visit_none<E>(self) -> Result<LenientScalar, E> {
+            fn visit_none<E>(self) -> Result<LenientScalar<'de>, E> {
                 Ok(LenientScalar(None))
             }
             fn visit_some<D: serde::Deserializer<'de>>(
                 self,
                 d: D,
-            ) -> Result<LenientScalar, D::Error> {
+            ) -> Result<LenientScalar<'de>, D::Error> {
                 LenientScalar::deserialize(d)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> Result<LenientScalar, A::Error> {
+            ) -> Result<LenientScalar<'de>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(LenientScalar(None))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<LenientScalar, A::Error> {
+            ) -> Result<LenientScalar<'de>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(LenientScalar(None))
             }
@@ -698,13 +738,26 @@ pub type ListPage<T> = (Vec<T>, Option<String>);
 /// Like [`parse_node_list`], for one page of a paged listing: the nodes and
 /// the next page's token, in one pass over the answer.
 pub fn parse_node_page(json: &[u8]) -> Result<ListPage<KubeNode>, KubeParseError> {
-    let list: RawNodeList = serde_json::from_slice(json)?;
+    let list: RawNodeList = from_json(json)?;
+    let mut seen = AcceleratorsSeen::default();
     let nodes = list
         .items
         .into_iter()
-        .map(|raw| node_from_raw(raw, &|_| None))
+        .map(|raw| node_from_raw(raw, &|_| None, &mut seen))
         .collect();
     Ok((nodes, list.metadata))
+}
+
+/// `json` read by serde_json as `from_slice` reads it, faster: a body that
+/// is UTF-8 throughout (every real answer) is checked once, whole, and read
+/// as a `str`, instead of each string being checked as it is read (a tenth
+/// of a node page's parse). Any other body is read by `from_slice`, so
+/// what is accepted and every error message are the same either way.
+pub(super) fn from_json<'de, T: Deserialize<'de>>(json: &'de [u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(json) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(json),
+    }
 }
 
 /// Like [`parse_node_list`], with a caller-provided accelerator canonicaliser
@@ -717,27 +770,32 @@ pub fn parse_node_list_with(
 ) -> Result<Vec<KubeNode>, KubeParseError> {
     // From a slice: serde_json's reader path goes byte by byte (it was 8 %
     // of a 64-context launch).
-    let list: RawNodeList = serde_json::from_slice(json)?;
+    let list: RawNodeList = from_json(json)?;
+    let mut seen = AcceleratorsSeen::default();
     Ok(list
         .items
         .into_iter()
-        .map(|raw| node_from_raw(raw, &canonicalise))
+        .map(|raw| node_from_raw(raw, &canonicalise, &mut seen))
         .collect())
 }
 
-fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) -> KubeNode {
+fn node_from_raw(
+    raw: RawNode<'_>,
+    canonicalise: &dyn Fn(&str) -> Option<String>,
+    seen: &mut AcceleratorsSeen,
+) -> KubeNode {
     let RawNode {
         metadata,
         spec,
         status,
     } = raw;
-    let cpu = |m: &RawResources| m.get("cpu").and_then(|q| parse_cpu_quantity(q));
-    let mem = |m: &RawResources| m.get("memory").and_then(|q| parse_memory_gib(q));
+    let cpu = |m: &RawResources| m.get("cpu").and_then(parse_cpu_quantity);
+    let mem = |m: &RawResources| m.get("memory").and_then(parse_memory_gib);
     let ready = status
         .conditions
         .iter()
-        .find(|c| c.kind == "Ready")
-        .is_some_and(|c| c.status == "True");
+        .find(|c| c.kind.0 == "Ready")
+        .is_some_and(|c| c.status.0 == "True");
     let devices = |m: &RawResources| -> BTreeMap<String, u32> {
         ACCELERATOR_RESOURCE_KEYS
             .iter()
@@ -746,15 +804,12 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
     };
     let accelerator_resources = devices(&status.allocatable);
     let accelerator_capacity = devices(&status.capacity);
-    let capacity_cpus = status.capacity.get("cpu").map(|q| parse_cpu_display(q));
+    let capacity_cpus = status.capacity.get("cpu").map(parse_cpu_display);
     let capacity_memory_gib = match capacity_cpus {
         Some(None) => None,
-        _ => status
-            .capacity
-            .get("memory")
-            .and_then(|q| parse_memory_gib(q)),
+        _ => status.capacity.get("memory").and_then(parse_memory_gib),
     };
-    let accelerator = node_accelerator(&metadata.labels).map(|acc| {
+    let accelerator = node_accelerator(&metadata.labels, seen).map(|acc| {
         canonicalise(&acc)
             .or_else(|| canonical_gpu_name(&acc).map(str::to_string))
             .unwrap_or(acc)
@@ -778,7 +833,7 @@ fn node_from_raw(raw: RawNode, canonicalise: &dyn Fn(&str) -> Option<String>) ->
         ephemeral_storage_gib: status
             .capacity
             .get("ephemeral-storage")
-            .and_then(|q| parse_memory_gib(q)),
+            .and_then(parse_memory_gib),
         cpu_allocatable: cpu(&status.allocatable).unwrap_or(0.0),
         memory_allocatable_gib: mem(&status.allocatable).unwrap_or(0.0),
         accelerator,
@@ -839,15 +894,44 @@ pub fn reduce_tpu_topology(topology: &str) -> Option<u32> {
 
 /// The accelerator a single node advertises: the first formatter (in
 /// SkyPilot's priority order) with a non-empty, valid label on this node.
-fn node_accelerator(labels: &BTreeMap<String, String>) -> Option<String> {
+fn node_accelerator(
+    labels: &BTreeMap<String, String>,
+    seen: &mut AcceleratorsSeen,
+) -> Option<String> {
     LabelFormatter::REGISTRY.iter().find_map(|lf| {
         labels.iter().find_map(|(k, v)| {
-            if !lf.matches_key(k) || v.trim().is_empty() || lf.validate(v).is_err() {
+            if !lf.matches_key(k) || v.trim().is_empty() {
                 return None;
             }
-            lf.accelerator_from_value(v).ok().filter(|a| !a.is_empty())
+            seen.accelerator(*lf, v)
         })
     })
+}
+
+/// What the label values met so far in one answer name, by formatter and
+/// value: a cluster's nodes mostly carry the same few GPU labels, and
+/// reading a value (`gfd_accelerator` searches ~30 GPU names) cost more
+/// than the rest of a node's parse.
+#[derive(Default)]
+struct AcceleratorsSeen(Vec<(LabelFormatter, String, Option<String>)>);
+
+impl AcceleratorsSeen {
+    /// The accelerator `lf` reads from label value `value`: `None` when the
+    /// value is invalid for it or names none.
+    fn accelerator(&mut self, lf: LabelFormatter, value: &str) -> Option<String> {
+        if let Some((_, _, known)) = self.0.iter().find(|(f, v, _)| *f == lf && v == value) {
+            return known.clone();
+        }
+        let read = match lf.validate(value) {
+            Ok(()) => lf
+                .accelerator_from_value(value)
+                .ok()
+                .filter(|a| !a.is_empty()),
+            Err(_) => None,
+        };
+        self.0.push((lf, value.to_string(), read.clone()));
+        read
+    }
 }
 
 #[cfg(test)]
@@ -939,6 +1023,51 @@ mod tests {
     }
 
     #[test]
+    fn nodes_of_one_page_read_their_labels_as_nodes_alone_do() {
+        // The page remembers what each (formatter, value) named: repeated,
+        // invalid and mixed labels still read as they do on a node alone.
+        let labels = [
+            r#"{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"}"#,
+            r#"{"skypilot.co/accelerator":"H100"}"#,
+            r#"{"skypilot.co/accelerator":"h100"}"#,
+            r#"{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","skypilot.co/accelerator":"a100"}"#,
+            r#"{"skypilot.co/accelerator":"H100","nvidia.com/gpu.product":"Tesla-T4"}"#,
+            r#"{"cloud.google.com/gke-accelerator":"weird"}"#,
+            r#"{"cloud.google.com/gke-accelerator":"nvidia-l4"}"#,
+            r#"{"skypilot.co/accelerator":"h100"}"#,
+            r#"{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"}"#,
+            r#"{"cloud.google.com/gke-accelerator":"weird"}"#,
+        ];
+        let node = |l: &str| format!(r#"{{"metadata":{{"name":"n","labels":{l}}}}}"#);
+        let page = format!(r#"{{"items":[{}]}}"#, labels.map(node).join(","));
+        let (together, _) = parse_node_page(page.as_bytes()).expect("page");
+        let alone: Vec<KubeNode> = labels
+            .iter()
+            .map(|l| {
+                let doc = format!(r#"{{"items":[{}]}}"#, node(l));
+                parse_node_page(doc.as_bytes()).expect("node").0.remove(0)
+            })
+            .collect();
+        assert_eq!(together, alone);
+        let names: Vec<Option<&str>> = together.iter().map(|n| n.accelerator.as_deref()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("H100-80GB"),
+                None,
+                Some("H100"),
+                Some("A100"),
+                Some("T4"),
+                None,
+                Some("L4"),
+                Some("H100"),
+                Some("H100-80GB"),
+                None
+            ]
+        );
+    }
+
+    #[test]
     fn a_page_says_its_continue_token_and_odd_metadata_is_no_token() {
         let items = r#""items":[{"metadata":{"name":"n1"}}]"#;
         for (metadata, want) in [
@@ -1026,7 +1155,7 @@ mod tests {
             let ours = serde_json::from_str::<RawResources>(json).ok().map(|r| {
                 RESOURCE_NAMES
                     .iter()
-                    .filter_map(|n| Some((n.to_string(), r.get(n)?.clone())))
+                    .filter_map(|n| Some((n.to_string(), r.get(n)?.to_string())))
                     .collect::<BTreeMap<_, _>>()
             });
             let lenient = serde_json::from_str::<Lenient>(json).ok().map(|l| {

@@ -125,7 +125,7 @@ pub fn parse_pod_list(json: &[u8]) -> Result<Vec<KubePod>, KubeParseError> {
 /// Like [`parse_pod_list`], for one page of a paged listing: the pods and
 /// the next page's token, in one pass over the answer.
 pub fn parse_pod_page(json: &[u8]) -> Result<ListPage<KubePod>, KubeParseError> {
-    let list: RawPodList = serde_json::from_slice(json)?;
+    let list: RawPodList = super::nodes::from_json(json)?;
     let next = list.metadata;
     let pods = list
         .items

@@ -204,11 +204,17 @@ impl NamePattern {
             let Some(last) = hay.len().checked_sub(needle.len()) else {
                 return false;
             };
+            // A plain loop: as an `any` closure it was sometimes left out
+            // of line, a call per window (`feasibility/*/t4` +11–14 %).
             let first = needle[0].to_ascii_lowercase();
-            return (0..=last).any(|i| {
-                hay[i].to_ascii_lowercase() == first
+            for i in 0..=last {
+                if hay[i].to_ascii_lowercase() == first
                     && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
-            });
+                {
+                    return true;
+                }
+            }
+            return false;
         }
         self.regexes().1.is_match(s)
     }
@@ -491,17 +497,30 @@ impl CloudCatalog {
         count: f64,
         filter: &Filter<'_>,
     ) -> Vec<String> {
-        let mut rows: Vec<&VmRow> = self
-            .rows
-            .iter()
-            .filter(|r| {
-                r.accelerator_name
-                    .as_deref()
-                    .is_some_and(|n| pattern.contains(n))
-                    && r.accelerator_count().is_some_and(|c| c >= count)
-                    && region_zone_ok(r, filter.region, filter.zone)
-            })
-            .collect();
+        // A plain loop, as in `instances_for_accelerator`, each run of one
+        // interned name tested once: the `filter` closure was left out of
+        // line, a call and a substring search per row of the catalog.
+        let mut last_name: Option<(&Text, bool)> = None;
+        let mut rows: Vec<&VmRow> = Vec::new();
+        for r in &self.rows {
+            let Some(n) = &r.accelerator_name else {
+                continue;
+            };
+            let name_matches = match last_name {
+                Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
+                _ => {
+                    let verdict = pattern.contains(n);
+                    last_name = Some((n, verdict));
+                    verdict
+                }
+            };
+            if name_matches
+                && r.accelerator_count().is_some_and(|c| c >= count)
+                && region_zone_ok(r, filter.region, filter.zone)
+            {
+                rows.push(r);
+            }
+        }
         rows.sort_by(|a, b| cmp_price(a.price(), b.price()));
         let mut out: Vec<String> = Vec::new();
         let mut seen: Vec<(&str, u64)> = Vec::new();

@@ -223,11 +223,11 @@ impl NamePattern {
 /// A test of one string column of rows, decided once per run of rows
 /// sharing one interned string: a name pattern or a case-insensitive
 /// compare costs more than the pointer compare that skips it. Only where
-/// rows do come in such runs (a type's rows region by region): over a whole
-/// catalog, where neighbouring rows seldom share an accelerator, the scans
-/// of `instances_for_accelerator` and `fuzzy_accelerators` test each row
-/// directly — with `PerName` there, `feasibility/aws/h100x8` cost 2.6× the
-/// instructions (310 k → 796 k, `bench-ops` under callgrind).
+/// rows do come in such runs (a type's rows region by region). The scans of
+/// a whole catalog (`instances_for_accelerator`, `fuzzy_accelerators`) keep
+/// the last name in their own plain loop instead: through `PerName` there,
+/// `feasibility/aws/h100x8` cost 2.6× the instructions (310 k → 796 k,
+/// `bench-ops` under callgrind), its closure called per row.
 pub(crate) struct PerName<'a, F> {
     last: Option<(&'a Text, bool)>,
     test: F,

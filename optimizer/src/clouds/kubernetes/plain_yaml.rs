@@ -52,6 +52,10 @@ pub(super) fn read_plain(text: &str) -> Option<Kubeconfig> {
 struct Line<'a> {
     indent: usize,
     text: &'a str,
+    /// Whether a blank line comes just before it: inside a multi-line
+    /// plain scalar YAML reads that as a line break, not a space (left to
+    /// kube).
+    blank_before: bool,
 }
 
 /// The lines of a text, read as nested blocks from `pos` on.
@@ -72,8 +76,10 @@ impl<'a> Reader<'a> {
             return None;
         }
         let mut lines = Vec::with_capacity(text.len() / 24);
+        let mut blank_before = false;
         for raw in text.split('\n') {
             if raw.is_empty() {
+                blank_before = true;
                 continue;
             }
             let text = raw.trim_start_matches(' ');
@@ -83,7 +89,9 @@ impl<'a> Reader<'a> {
             lines.push(Line {
                 indent: raw.len() - text.len(),
                 text,
+                blank_before,
             });
+            blank_before = false;
         }
         Some(Reader {
             lines,
@@ -179,6 +187,7 @@ impl<'a> Reader<'a> {
                 self.lines[self.pos] = Line {
                     indent: column,
                     text: rest,
+                    blank_before: line.blank_before,
                 };
                 items.push(self.block(column, depth + 1)?);
             } else {
@@ -216,7 +225,7 @@ impl Reader<'_> {
             if line.indent <= indent {
                 break;
             }
-            if !plain_scalar(line.text) || split_key(line.text).is_some() {
+            if line.blank_before || !plain_scalar(line.text) || split_key(line.text).is_some() {
                 return None;
             }
             text.push(' ');

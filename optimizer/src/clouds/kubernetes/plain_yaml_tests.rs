@@ -543,7 +543,7 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
     }
     for _ in 0..1 + rng.below(3) {
         let i = rng.below(lines.len());
-        match rng.below(6) {
+        match rng.below(7) {
             0 => {
                 let line = &mut lines[i];
                 if !line.is_empty() {
@@ -573,6 +573,7 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
                 let copy = lines[i].clone();
                 lines.insert(i, copy);
             }
+            5 => lines.insert(i, String::new()),
             _ => {
                 let j = rng.below(lines.len());
                 lines.swap(i, j);
@@ -683,6 +684,27 @@ fn hostile_generated_kubeconfigs_are_read_as_kube_reads_them() {
         }
     }
     assert!(fast > 0, "the hostile cases never reached the fast path");
+}
+
+#[test]
+fn a_blank_line_inside_a_folded_plain_value_is_left_to_kube() {
+    // YAML folds a plain value's continuation lines with a space, but a
+    // blank line between them is a line break: "foo\nbar", not "foo bar".
+    let folded = |gap: &str| {
+        format!(
+            "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      \
+             apiVersion: client.authentication.k8s.io/v1beta1\n      command: gke-gcloud-auth-plugin\n      \
+             installHint: Install gke-gcloud-auth-plugin\n{gap}        for use with kubectl\n"
+        )
+    };
+    assert!(
+        agree(&folded("")),
+        "a plain folded value takes the fast path"
+    );
+    assert!(
+        !agree(&folded("\n")),
+        "with a blank line it is kube's to read"
+    );
 }
 
 #[test]

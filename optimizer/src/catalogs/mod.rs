@@ -289,8 +289,10 @@ impl Decoded {
 }
 
 /// The `vms.csv` without a current image, `(index in vms, image key,
-/// fingerprint, size)`, each parsed on its own short-lived thread (which
-/// lowers its priority) in its share of the cores.
+/// fingerprint, size)`, parsed: bundled ones with an index by one pool of a
+/// worker per core over all their pieces (`pool.rs`); any other each on its
+/// own short-lived thread (which lowers its priority) in its share of the
+/// cores.
 fn parse_misses(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use planner::catalog::{CatalogError, CsvSlices, ParsedPiece, SlicePiece};
+use planner::catalog::{CatalogError, CsvSlices, PIECE_BYTES, ParsedPiece, SlicePiece};
 use planner::cloud::CloudId;
 
 use super::{Parsed, bundled, store_image_bytes};
@@ -222,8 +222,8 @@ impl Drop for CutDone<'_, '_> {
 }
 
 /// Parses the bundled catalogs `misses` into their images (stored in
-/// `index`) on `cores` workers: `cores - 1` scoped threads, started first,
-/// and this thread. Each result is given with its miss's `at`.
+/// `index`) on up to `cores` workers (no more than there are pieces):
+/// scoped threads, started first, and this thread. Each result is given with its miss's `at`.
 pub(super) fn parse_bundled(
     mut misses: Vec<Miss>,
     index: &CatalogIndex,
@@ -233,6 +233,13 @@ pub(super) fn parse_bundled(
     // catalogs' pieces even out the end.
     let csv = |cloud: CloudId| bundled::vms_csv(cloud).unwrap_or_default();
     misses.sort_by_key(|miss| std::cmp::Reverse(csv(miss.cloud).len()));
+    // No more workers than there will be pieces: one small catalog changed
+    // needs no helper, and on a many-core host not one per core.
+    let pieces: usize = misses
+        .iter()
+        .map(|miss| csv(miss.cloud).len().div_ceil(PIECE_BYTES).max(1))
+        .sum();
+    let workers = cores.min(pieces).max(1);
     let slots: Vec<Slot<'static>> = misses
         .into_iter()
         .map(|miss| Slot {
@@ -291,15 +298,16 @@ pub(super) fn parse_bundled(
             }
         }
     };
-    let helpers = cores.saturating_sub(1);
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..helpers)
+        let handles: Vec<_> = (1..workers)
             .map(|_| {
                 // At the priority of the launch: see the module's note.
                 s.spawn(work)
             })
             .collect();
-        work();
+        // A panic here leaves its job undone like a helper's does (and is
+        // reported the same way below) instead of unwinding the launch.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
         for handle in handles {
             // A worker that panicked left its job undone: that catalog's
             // result says so below.

@@ -28,7 +28,7 @@ pub use slices::{CsvSlices, SlicePiece};
 
 /// Bytes gathered before a piece is parsed: large enough that a piece's
 /// set-up (a reader, its buffer) is noise, small enough to stay in cache.
-const PIECE_BYTES: usize = 128 << 10;
+pub const PIECE_BYTES: usize = 128 << 10;
 
 /// A `vms.csv` being parsed into its image, fed in pieces of any size
 /// ([`CsvImageParse::push`]); [`CsvImageParse::finish`] gives the image

@@ -33,7 +33,7 @@ pub mod ssh;
 pub use cloud_catalog::CloudCatalog;
 pub use common::{AcceleratorTable, AzMapping, GpuMetadata, parse_gpu_metadata};
 pub use csv_parse::{CsvParse, CsvPart};
-pub use csv_stream::{CsvImageParse, CsvPiece, CsvSlices, ParsedPiece, SlicePiece};
+pub use csv_stream::{CsvImageParse, CsvPiece, CsvSlices, PIECE_BYTES, ParsedPiece, SlicePiece};
 pub use error::{CatalogError, CatalogWarning};
 pub(crate) use row::Num;
 pub use row::{Columns, NUMBER_COLUMNS, Schema, Text, VmRow};

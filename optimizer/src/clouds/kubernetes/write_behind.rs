@@ -12,8 +12,8 @@
 //! write costs (and again on a thread of its own started as the listings
 //! came in: the table 0.5–4 ms later).
 //!
-//! What stays true: the write is the same [`NodeCache::put`](super::NodeCache::put)
-//! (the entry replaced by an atomic rename, never torn; a failure only
+//! What stays true: the write is the one [`NodeCache::put_later`](super::NodeCache::put_later)
+//! hands over, the same as [`NodeCache::put`](super::NodeCache::put)'s (the entry replaced by an atomic rename, never torn; a failure only
 //! logged, never the launch's error; nothing secret in it), and it is done
 //! before the process exits: by [`WriteBehind::wait`], which a held
 //! [`WaitGuard`] calls on every way out of its scope, or at the latest when

@@ -222,12 +222,10 @@ impl NamePattern {
 
 /// A test of one string column of rows, decided once per run of rows
 /// sharing one interned string: a name pattern or a case-insensitive
-/// compare costs more than the pointer compare that skips it. Only where
-/// rows do come in such runs (a type's rows region by region). The scans of
-/// a whole catalog (`instances_for_accelerator`, `fuzzy_accelerators`) keep
-/// the last name in their own plain loop instead: through `PerName` there,
-/// `feasibility/aws/h100x8` cost 2.6× the instructions (310 k → 796 k,
-/// `bench-ops` under callgrind), its closure called per row.
+/// compare costs more than the pointer compare that skips it. Called from
+/// plain loops only (the scans of a whole catalog among them): inside a
+/// `filter` closure, `feasibility/aws/h100x8` cost 2.6× the instructions
+/// (310 k → 796 k, `bench-ops` under callgrind), the closure called per row.
 pub(crate) struct PerName<'a, F> {
     last: Option<(&'a Text, bool)>,
     test: F,
@@ -239,7 +237,9 @@ impl<'a, F: Fn(&str) -> bool> PerName<'a, F> {
     }
 
     /// `test(name)`, remembered for the next row with the same string.
-    #[inline]
+    /// Always inlined: the whole-catalog scans call it per row, and out of
+    /// line that call cost more than the test it saves.
+    #[inline(always)]
     pub(crate) fn test(&mut self, name: &'a Text) -> bool {
         match self.last {
             Some((seen, verdict)) if Text::ptr_eq(seen, name) => verdict,
@@ -445,21 +445,13 @@ impl CloudCatalog {
         // family test). A plain loop, not `filter` with a stateful closure:
         // the closure was not inlined, and a call per row cost the whole
         // AWS catalog's scan 2.5× its instructions (`feasibility/aws/h100x8`).
-        let mut last_name: Option<(&Text, bool)> = None;
+        let mut named = PerName::new(|n| pattern.full_match(n));
         let mut rows: Vec<&VmRow> = Vec::new();
         for r in &self.rows {
             let (Some(_), Some(n)) = (&r.instance_type, &r.accelerator_name) else {
                 continue;
             };
-            let name_matches = match last_name {
-                Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
-                _ => {
-                    let verdict = pattern.full_match(n);
-                    last_name = Some((n, verdict));
-                    verdict
-                }
-            };
-            if name_matches
+            if named.test(n)
                 && r.accelerator_count()
                     .is_some_and(|c| (c - count).abs() <= 0.01)
                 && region_zone_ok(r, filter.region, filter.zone)
@@ -500,21 +492,13 @@ impl CloudCatalog {
         // A plain loop, as in `instances_for_accelerator`, each run of one
         // interned name tested once: the `filter` closure was left out of
         // line, a call and a substring search per row of the catalog.
-        let mut last_name: Option<(&Text, bool)> = None;
+        let mut named = PerName::new(|n| pattern.contains(n));
         let mut rows: Vec<&VmRow> = Vec::new();
         for r in &self.rows {
             let Some(n) = &r.accelerator_name else {
                 continue;
             };
-            let name_matches = match last_name {
-                Some((seen, verdict)) if Text::ptr_eq(seen, n) => verdict,
-                _ => {
-                    let verdict = pattern.contains(n);
-                    last_name = Some((n, verdict));
-                    verdict
-                }
-            };
-            if name_matches
+            if named.test(n)
                 && r.accelerator_count().is_some_and(|c| c >= count)
                 && region_zone_ok(r, filter.region, filter.zone)
             {

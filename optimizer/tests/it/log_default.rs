@@ -72,3 +72,67 @@ fn the_usual_runs_log_is_the_warn_levels() {
     };
     assert_eq!(rest(&usual), rest(&warn));
 }
+
+/// A Kubernetes context whose API server answers every listing with a 503
+/// is said once, in the warning line and the table's notes: the HTTP
+/// client logs nothing of its own (kube's client logged `ERROR failed with
+/// status 503 Service Unavailable` for every attempt).
+#[test]
+fn a_failing_kubernetes_context_is_one_warning_not_a_log_per_attempt() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::any())
+            .respond_with(wiremock::ResponseTemplate::new(503).set_body_string("no"))
+            .mount(&server)
+            .await;
+        server
+    });
+    let home = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = home.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: ctx\nclusters:\n- name: c\n  cluster:\n    server: {}\ncontexts:\n- name: ctx\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: abc\n",
+            server.uri()
+        ),
+    )
+    .expect("kubeconfig");
+    let out = Command::new(env!("CARGO_BIN_EXE_sky"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("SKY_BUNDLED_CATALOGS", "1")
+        .env("SKY_ENABLED_CLOUDS", "kubernetes")
+        .env("KUBECONFIG", &kubeconfig)
+        // Two attempts within the deadline, not three with their backoff.
+        .args([
+            "launch",
+            "--dryrun",
+            "-y",
+            "-c",
+            "c",
+            "--refresh",
+            "--cloud-timeout",
+            "2",
+        ])
+        .args(["--gpus", "H100:8"])
+        .output()
+        .expect("run sky");
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    let requests = runtime
+        .block_on(server.received_requests())
+        .unwrap_or_default();
+    assert!(requests.len() >= 2, "retried: {} requests", requests.len());
+    assert_eq!(log_lines(&stderr), Vec::<&str>::new(), "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("sky: warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("(503)"), "{stderr}");
+}

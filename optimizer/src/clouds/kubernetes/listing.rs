@@ -32,6 +32,7 @@ const MAX_QUOTED_BODY: usize = 1024;
 use super::KubernetesCloud;
 use super::backoff::{Backoff, random_unit};
 use super::kubeconfig::cluster_proxy_url;
+use super::transport::{ApiClient, ApiResponse};
 
 impl KubernetesCloud {
     /// Lists the nodes of `contexts` concurrently. Each context is bounded by
@@ -83,7 +84,7 @@ impl KubernetesCloud {
         context: &str,
         last_failure: &std::sync::Mutex<Option<String>>,
     ) -> Result<Vec<KubeNode>, String> {
-        let (client, exec_key) = self
+        let (mut client, exec_key) = self
             .client_for(kubeconfig, context)
             .await
             .map_err(|f| f.message(context))?;
@@ -91,7 +92,7 @@ impl KubernetesCloud {
         let mut backoff = Backoff::new(self.options.service.retry_backoff, self.options.backoff);
         let mut last = Failure::Timeout(self.options.service.request_timeout);
         for attempt in 1..=attempts {
-            match self.list_once(&client).await {
+            match self.list_once(&mut client).await {
                 Ok(nodes) => return Ok(nodes),
                 Err(failure) if failure.is_fatal() => {
                     self.forget_rejected(&failure, exec_key.as_deref());
@@ -129,7 +130,7 @@ impl KubernetesCloud {
         &self,
         kubeconfig: &Kubeconfig,
         context: &str,
-    ) -> Result<(kube::Client, Option<String>), Failure> {
+    ) -> Result<(ApiClient, Option<String>), Failure> {
         let options = KubeConfigOptions {
             context: Some(context.to_string()),
             ..Default::default()
@@ -162,11 +163,14 @@ impl KubernetesCloud {
         // thread and bound it. Without one it is a little CPU work, done here
         // (a blocking thread for each of 64 contexts cost more than it saved).
         if config.auth_info.exec.is_none() && config.auth_info.auth_provider.is_none() {
-            return kube::Client::try_from(config)
+            return self
+                .transports
+                .client(config)
                 .map(|c| (c, exec_key))
                 .map_err(|e| Failure::Config(e.to_string()));
         }
-        let build = tokio::task::spawn_blocking(move || kube::Client::try_from(config));
+        let transports = self.transports.clone();
+        let build = tokio::task::spawn_blocking(move || transports.client(config));
         match tokio::time::timeout(timeout, build).await {
             Err(_) => Err(Failure::Timeout(timeout)),
             Ok(Err(join)) => Err(Failure::Config(format!(
@@ -232,7 +236,7 @@ impl KubernetesCloud {
     }
 
     /// One listing: every page of `/api/v1/nodes`, within the request timeout.
-    async fn list_once(&self, client: &kube::Client) -> Result<Vec<KubeNode>, Failure> {
+    async fn list_once(&self, client: &mut ApiClient) -> Result<Vec<KubeNode>, Failure> {
         self.list_all(client, "/api/v1/nodes", None, |body| {
             parse_node_page(body).map_err(|e| e.to_string())
         })
@@ -242,7 +246,7 @@ impl KubernetesCloud {
     /// Every page of the list at `path`, within the request timeout.
     async fn list_all<T>(
         &self,
-        client: &kube::Client,
+        client: &mut ApiClient,
         path: &str,
         field_selector: Option<&str>,
         parse: impl Fn(&[u8]) -> Result<ListPage<T>, String>,
@@ -252,7 +256,7 @@ impl KubernetesCloud {
             let mut token: Option<String> = None;
             for _ in 0..MAX_PAGES {
                 let (page, next) = self
-                    .list_page(client, path, field_selector, token.take(), &parse)
+                    .list_page(&mut *client, path, field_selector, token.take(), &parse)
                     .await?;
                 items.extend(page);
                 match next {
@@ -272,7 +276,7 @@ impl KubernetesCloud {
     /// One page of a list and the `continue` token of the next.
     async fn list_page<T>(
         &self,
-        client: &kube::Client,
+        client: &mut ApiClient,
         path: &str,
         field_selector: Option<&str>,
         token: Option<String>,
@@ -293,20 +297,22 @@ impl KubernetesCloud {
                 .send(request.map(kube::client::Body::from))
                 .await
                 .map_err(Failure::from_kube)?;
-            let status = response.status();
-            let cloudflare = response.headers().iter().any(|(k, v)| {
+            let (status, headers) = response.head();
+            let cloudflare = headers.iter().any(|(k, v)| {
                 let k = k.as_str().to_ascii_lowercase();
                 k.contains("cf-ray")
                     || (k.contains("server")
                         && v.to_str()
                             .is_ok_and(|v| v.to_ascii_lowercase().contains("cloudflare")))
             });
-            let body = read_capped(response.into_body(), MAX_KUBE_PAGE_BYTES)
-                .await
-                .map_err(|e| match e {
-                    BodyError::TooLarge { .. } => Failure::Malformed(e.to_string()),
-                    BodyError::Read(text) => Failure::Unreachable(text),
-                })?;
+            let body = match response {
+                ApiResponse::Layered(r) => read_capped(r.into_body(), MAX_KUBE_PAGE_BYTES).await,
+                ApiResponse::Kube(r) => read_capped(r.into_body(), MAX_KUBE_PAGE_BYTES).await,
+            }
+            .map_err(|e| match e {
+                BodyError::TooLarge { .. } => Failure::Malformed(e.to_string()),
+                BodyError::Read(text) => Failure::Unreachable(text),
+            })?;
             if !status.is_success() {
                 let shown = String::from_utf8_lossy(&body[..body.len().min(MAX_QUOTED_BODY)]);
                 let text = format!(
@@ -332,7 +338,7 @@ impl KubernetesCloud {
     pub(crate) async fn list_pods(&self, kubeconfig: &Kubeconfig, context: &str) -> Pods {
         let span = tracing::info_span!("kubernetes.list_pods", context = %context, pods = tracing::field::Empty);
         async {
-            let (client, exec_key) = match self.client_for(kubeconfig, context).await {
+            let (mut client, exec_key) = match self.client_for(kubeconfig, context).await {
                 Ok(c) => c,
                 Err(f) => return Pods::Failed(f.pods_message(context)),
             };
@@ -343,7 +349,7 @@ impl KubernetesCloud {
             let mut last = Failure::Timeout(self.options.service.request_timeout);
             for attempt in 1..=attempts {
                 match self
-                    .list_all(&client, "/api/v1/pods", Some(&selector), |body| {
+                    .list_all(&mut client, "/api/v1/pods", Some(&selector), |body| {
                         parse_pod_page(body).map_err(|e| e.to_string())
                     })
                     .await

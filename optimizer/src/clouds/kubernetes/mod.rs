@@ -23,6 +23,8 @@
 //! * `plain_yaml`: the fast path that reads a plain kubeconfig as kube does;
 //! * `listing`: node and pod listing with timeouts, retries and SkyPilot's
 //!   error texts;
+//! * `transport`: kube's request layers over one hyper client per TLS
+//!   setup, shared by the contexts;
 //! * `backoff`: the waits between listing attempts;
 //! * `fixture`: offline mode, nodes and pods read from `NodeList` /
 //!   `PodList` files;
@@ -40,6 +42,9 @@ mod node_cache;
 mod plain_yaml;
 #[cfg(test)]
 mod remembered_tests;
+mod transport;
+#[cfg(test)]
+mod transport_tests;
 mod write_behind;
 
 pub use backoff::BackoffPolicy;
@@ -140,6 +145,8 @@ impl fmt::Debug for KubernetesOptions {
 #[derive(Debug, Clone, Default)]
 pub struct KubernetesCloud {
     options: KubernetesOptions,
+    /// The hyper clients the listings share (one per TLS setup).
+    transports: transport::Transports,
 }
 
 /// SkyPilot's message when no allowed context is usable.
@@ -149,7 +156,10 @@ const NO_CONTEXT_MESSAGE: &str =
 impl KubernetesCloud {
     /// An adapter with these options.
     pub fn new(options: KubernetesOptions) -> Self {
-        KubernetesCloud { options }
+        KubernetesCloud {
+            options,
+            transports: transport::Transports::default(),
+        }
     }
 
     /// The options in use.
@@ -368,6 +378,15 @@ impl KubernetesCloud {
                     cache.put(&listings.collect::<Vec<_>>(), ttl);
                 }
             }
+        }
+        if let Some(behind) = &self.options.write_behind {
+            // The listings' connections stay open until the answer is out:
+            // closing them (64 contexts: a shutdown, a deregistration and a
+            // close each, and their tasks' last turns) came between the last
+            // answer and the table. The process ends right after, and the
+            // kernel closes what is left.
+            let connections = self.transports.clone();
+            behind.defer(move || drop(connections));
         }
         let out: Vec<KubeContext> = out.into_iter().map(|(c, _)| c).collect();
         let cache_use = match (&self.options.node_cache, to_list.is_empty(), max_age) {

@@ -1,0 +1,218 @@
+//! The way to each context's API server: kube's own request layers (base
+//! URI, authentication, extra headers) over one hyper client per TLS setup.
+//!
+//! `kube::Client::try_from(Config)` builds, for every client, a rustls
+//! configuration (with its session cache), an HTTPS connector, a hyper
+//! client with its own connection pool, a tracing layer and a tower
+//! `Buffer` whose worker is a spawned task that every request and answer
+//! passes through. With 64 contexts that is 64 of each, built on the one
+//! runtime thread before the first request leaves, and two task hand-offs
+//! per answer. Here the contexts that reach their servers the same way (the
+//! same CA, client certificate, server name and timeouts) share one
+//! connector and pool, and a request goes straight from the layers to the
+//! pool. Everything that decides what is sent stays kube's: the layers come
+//! from [`ConfigExt`] (`base_uri_layer`, `auth_layer`,
+//! `extra_headers_layer`), the TLS setup from
+//! `ConfigExt::rustls_https_connector_with_connector`, and the connector is
+//! wrapped as kube wraps it (`kube_client::client::builder::make_generic_builder`).
+//!
+//! What kube's stack had that this one leaves out: the tracing layer, whose
+//! `ERROR failed with status 503 ...` lines reached the terminal for every
+//! failed attempt on top of the one warning line per unreachable context,
+//! and the retry layer, which kube's `Config::default_retry` turns on and
+//! the listing already turned off (it retries as SkyPilot does).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_timeout::TimeoutConnector;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use kube::client::{Body, ConfigExt};
+use tower::util::BoxService;
+use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
+
+/// A hyper client as kube builds one: HTTP or HTTPS (rustls) with the
+/// connect, read and write timeouts on the connection.
+type PooledClient = hyper_util::client::legacy::Client<
+    TimeoutConnector<hyper_rustls::HttpsConnector<HttpConnector>>,
+    Body,
+>;
+
+/// The hyper clients of one launch, one per way of reaching a server.
+///
+/// Lives as long as the Kubernetes check that made it, so the node and pod
+/// listings of one context share their connection too.
+/// Clones share the clients.
+#[derive(Clone, Default)]
+pub(super) struct Transports {
+    shared: Arc<Mutex<HashMap<TlsKey, PooledClient>>>,
+}
+
+impl std::fmt::Debug for Transports {
+    // The keys hold client-key data: never shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pools = self.shared.lock().map(|m| m.len()).unwrap_or(0);
+        f.debug_struct("Transports").field("pools", &pools).finish()
+    }
+}
+
+/// One context's client: kube's layers over a pooled hyper client.
+pub(super) enum ApiClient {
+    /// The layers over a (possibly shared) pool.
+    Layered(LayeredService),
+    /// A cluster behind a `proxy-url`: kube's own client, so that the
+    /// answer (kube is built without its proxy features) is kube's.
+    Kube(kube::Client),
+}
+
+type LayeredService = BoxService<Request<Body>, Response<Incoming>, BoxError>;
+
+/// The answer to one request, whichever client sent it.
+pub(super) enum ApiResponse {
+    Layered(Response<Incoming>),
+    Kube(Response<Body>),
+}
+
+impl ApiResponse {
+    /// The status and headers of the answer.
+    pub(super) fn head(&self) -> (http::StatusCode, &http::HeaderMap) {
+        match self {
+            ApiResponse::Layered(r) => (r.status(), r.headers()),
+            ApiResponse::Kube(r) => (r.status(), r.headers()),
+        }
+    }
+}
+
+/// What decides how a connection to a server is made, apart from the
+/// server: two contexts with equal keys can share a connector and pool.
+/// Holds client-key data when a kubeconfig inlines one; it never leaves
+/// memory (the map is the launch's, dropped with it).
+#[derive(PartialEq, Eq, Hash)]
+struct TlsKey {
+    root_cert: Option<Vec<Vec<u8>>>,
+    root_cert_file: Option<PathBuf>,
+    accept_invalid_certs: bool,
+    tls_server_name: Option<String>,
+    client_certificate: Option<String>,
+    client_certificate_data: Option<String>,
+    client_key: Option<String>,
+    client_key_data: Option<String>,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+    reset_reader_on_write: bool,
+}
+
+impl TlsKey {
+    /// The key of `config`, or `None` when its TLS identity can come from an
+    /// exec plugin or auth provider (kube's `exec_identity_pem` runs the
+    /// plugin): such a context gets a pool of its own.
+    fn of(config: &kube::Config) -> Option<TlsKey> {
+        use secrecy::ExposeSecret as _;
+        let auth = &config.auth_info;
+        if auth.exec.is_some() || auth.auth_provider.is_some() {
+            return None;
+        }
+        Some(TlsKey {
+            root_cert: config.root_cert.clone(),
+            root_cert_file: config.root_cert_file.clone(),
+            accept_invalid_certs: config.accept_invalid_certs,
+            tls_server_name: config.tls_server_name.clone(),
+            client_certificate: auth.client_certificate.clone(),
+            client_certificate_data: auth.client_certificate_data.clone(),
+            client_key: auth.client_key.clone(),
+            client_key_data: auth
+                .client_key_data
+                .as_ref()
+                .map(|k| k.expose_secret().to_string()),
+            connect_timeout: config.connect_timeout,
+            read_timeout: config.read_timeout,
+            write_timeout: config.write_timeout,
+            reset_reader_on_write: config.reset_reader_on_write,
+        })
+    }
+}
+
+impl Transports {
+    /// The client of `config`, built as kube builds one (the same checks, in
+    /// the same order, with the same errors), its pool shared with earlier
+    /// contexts of the same [`TlsKey`]. Runs an exec plugin or auth
+    /// provider when `config` has one: call it off the runtime thread then.
+    pub(super) fn client(&self, config: kube::Config) -> Result<ApiClient, kube::Error> {
+        if config.proxy_url.is_some() {
+            return kube::Client::try_from(config).map(ApiClient::Kube);
+        }
+        // kube's `make_generic_builder`: the auth layer first, then the
+        // connector, then the extra headers.
+        let auth = config.auth_layer()?;
+        let pool = match TlsKey::of(&config) {
+            Some(key) => {
+                let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+                match shared.get(&key) {
+                    Some(pool) => pool.clone(),
+                    None => {
+                        let pool = pooled_client(&config)?;
+                        shared.insert(key, pool.clone());
+                        pool
+                    }
+                }
+            }
+            None => pooled_client(&config)?,
+        };
+        let service = ServiceBuilder::new()
+            .layer(config.base_uri_layer())
+            .option_layer(auth)
+            .layer(config.extra_headers_layer()?)
+            .map_err(BoxError::from)
+            .service(pool);
+        Ok(ApiClient::Layered(BoxService::new(service)))
+    }
+}
+
+/// kube's connector and hyper client for `config`
+/// (`make_generic_builder`, without a proxy).
+fn pooled_client(config: &kube::Config) -> Result<PooledClient, kube::Error> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    let https = config.rustls_https_connector_with_connector(http)?;
+    let mut connector = TimeoutConnector::new(https);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    Ok(hyper_util::client::legacy::Builder::new(TokioExecutor::new()).build(connector))
+}
+
+impl ApiClient {
+    /// Sends `request`; errors are kube's, as `kube::Client::send` makes them.
+    pub(super) async fn send(
+        &mut self,
+        request: Request<Body>,
+    ) -> Result<ApiResponse, kube::Error> {
+        match self {
+            ApiClient::Kube(client) => client.send(request).await.map(ApiResponse::Kube),
+            ApiClient::Layered(service) => {
+                let ready = service.ready().await.map_err(kube::Error::Service)?;
+                let response = ready.call(request).await.map_err(kube_error)?;
+                Ok(ApiResponse::Layered(response))
+            }
+        }
+    }
+}
+
+/// kube's reading of a service error (`kube::Client::send`): an error a
+/// layer made is kube's, a hyper error is `HyperError`, the rest `Service`.
+fn kube_error(err: BoxError) -> kube::Error {
+    err.downcast::<kube::Error>()
+        .map(|e| *e)
+        .or_else(|err| {
+            err.downcast::<hyper::Error>()
+                .map(|e| kube::Error::HyperError(*e))
+        })
+        .unwrap_or_else(kube::Error::Service)
+}

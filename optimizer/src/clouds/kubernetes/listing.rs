@@ -153,10 +153,15 @@ impl KubernetesCloud {
             config.root_cert = Some(Vec::new());
         }
         let timeout = self.options.service.request_timeout;
-        config.connect_timeout = Some(self.options.service.connect_timeout);
-        config.read_timeout = Some(timeout);
-        config.write_timeout = Some(timeout);
-        config.reset_reader_on_write = true;
+        // Every attempt runs under one `request_timeout` of its own
+        // (`list_all`), armed before the connection's timers would be: a
+        // read or write timeout of the same length never fires first, and
+        // each costs a timer set and cleared on every read and write. A
+        // shorter connect timeout can fire first, so it is kept.
+        let connect = self.options.service.connect_timeout;
+        config.connect_timeout = (connect < timeout).then_some(connect);
+        config.read_timeout = None;
+        config.write_timeout = None;
         config.default_retry = false;
         // Client construction runs an exec credential plugin (or an auth
         // provider's command) synchronously: keep that off the runtime's

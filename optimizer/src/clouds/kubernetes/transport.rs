@@ -37,7 +37,7 @@ use tower::util::BoxService;
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
 
 /// A hyper client as kube builds one: HTTP or HTTPS (rustls) with the
-/// connect, read and write timeouts on the connection.
+/// connection's timeouts (those the kube `Config` sets).
 type PooledClient = hyper_util::client::legacy::Client<
     TimeoutConnector<hyper_rustls::HttpsConnector<HttpConnector>>,
     Body,
@@ -45,9 +45,9 @@ type PooledClient = hyper_util::client::legacy::Client<
 
 /// The hyper clients of one launch, one per way of reaching a server.
 ///
-/// Lives as long as the Kubernetes check that made it, so the node and pod
-/// listings of one context share their connection too.
-/// Clones share the clients.
+/// Lives as long as the adapter that made it (so the node and pod listings
+/// of one context share their connection too) and, in `sky launch`, until
+/// the table is printed (held by the write-behind). Clones share the clients.
 #[derive(Clone, Default)]
 pub(super) struct Transports {
     shared: Arc<Mutex<HashMap<TlsKey, PooledClient>>>,

@@ -312,6 +312,12 @@ fn replace(
         .and_then(|n| n.to_str())
         .unwrap_or("entry");
     let tmp = write_temp(dir, stem, bytes, mode, durability)?;
+    if durability == Durability::Cache && exchange(&tmp, target) {
+        // `tmp` now names the old entry: no longer needed by anyone.
+        let _ = fs::remove_file(&tmp);
+        forget_temp(&tmp);
+        return Ok(());
+    }
     let renamed = fs::rename(&tmp, target);
     forget_temp(&tmp);
     if let Err(source) = renamed {
@@ -326,6 +332,34 @@ fn replace(
         Durability::Synced => sync_dir(dir),
         Durability::Cache => Ok(()),
     }
+}
+
+/// Swaps `tmp` and an existing `target` in one step (`renameat2`'s
+/// `RENAME_EXCHANGE`): readers of `target` see the old file or the new
+/// one, as with a rename over it. `false` when there is nothing to swap
+/// with (no `target` yet) or the file system cannot swap: the caller
+/// renames.
+///
+/// Why not a plain rename for a cache entry: on ext4 (default
+/// `auto_da_alloc`) a rename *over* an existing file starts the new
+/// file's writeback on the spot (`ext4_rename` -> `ext4_alloc_da_blocks`,
+/// the replace-via-rename heuristic for writers that skip fsync), and the
+/// next launch's rename then drops an inode whose pages are still being
+/// written, waiting for the disk. Back-to-back launches of 64 Kubernetes
+/// contexts (a 150 KB node cache entry): that rename took 0.4-5 ms, after
+/// the table; the swap and the unlink of the old file (dirty pages never
+/// written, dropped without I/O) ~0.1 ms. A power loss may then leave a
+/// damaged entry: [`Durability::Cache`] readers reject it (its MAC).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn exchange(tmp: &Path, target: &Path) -> bool {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, tmp, CWD, target, RenameFlags::EXCHANGE).is_ok()
+}
+
+/// No atomic swap here: the caller renames.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn exchange(_tmp: &Path, _target: &Path) -> bool {
+    false
 }
 
 /// Makes a rename or unlink in `dir` durable.

@@ -237,6 +237,32 @@ fn put_then_get_round_trips_with_age_and_private_modes() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// A put over an existing entry (swapped into place, the old file then
+/// removed): the new value, a new private file, nothing left beside it.
+#[test]
+fn a_put_over_an_entry_replaces_it_and_leaves_nothing_beside_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let store = StateDir::open(tmp.path())
+        .expect("open")
+        .store("identity", 1)
+        .expect("store");
+    let entry = store.entry_path("k").expect("path");
+    store
+        .put("k", &value(), Duration::from_secs(600))
+        .expect("first put");
+    let first_inode = fs::metadata(&entry).expect("stat").ino();
+    let mut second = value();
+    second.n = 8;
+    store
+        .put("k", &second, Duration::from_secs(600))
+        .expect("second put");
+    assert!(matches!(store.get::<Value>("k"), Lookup::Hit { value, .. } if value == second));
+    assert_ne!(fs::metadata(&entry).expect("stat").ino(), first_inode);
+    assert_eq!(mode(&entry), 0o600);
+    assert_eq!(temp_files(store.dir()), Vec::<String>::new());
+    assert_eq!(store.keys().expect("keys"), vec!["k".to_string()]);
+}
+
 #[test]
 fn damaged_entries_are_misses_and_the_next_put_heals_them() {
     let tmp = tempfile::tempdir().expect("tempdir");

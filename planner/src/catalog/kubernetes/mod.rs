@@ -39,6 +39,8 @@ mod fits;
 mod instance_type;
 mod labels;
 mod nodes;
+#[cfg(test)]
+mod nodes_reference;
 mod pods;
 mod pricing;
 mod quantity;

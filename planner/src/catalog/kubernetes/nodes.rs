@@ -790,24 +790,31 @@ fn node_from_raw(
         status,
     } = raw;
     let cpu = |m: &RawResources| m.get("cpu").and_then(parse_cpu_quantity);
-    let mem = |m: &RawResources| m.get("memory").and_then(parse_memory_gib);
     let ready = status
         .conditions
         .iter()
         .find(|c| c.kind.0 == "Ready")
         .is_some_and(|c| c.status.0 == "True");
+    // Inserted one by one: `collect` into a map sorts a buffer first, which
+    // cost more than the rest of the node's resources for one or two keys.
     let devices = |m: &RawResources| -> BTreeMap<String, u32> {
-        ACCELERATOR_RESOURCE_KEYS
-            .iter()
-            .filter_map(|k| Some((k.to_string(), device_count(m.get(k)?)?)))
-            .collect()
+        let mut out = BTreeMap::new();
+        for k in ACCELERATOR_RESOURCE_KEYS {
+            if let Some(n) = m.get(k).and_then(device_count) {
+                out.insert(k.to_string(), n);
+            }
+        }
+        out
     };
     let accelerator_resources = devices(&status.allocatable);
     let accelerator_capacity = devices(&status.capacity);
+    // Read once: the capacity's memory is both `memory_capacity_gib` and,
+    // unless the CPU quantity failed, `capacity_memory_gib`.
+    let memory_capacity = status.capacity.get("memory").and_then(parse_memory_gib);
     let capacity_cpus = status.capacity.get("cpu").map(parse_cpu_display);
     let capacity_memory_gib = match capacity_cpus {
         Some(None) => None,
-        _ => status.capacity.get("memory").and_then(parse_memory_gib),
+        _ => memory_capacity,
     };
     let accelerator = node_accelerator(&metadata.labels, seen).map(|acc| {
         canonicalise(&acc)
@@ -829,13 +836,17 @@ fn node_from_raw(
         ready,
         unschedulable: spec.unschedulable,
         cpu_capacity: cpu(&status.capacity).unwrap_or(0.0),
-        memory_capacity_gib: mem(&status.capacity).unwrap_or(0.0),
+        memory_capacity_gib: memory_capacity.unwrap_or(0.0),
         ephemeral_storage_gib: status
             .capacity
             .get("ephemeral-storage")
             .and_then(parse_memory_gib),
         cpu_allocatable: cpu(&status.allocatable).unwrap_or(0.0),
-        memory_allocatable_gib: mem(&status.allocatable).unwrap_or(0.0),
+        memory_allocatable_gib: status
+            .allocatable
+            .get("memory")
+            .and_then(parse_memory_gib)
+            .unwrap_or(0.0),
         accelerator,
         accelerator_resources,
         tpu,

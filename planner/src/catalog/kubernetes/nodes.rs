@@ -606,8 +606,39 @@ struct RawStatus<'a> {
     capacity: RawResources<'a>,
     #[serde(borrow)]
     allocatable: RawResources<'a>,
-    #[serde(borrow, deserialize_with = "null_as_default")]
-    conditions: Vec<RawCondition<'a>>,
+    #[serde(deserialize_with = "null_as_default")]
+    conditions: Readiness,
+}
+
+/// `status.conditions` read as `Vec<RawCondition>` reads it (null: none;
+/// otherwise a sequence of conditions, each read whole), keeping only what
+/// the node is told: whether the first `Ready` condition says `True`.
+#[derive(Default)]
+struct Readiness(Option<bool>);
+
+impl<'de> Deserialize<'de> for Readiness {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Conditions;
+        impl<'de> serde::de::Visitor<'de> for Conditions {
+            type Value = Readiness;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Readiness, A::Error> {
+                let mut ready = None;
+                while let Some(c) = seq.next_element::<RawCondition<'de>>()? {
+                    if ready.is_none() && c.kind.0 == "Ready" {
+                        ready = Some(c.status.0 == "True");
+                    }
+                }
+                Ok(Readiness(ready))
+            }
+        }
+        d.deserialize_seq(Conditions)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -951,11 +982,7 @@ fn node_from_raw(
         status,
     } = raw;
     let cpu = |m: &RawResources| m.get("cpu").and_then(parse_cpu_quantity);
-    let ready = status
-        .conditions
-        .iter()
-        .find(|c| c.kind.0 == "Ready")
-        .is_some_and(|c| c.status.0 == "True");
+    let ready = status.conditions.0 == Some(true);
     // Inserted one by one: `collect` into a map sorts a buffer first, which
     // cost more than the rest of the node's resources for one or two keys.
     let devices = |m: &RawResources| -> BTreeMap<String, u32> {

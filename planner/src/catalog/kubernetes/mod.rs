@@ -38,6 +38,7 @@ mod contexts;
 mod fits;
 mod instance_type;
 mod labels;
+mod node_page;
 mod nodes;
 #[cfg(test)]
 mod nodes_reference;

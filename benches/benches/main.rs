@@ -1,7 +1,8 @@
 //! The one criterion entry point: `cargo bench -p benches --bench main [-- FILTER]`.
 //!
 //! Groups live in modules: [`catalog`] (load + index), [`feasibility`]
-//! (per-cloud feasibility and the whole pure optimizer), [`download`] (a
+//! (per-cloud feasibility and the whole pure optimizer), [`kube_nodes`]
+//! (reading and encoding 64 Kubernetes node lists), [`download`] (a
 //! cold launch downloading every catalog from a slow mock), [`render`] (the
 //! cost table), [`launch`] (whole in-process launches against mocks) and
 //! [`process`] (the release `sky` binary as a child process, against mocks).
@@ -15,6 +16,7 @@
 mod catalog;
 mod download;
 mod feasibility;
+mod kube_nodes;
 mod launch;
 mod process;
 mod render;
@@ -101,7 +103,7 @@ criterion_group! {
 criterion_group! {
     name = cpu_groups;
     config = cpu();
-    targets = feasibility::benches, render::benches
+    targets = feasibility::benches, render::benches, kube_nodes::benches
 }
 criterion_group! {
     name = launch_group;

@@ -9,7 +9,7 @@ use mocks::fixtures_dir;
 use optimizer::catalogs::{load_catalog, load_catalog_indexed};
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::state::{CatalogIndex, StateDir};
-use planner::catalog::kubernetes::KubePricing;
+use planner::catalog::kubernetes::{KubeNode, KubePricing, parse_node_page};
 use planner::cloud::CloudId;
 use planner::feasibility::feasible_resources;
 use planner::launch::CatalogSource;
@@ -68,6 +68,13 @@ pub enum Op {
     Optimize(NamedRequest),
     /// `framed_table` of the H100:8 "Considered resources" rows.
     Render,
+    /// `parse_node_page` of the 64 node lists of scenario `64-contexts-50ms`
+    /// (4 H100×8 nodes each, as the Kubernetes mock serves them): what a
+    /// `--refresh` launch over 64 contexts reads once their answers arrive.
+    ParseNodePages,
+    /// The node cache's encoding of those 64 listings
+    /// (`serde_json::value::to_raw_value(&[KubeNode])` each).
+    EncodeNodes,
 }
 
 impl Op {
@@ -79,6 +86,7 @@ impl Op {
         }
         v.extend(REQUESTS.iter().map(|r| Op::Optimize(*r)));
         v.push(Op::Render);
+        v.extend([Op::ParseNodePages, Op::EncodeNodes]);
         v
     }
 
@@ -91,6 +99,8 @@ impl Op {
             Op::Feasibility(c, r) => format!("feasibility/{}/{}", c.name(), r.name),
             Op::Optimize(r) => format!("optimize/{}", r.name),
             Op::Render => "render/framed-table".into(),
+            Op::ParseNodePages => "kubernetes/parse-node-pages-64".into(),
+            Op::EncodeNodes => "kubernetes/encode-nodes-64".into(),
         }
     }
 
@@ -118,6 +128,16 @@ impl Op {
             Op::Render => {
                 black_box(planner::text::framed_table(black_box(&inputs.rows)));
             }
+            Op::ParseNodePages => {
+                for page in &inputs.node_pages {
+                    black_box(parse_node_page(black_box(page)).ok());
+                }
+            }
+            Op::EncodeNodes => {
+                for nodes in &inputs.node_listings {
+                    black_box(serde_json::value::to_raw_value(black_box(nodes.as_slice())).ok());
+                }
+            }
         }
     }
 }
@@ -133,6 +153,10 @@ pub struct Inputs {
     pub rows: Vec<Vec<String>>,
     /// A state folder holding the images of the bundled catalogs.
     pub index: (std::sync::Arc<tempfile::TempDir>, CatalogIndex),
+    /// The 64 node-list answers of scenario `64-contexts-50ms`.
+    pub node_pages: Vec<Vec<u8>>,
+    /// Those pages' nodes.
+    pub node_listings: Vec<Vec<KubeNode>>,
 }
 
 impl Inputs {
@@ -189,11 +213,14 @@ impl Inputs {
         // The first indexed load parses and stores the images.
         load_catalog_indexed(&CatalogSource::Bundled, &CATALOG_CLOUDS, Some(&index))
             .context("indexing the bundled catalogs")?;
+        let (node_pages, node_listings) = kube_node_pages()?;
         Ok(Inputs {
             world,
             dags,
             rows,
             index: (std::sync::Arc::new(state), index),
+            node_pages,
+            node_listings,
         })
     }
 
@@ -210,4 +237,28 @@ impl Inputs {
     pub fn resources(&self, r: NamedRequest) -> &Resources {
         &self.dag(r).tasks[0].resources.all()[0]
     }
+}
+
+/// Number of contexts of scenario `64-contexts-50ms`.
+const KUBE_CONTEXTS: usize = 64;
+
+/// The node-list answers of scenario `64-contexts-50ms` (each context's
+/// pool: 4 nodes, 192 CPUs, 1024 GiB, 8 × H100 labelled by GPU feature
+/// discovery), as the Kubernetes mock serves them, and their nodes.
+type NodePages = (Vec<Vec<u8>>, Vec<Vec<KubeNode>>);
+
+fn kube_node_pages() -> anyhow::Result<NodePages> {
+    let pool = mocks::NodePool {
+        cpu: "192".into(),
+        memory: "1024Gi".into(),
+        ..mocks::NodePool::gpu(4, "H100", 8, mocks::GpuLabel::Gfd)
+    };
+    let page = mocks::node_list(&[pool]).to_string().into_bytes();
+    let (nodes, _) = parse_node_page(&page).context("parsing the mock's node list")?;
+    anyhow::ensure!(
+        nodes.len() == 4,
+        "the mock's node list has {} nodes, not 4",
+        nodes.len()
+    );
+    Ok((vec![page; KUBE_CONTEXTS], vec![nodes; KUBE_CONTEXTS]))
 }

@@ -38,7 +38,10 @@ mod contexts;
 mod fits;
 mod instance_type;
 mod labels;
+mod node_page;
 mod nodes;
+#[cfg(test)]
+mod nodes_reference;
 mod pods;
 mod pricing;
 mod quantity;

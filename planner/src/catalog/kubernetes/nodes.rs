@@ -243,13 +243,9 @@ pub enum KubeParseError {
 // The part of the API's `NodeList` that is read, as serde structs rather than
 // k8s-openapi types (this crate has no Kubernetes dependency). Every field may
 // be absent or null, so that one odd node never fails the whole listing.
-#[derive(Deserialize)]
-struct RawNodeList<'a> {
-    #[serde(borrow, default, deserialize_with = "null_as_default")]
-    items: Vec<RawNode<'a>>,
-    #[serde(default, deserialize_with = "continue_token")]
-    metadata: Option<String>,
-}
+//
+// The list itself is read by `node_page::NodePage`, which makes each item
+// a `KubeNode` as soon as it is read.
 
 /// `metadata.continue` of a list, when a non-empty string: the token of the
 /// next page. Any other `metadata` (absent, null, not an object, no token)
@@ -409,7 +405,7 @@ impl<'de> Deserialize<'de> for AnyString {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct RawNode<'a> {
+pub(super) struct RawNode<'a> {
     #[serde(deserialize_with = "null_as_default")]
     metadata: RawMeta,
     #[serde(deserialize_with = "null_as_default")]
@@ -456,8 +452,39 @@ struct RawStatus<'a> {
     capacity: RawResources<'a>,
     #[serde(borrow)]
     allocatable: RawResources<'a>,
-    #[serde(borrow, deserialize_with = "null_as_default")]
-    conditions: Vec<RawCondition<'a>>,
+    #[serde(deserialize_with = "null_as_default")]
+    conditions: Readiness,
+}
+
+/// `status.conditions` read as `Vec<RawCondition>` reads it (null: none;
+/// otherwise a sequence of conditions, each read whole), keeping only what
+/// the node is told: whether the first `Ready` condition says `True`.
+#[derive(Default)]
+struct Readiness(Option<bool>);
+
+impl<'de> Deserialize<'de> for Readiness {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Conditions;
+        impl<'de> serde::de::Visitor<'de> for Conditions {
+            type Value = Readiness;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Readiness, A::Error> {
+                let mut ready = None;
+                while let Some(c) = seq.next_element::<RawCondition<'de>>()? {
+                    if ready.is_none() && c.kind.0 == "Ready" {
+                        ready = Some(c.status.0 == "True");
+                    }
+                }
+                Ok(Readiness(ready))
+            }
+        }
+        d.deserialize_seq(Conditions)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -738,14 +765,7 @@ pub type ListPage<T> = (Vec<T>, Option<String>);
 /// Like [`parse_node_list`], for one page of a paged listing: the nodes and
 /// the next page's token, in one pass over the answer.
 pub fn parse_node_page(json: &[u8]) -> Result<ListPage<KubeNode>, KubeParseError> {
-    let list: RawNodeList = from_json(json)?;
-    let mut seen = AcceleratorsSeen::default();
-    let nodes = list
-        .items
-        .into_iter()
-        .map(|raw| node_from_raw(raw, &|_| None, &mut seen))
-        .collect();
-    Ok((nodes, list.metadata))
+    super::node_page::read_node_page(json, &|_| None)
 }
 
 /// `json` read by serde_json as `from_slice` reads it, faster: a body that
@@ -770,16 +790,10 @@ pub fn parse_node_list_with(
 ) -> Result<Vec<KubeNode>, KubeParseError> {
     // From a slice: serde_json's reader path goes byte by byte (it was 8 %
     // of a 64-context launch).
-    let list: RawNodeList = from_json(json)?;
-    let mut seen = AcceleratorsSeen::default();
-    Ok(list
-        .items
-        .into_iter()
-        .map(|raw| node_from_raw(raw, &canonicalise, &mut seen))
-        .collect())
+    Ok(super::node_page::read_node_page(json, &canonicalise)?.0)
 }
 
-fn node_from_raw(
+pub(super) fn node_from_raw(
     raw: RawNode<'_>,
     canonicalise: &dyn Fn(&str) -> Option<String>,
     seen: &mut AcceleratorsSeen,
@@ -790,24 +804,27 @@ fn node_from_raw(
         status,
     } = raw;
     let cpu = |m: &RawResources| m.get("cpu").and_then(parse_cpu_quantity);
-    let mem = |m: &RawResources| m.get("memory").and_then(parse_memory_gib);
-    let ready = status
-        .conditions
-        .iter()
-        .find(|c| c.kind.0 == "Ready")
-        .is_some_and(|c| c.status.0 == "True");
+    let ready = status.conditions.0 == Some(true);
+    // Inserted one by one: `collect` into a map sorts a buffer first, which
+    // cost more than the rest of the node's resources for one or two keys.
     let devices = |m: &RawResources| -> BTreeMap<String, u32> {
-        ACCELERATOR_RESOURCE_KEYS
-            .iter()
-            .filter_map(|k| Some((k.to_string(), device_count(m.get(k)?)?)))
-            .collect()
+        let mut out = BTreeMap::new();
+        for k in ACCELERATOR_RESOURCE_KEYS {
+            if let Some(n) = m.get(k).and_then(device_count) {
+                out.insert(k.to_string(), n);
+            }
+        }
+        out
     };
     let accelerator_resources = devices(&status.allocatable);
     let accelerator_capacity = devices(&status.capacity);
+    // Read once: the capacity's memory is both `memory_capacity_gib` and,
+    // unless the CPU quantity failed, `capacity_memory_gib`.
+    let memory_capacity = status.capacity.get("memory").and_then(parse_memory_gib);
     let capacity_cpus = status.capacity.get("cpu").map(parse_cpu_display);
     let capacity_memory_gib = match capacity_cpus {
         Some(None) => None,
-        _ => status.capacity.get("memory").and_then(parse_memory_gib),
+        _ => memory_capacity,
     };
     let accelerator = node_accelerator(&metadata.labels, seen).map(|acc| {
         canonicalise(&acc)
@@ -829,13 +846,17 @@ fn node_from_raw(
         ready,
         unschedulable: spec.unschedulable,
         cpu_capacity: cpu(&status.capacity).unwrap_or(0.0),
-        memory_capacity_gib: mem(&status.capacity).unwrap_or(0.0),
+        memory_capacity_gib: memory_capacity.unwrap_or(0.0),
         ephemeral_storage_gib: status
             .capacity
             .get("ephemeral-storage")
             .and_then(parse_memory_gib),
         cpu_allocatable: cpu(&status.allocatable).unwrap_or(0.0),
-        memory_allocatable_gib: mem(&status.allocatable).unwrap_or(0.0),
+        memory_allocatable_gib: status
+            .allocatable
+            .get("memory")
+            .and_then(parse_memory_gib)
+            .unwrap_or(0.0),
         accelerator,
         accelerator_resources,
         tpu,
@@ -913,7 +934,7 @@ fn node_accelerator(
 /// reading a value (`gfd_accelerator` searches ~30 GPU names) cost more
 /// than the rest of a node's parse.
 #[derive(Default)]
-struct AcceleratorsSeen(Vec<(LabelFormatter, String, Option<String>)>);
+pub(super) struct AcceleratorsSeen(Vec<(LabelFormatter, String, Option<String>)>);
 
 impl AcceleratorsSeen {
     /// The accelerator `lf` reads from label value `value`: `None` when the

@@ -26,7 +26,14 @@ pub fn parse_memory_gib(q: &str) -> Option<f64> {
         return Some(bytes as f64 / GIB);
     }
     // SkyPilot splits at the first unit letter (`[KMGTPBm]`); `k`/`E` are tolerated too.
-    let split = q.find(|c: char| "KkMGTPEBm".contains(c));
+    // By byte: the unit letters are ASCII, which never occurs inside a
+    // multi-byte character, so the index is the one `str::find` gives.
+    let split = q.bytes().position(|b| {
+        matches!(
+            b,
+            b'K' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E' | b'B' | b'm'
+        )
+    });
     let (number, unit) = match split {
         Some(i) => (&q[..i], &q[i..]),
         None => (q, ""),

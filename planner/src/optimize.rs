@@ -7,6 +7,7 @@
 //! `render::optimizer` turn both into text. Only the errors it raises carry
 //! their text, as SkyPilot's exceptions do.
 
+use crate::catalog::query::RegionZones;
 use crate::cloud::CloudId;
 use crate::egress;
 use crate::feasibility::{self, CloudLog, Refusal};
@@ -247,14 +248,15 @@ fn fill_in_launchable(
         };
         let mut hints: Vec<(CloudId, Refusal)> = Vec::new();
         for &cloud in &clouds {
-            let feasible = feasibility::feasible_resources(world, cloud, r, task.num_nodes)?;
+            let (feasible, regions) =
+                feasibility::feasible_with_regions(world, cloud, r, task.num_nodes)?;
             push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));
                 out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                per_cloud.push(make_launchables(world, cloud, cheapest, notices));
+                per_cloud.push(make_launchables(world, cloud, cheapest, regions, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources),
                     None => out.cloud_candidates.push((cloud, feasible.resources)),
@@ -341,15 +343,24 @@ fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[CloudLog]) {
     }
 }
 
-/// `make_launchables_for_valid_region_zones`.
+/// `make_launchables_for_valid_region_zones`; `known` are `cheapest`'s
+/// regions when feasibility already found them (a cloud that finds them
+/// so logs nothing while finding them).
 fn make_launchables(
     world: &World,
     cloud: CloudId,
     cheapest: &Resources,
+    known: Option<Vec<RegionZones>>,
     notices: &mut Vec<Notice>,
 ) -> Vec<Resources> {
-    let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
-    push_logs(notices, cloud, &logs);
+    let regions = match known {
+        Some(regions) => regions,
+        None => {
+            let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
+            push_logs(notices, cloud, &logs);
+            regions
+        }
+    };
     let by_zone = cheapest.use_spot || world.optimizes_by_zone(cloud);
     // Sized first: a `Resources` is several hundred bytes, and growing the
     // list one push at a time copied it over and over.
@@ -436,9 +447,14 @@ pub(crate) fn launchable_cost(
     r: &Resources,
 ) -> Result<f64, RequestError> {
     let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
+    Ok(cost_of_hours(world, num_nodes, r, hourly))
+}
+
+/// [`launchable_cost`] of a launchable whose hourly price is `hourly`.
+fn cost_of_hours(world: &World, num_nodes: u32, r: &Resources, hourly: f64) -> f64 {
     const RUNTIME_HOURS: f64 = 1.0;
     let billable = (i64::from(num_nodes) - world.reserved_nodes(r)).max(0);
-    Ok(hourly * RUNTIME_HOURS * billable as f64)
+    hourly * RUNTIME_HOURS * billable as f64
 }
 
 /// The located launchables of a cloud's cheapest candidate, as the
@@ -450,7 +466,7 @@ pub(crate) fn launchables_of(
     cloud: CloudId,
     cheapest: &Resources,
 ) -> Vec<Resources> {
-    make_launchables(world, cloud, cheapest, &mut Vec::new())
+    make_launchables(world, cloud, cheapest, None, &mut Vec::new())
 }
 
 /// A located launchable with its cost, as the optimizer records it.
@@ -474,10 +490,22 @@ fn estimate(
     let mut en = fill_in_launchable(world, task, resources, quiet, notices)?;
     // Each launchable becomes its row: moved, not copied.
     let launchable = std::mem::take(&mut en.launchable);
-    let mut rows = Vec::with_capacity(launchable.iter().map(Vec::len).sum());
+    let mut rows: Vec<Considered> = Vec::with_capacity(launchable.iter().map(Vec::len).sum());
+    let mut hourly = 0.0;
     for (idx, list) in launchable.into_iter().enumerate() {
         for r in list {
-            let cost = launchable_cost(world, task.num_nodes, &r)?;
+            // A Kubernetes price depends on the instance type alone (not the
+            // context): the previous row's, when it is the same type, is
+            // not parsed and looked up again in each of many contexts.
+            let same_price = rows.last().is_some_and(|p| {
+                r.cloud == Some(CloudId::Kubernetes)
+                    && p.resources.cloud == r.cloud
+                    && p.resources.instance_type == r.instance_type
+            });
+            if !same_price {
+                hourly = ctx_err(feasibility::hourly_cost(world, &r))?;
+            }
+            let cost = cost_of_hours(world, task.num_nodes, &r, hourly);
             let row = considered(world, r, cost, idx, rows.last());
             rows.push(row);
         }

@@ -59,44 +59,63 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
 
 /// `Kubernetes._get_feasible_launchable_resources` for `cloud` (Kubernetes
 /// or SSH): the virtual instance type for the request, if some reachable
-/// context of that cloud fits it.
-pub(super) fn feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+/// context of that cloud fits it; with the contexts that fit the candidate
+/// as [`regions_with_offering`] would find them, when they were found on
+/// the way.
+pub(super) fn feasible(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+) -> (FeasibleResources, Option<Vec<RegionZones>>) {
     // Said first, whether or not a context fits (`_warn_on_disk_tier`).
     let logs: Vec<CloudLog> = r
         .disk_tier
         .map(|tier| CloudLog::DiskTierUnsupported { tier })
         .into_iter()
         .collect();
-    let mut feasible = offered(world, cloud, r);
+    let (mut feasible, regions) = offered(world, cloud, r);
     feasible.logs.splice(0..0, logs);
-    feasible
+    (feasible, regions)
 }
 
 /// [`feasible`]'s answer, before what it logs.
-fn offered(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+fn offered(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+) -> (FeasibleResources, Option<Vec<RegionZones>>) {
     if let Some(it) = &r.instance_type {
-        if regions_with_offering(world, cloud, r, it).is_empty() {
-            return FeasibleResources::default();
+        // The candidate keeps the request's region, disk and instance
+        // type: its regions are these.
+        let regions = regions_with_offering(world, cloud, r, it);
+        if regions.is_empty() {
+            return (FeasibleResources::default(), None);
         }
-        return FeasibleResources {
+        let feasible = FeasibleResources {
             resources: vec![candidate(r, cloud, it.clone(), r.accelerator.clone())],
             ..Default::default()
         };
+        return (feasible, Some(regions));
     }
     let acc = r.accelerator.as_ref().map(|a| (a.name.as_str(), a.count.0));
     let Some(kit) = KubeInstanceType::for_request(r.cpus.as_deref(), r.memory.as_deref(), acc)
     else {
-        return FeasibleResources::default();
+        return (FeasibleResources::default(), None);
     };
     let mut c = candidate(r, cloud, kit.to_string(), r.accelerator.clone());
     c.region = r.region.clone();
-    if contexts_fitting(world, cloud, &c, &kit).is_empty() {
-        return FeasibleResources::default();
+    let fitting = contexts_fitting(world, cloud, &c, &kit);
+    if fitting.is_empty() {
+        return (FeasibleResources::default(), None);
     }
-    FeasibleResources {
+    // The candidate's regions are asked of its instance type's text: the
+    // same contexts when that text reads back as the type checked here.
+    let regions = (c.instance_type.as_deref().map(str::parse) == Some(Ok(kit))).then_some(fitting);
+    let feasible = FeasibleResources {
         resources: vec![c],
         ..Default::default()
-    }
+    };
+    (feasible, regions)
 }
 
 /// `Kubernetes.regions_with_offering`: the reachable contexts of `cloud`

@@ -349,6 +349,19 @@ pub fn feasible_resources(
     r: &Resources,
     num_nodes: u32,
 ) -> Result<FeasibleResources, RequestError> {
+    feasible_with_regions(world, cloud, r, num_nodes).map(|(feasible, _)| feasible)
+}
+
+/// [`feasible_resources`], with the first candidate's
+/// [`regions_with_offering`] when the cloud found them on the way
+/// (Kubernetes and SSH: the contexts that fit, each checked once per
+/// launch instead of twice); `None` when they are still to be asked.
+pub(crate) fn feasible_with_regions(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    num_nodes: u32,
+) -> Result<(FeasibleResources, Option<Vec<RegionZones>>), RequestError> {
     if r.cloud.is_some() && r.instance_type.is_some() {
         check_instance_accelerator(world, r)?;
     }
@@ -361,15 +374,21 @@ pub fn feasible_resources(
         _ => Vec::new(),
     };
     if !unsupported.is_empty() {
-        return Ok(FeasibleResources {
+        let refused = FeasibleResources {
             hint: Some(Refusal::Unsupported(unsupported)),
             logs,
             ..Default::default()
-        });
+        };
+        return Ok((refused, None));
     }
+    let mut regions = None;
     let mut feasible = match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
-        (CloudId::Kubernetes | CloudId::Ssh, _) => kubernetes::feasible(world, cloud, r),
+        (CloudId::Kubernetes | CloudId::Ssh, _) => {
+            let (feasible, found) = kubernetes::feasible(world, cloud, r);
+            regions = found;
+            feasible
+        }
         (CloudId::Slurm, _) => slurm::feasible(world, r),
         (CloudId::Seeweb, _) => seeweb::feasible(world, r),
         (CloudId::Shadeform, _) => shadeform::feasible(world, r),
@@ -382,7 +401,7 @@ pub fn feasible_resources(
     };
     logs.append(&mut feasible.logs);
     feasible.logs = logs;
-    Ok(feasible)
+    Ok((feasible, regions))
 }
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use super::instance_type::KubeInstanceType;
 use super::labels::{
-    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, LabelFormatter, accelerator_name_matches,
-    is_tpu_on_gke, normalize_tpu_accelerator_name,
+    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, LabelFormatter, accelerator_name_matches, is_tpu_on_gke,
+    normalize_tpu_accelerator_name,
 };
 #[cfg(doc)]
 use super::nodes::detect_label_formatter;
@@ -157,8 +157,7 @@ pub fn fits(
 ) -> Result<(), String> {
     // The candidate nodes, and the name the "not enough" message uses
     // (the TPU type for TPUs; `None` for CPU-only requests).
-    let (candidates, acc_name): (Vec<&KubeNode>, Option<Cow<'_, str>>) = match &instance
-        .accelerator
+    let (candidates, acc_name): (Vec<&KubeNode>, Option<Cow<'_, str>>) = match &instance.accelerator
     {
         Some((acc, count)) => {
             let gpu_key = gpu_resource_key(nodes);
@@ -381,10 +380,7 @@ mod tests {
     #[test]
     fn one_pass_formatter_agrees_with_detect_label_formatter() {
         let labelled = |name: &str, labels: &[(&str, &str)]| {
-            let labels: Vec<String> = labels
-                .iter()
-                .map(|(k, v)| format!("{k:?}:{v:?}"))
-                .collect();
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v:?}")).collect();
             node(&format!(
                 r#"{{"metadata":{{"name":"{name}","labels":{{{}}}}},"status":{{"capacity":{{"cpu":"8","memory":"8Gi"}},"allocatable":{{"nvidia.com/gpu":"1"}}}}}}"#,
                 labels.join(",")
@@ -396,7 +392,10 @@ mod tests {
             ("skypilot.co/accelerator", " "),
             ("cloud.google.com/gke-accelerator", "nvidia-tesla-t4"),
             ("cloud.google.com/gke-accelerator", "bogus"),
-            ("cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"),
+            (
+                "cloud.google.com/gke-tpu-accelerator",
+                "tpu-v5-lite-podslice",
+            ),
             ("karpenter.k8s.aws/instance-gpu-name", "a10g"),
             ("karpenter.k8s.aws/instance-accelerator-name", "Inferentia"),
             ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"),

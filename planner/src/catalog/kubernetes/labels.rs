@@ -126,9 +126,8 @@ impl LabelFormatter {
         Some(match key {
             "skypilot.co/accelerator" => LabelFormatter::SkyPilot,
             GKE_GPU_LABEL | GKE_TPU_LABEL => LabelFormatter::Gke,
-            "karpenter.k8s.aws/instance-gpu-name" | "karpenter.k8s.aws/instance-accelerator-name" => {
-                LabelFormatter::Karpenter
-            }
+            "karpenter.k8s.aws/instance-gpu-name"
+            | "karpenter.k8s.aws/instance-accelerator-name" => LabelFormatter::Karpenter,
             "nvidia.com/gpu.product" => LabelFormatter::Gfd,
             "gpu.nvidia.com/class" => LabelFormatter::CoreWeave,
             "nebius.com/gpu-name" => LabelFormatter::Nebius,
@@ -534,9 +533,28 @@ mod tests {
     #[test]
     fn in_place_matching_agrees_with_lower_casing() {
         let names = [
-            "H100", "h100", "H100-80GB", "h100-80gb", "A100", "A100-80GB", "a100-80g", "A100-40GB",
-            "V100", "V100-32GB", "H200", "H200-SXM-80GB", "T4", "t4g", "L4", "L40S", "H10", "",
-            "-", "A100-", "tpu-v5-lite-podslice", "NVIDIA-H100-80GB-HBM3",
+            "H100",
+            "h100",
+            "H100-80GB",
+            "h100-80gb",
+            "A100",
+            "A100-80GB",
+            "a100-80g",
+            "A100-40GB",
+            "V100",
+            "V100-32GB",
+            "H200",
+            "H200-SXM-80GB",
+            "T4",
+            "t4g",
+            "L4",
+            "L40S",
+            "H10",
+            "",
+            "-",
+            "A100-",
+            "tpu-v5-lite-podslice",
+            "NVIDIA-H100-80GB-HBM3",
         ];
         for req in names {
             for viable in names {
@@ -554,7 +572,14 @@ mod tests {
 
     #[test]
     fn plain_find_agrees_with_str_find() {
-        let hays = ["NVIDIA-H100-80GB-HBM3", "H100H100", "éH100é", "", "H", "A100\n-80GB"];
+        let hays = [
+            "NVIDIA-H100-80GB-HBM3",
+            "H100H100",
+            "éH100é",
+            "",
+            "H",
+            "A100\n-80GB",
+        ];
         let needles = ["H100", "-80GB", "H", "é", "100H", "HBM3", "HBM34", ""];
         for hay in hays {
             for needle in needles {

@@ -6,10 +6,10 @@ use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
 use mocks::fixtures_dir;
+use mocks::{GpuLabel, NodePool, node_list};
 use optimizer::catalogs::{load_catalog, load_catalog_indexed};
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::state::{CatalogIndex, StateDir};
-use mocks::{GpuLabel, NodePool, node_list};
 use planner::catalog::kubernetes::{KubeContext, KubePricing, parse_node_list};
 use planner::cloud::CloudId;
 use planner::feasibility::feasible_resources;

@@ -7,10 +7,9 @@
 //! `render::optimizer` turn both into text. Only the errors it raises carry
 //! their text, as SkyPilot's exceptions do.
 
-use crate::catalog::query::RegionZones;
 use crate::cloud::CloudId;
 use crate::egress;
-use crate::feasibility::{self, CloudLog, Refusal};
+use crate::feasibility::{self, CloudLog, Fitting, Refusal};
 use crate::pytext::{format_fixed, py_list, py_str_repr};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
 use crate::task::{Dag, ResourceSet, Task};
@@ -248,7 +247,7 @@ fn fill_in_launchable(
         };
         let mut hints: Vec<(CloudId, Refusal)> = Vec::new();
         for &cloud in &clouds {
-            let (feasible, regions) =
+            let (feasible, found) =
                 feasibility::feasible_with_regions(world, cloud, r, task.num_nodes)?;
             push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
@@ -256,7 +255,7 @@ fn fill_in_launchable(
                 out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                per_cloud.push(make_launchables(world, cloud, cheapest, regions, notices));
+                per_cloud.push(make_launchables(world, cloud, cheapest, found, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources),
                     None => out.cloud_candidates.push((cloud, feasible.resources)),
@@ -343,24 +342,17 @@ fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[CloudLog]) {
     }
 }
 
-/// `make_launchables_for_valid_region_zones`; `known` are `cheapest`'s
-/// regions when feasibility already found them (a cloud that finds them
-/// so logs nothing while finding them).
+/// `make_launchables_for_valid_region_zones`; `found` is what feasibility
+/// found on the way to `cheapest` that its regions ask again.
 fn make_launchables(
     world: &World,
     cloud: CloudId,
     cheapest: &Resources,
-    known: Option<Vec<RegionZones>>,
+    found: Option<Fitting>,
     notices: &mut Vec<Notice>,
 ) -> Vec<Resources> {
-    let regions = match known {
-        Some(regions) => regions,
-        None => {
-            let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
-            push_logs(notices, cloud, &logs);
-            regions
-        }
-    };
+    let (regions, logs) = feasibility::regions_with_offering_given(world, cloud, cheapest, found);
+    push_logs(notices, cloud, &logs);
     let by_zone = cheapest.use_spot || world.optimizes_by_zone(cloud);
     // Sized first: a `Resources` is several hundred bytes, and growing the
     // list one push at a time copied it over and over.

@@ -59,14 +59,12 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
 
 /// `Kubernetes._get_feasible_launchable_resources` for `cloud` (Kubernetes
 /// or SSH): the virtual instance type for the request, if some reachable
-/// context of that cloud fits it; with the contexts that fit the candidate
-/// as [`regions_with_offering`] would find them, when they were found on
-/// the way.
+/// context of that cloud fits it; with the contexts found fitting it.
 pub(super) fn feasible(
     world: &World,
     cloud: CloudId,
     r: &Resources,
-) -> (FeasibleResources, Option<Vec<RegionZones>>) {
+) -> (FeasibleResources, Option<Fitting>) {
     // Said first, whether or not a context fits (`_warn_on_disk_tier`).
     let logs: Vec<CloudLog> = r
         .disk_tier
@@ -79,23 +77,20 @@ pub(super) fn feasible(
 }
 
 /// [`feasible`]'s answer, before what it logs.
-fn offered(
-    world: &World,
-    cloud: CloudId,
-    r: &Resources,
-) -> (FeasibleResources, Option<Vec<RegionZones>>) {
+fn offered(world: &World, cloud: CloudId, r: &Resources) -> (FeasibleResources, Option<Fitting>) {
     if let Some(it) = &r.instance_type {
-        // The candidate keeps the request's region, disk and instance
-        // type: its regions are these.
-        let regions = regions_with_offering(world, cloud, r, it);
-        if regions.is_empty() {
+        let Ok(kit) = it.parse::<KubeInstanceType>() else {
+            return (FeasibleResources::default(), None);
+        };
+        let contexts = contexts_fitting(world, cloud, r, &kit);
+        if contexts.is_empty() {
             return (FeasibleResources::default(), None);
         }
         let feasible = FeasibleResources {
             resources: vec![candidate(r, cloud, it.clone(), r.accelerator.clone())],
             ..Default::default()
         };
-        return (feasible, Some(regions));
+        return (feasible, Some(Fitting { kit, contexts }));
     }
     let acc = r.accelerator.as_ref().map(|a| (a.name.as_str(), a.count.0));
     let Some(kit) = KubeInstanceType::for_request(r.cpus.as_deref(), r.memory.as_deref(), acc)
@@ -104,18 +99,42 @@ fn offered(
     };
     let mut c = candidate(r, cloud, kit.to_string(), r.accelerator.clone());
     c.region = r.region.clone();
-    let fitting = contexts_fitting(world, cloud, &c, &kit);
-    if fitting.is_empty() {
+    let contexts = contexts_fitting(world, cloud, &c, &kit);
+    if contexts.is_empty() {
         return (FeasibleResources::default(), None);
     }
-    // The candidate's regions are asked of its instance type's text: the
-    // same contexts when that text reads back as the type checked here.
-    let regions = (c.instance_type.as_deref().map(str::parse) == Some(Ok(kit))).then_some(fitting);
     let feasible = FeasibleResources {
         resources: vec![c],
         ..Default::default()
     };
-    (feasible, regions)
+    (feasible, Some(Fitting { kit, contexts }))
+}
+
+/// The contexts found fitting a virtual instance type while deciding
+/// feasibility: the candidate's regions, unless its instance type's text
+/// reads back as another type ([`regions_given`]).
+#[derive(Debug)]
+pub(crate) struct Fitting {
+    kit: KubeInstanceType,
+    contexts: Vec<RegionZones>,
+}
+
+/// [`regions_with_offering`] of a candidate whose (same region, same disk)
+/// request already found `fitting`: its contexts, when `it` reads as the
+/// type they were checked for — each context's nodes checked once per
+/// launch, not twice.
+pub(super) fn regions_given(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    it: &str,
+    fitting: Fitting,
+) -> Vec<RegionZones> {
+    match it.parse::<KubeInstanceType>() {
+        Ok(kit) if kit == fitting.kit => fitting.contexts,
+        Ok(kit) => contexts_fitting(world, cloud, r, &kit),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// `Kubernetes.regions_with_offering`: the reachable contexts of `cloud`

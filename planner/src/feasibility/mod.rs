@@ -24,6 +24,7 @@ mod slurm;
 mod vast;
 mod vsphere;
 
+pub(crate) use kubernetes::Fitting;
 pub use log::CloudLog;
 pub use refusal::{Refusal, unsupported_message};
 pub use rows::{catalog_needs, catalog_needs_given, rows_read, rows_read_given};
@@ -352,16 +353,15 @@ pub fn feasible_resources(
     feasible_with_regions(world, cloud, r, num_nodes).map(|(feasible, _)| feasible)
 }
 
-/// [`feasible_resources`], with the first candidate's
-/// [`regions_with_offering`] when the cloud found them on the way
-/// (Kubernetes and SSH: the contexts that fit, each checked once per
-/// launch instead of twice); `None` when they are still to be asked.
+/// [`feasible_resources`], with what the cloud found on the way that
+/// placing its first candidate asks again (Kubernetes and SSH: the
+/// contexts that fit; [`regions_with_offering_given`]).
 pub(crate) fn feasible_with_regions(
     world: &World,
     cloud: CloudId,
     r: &Resources,
     num_nodes: u32,
-) -> Result<(FeasibleResources, Option<Vec<RegionZones>>), RequestError> {
+) -> Result<(FeasibleResources, Option<Fitting>), RequestError> {
     if r.cloud.is_some() && r.instance_type.is_some() {
         check_instance_accelerator(world, r)?;
     }
@@ -407,6 +407,23 @@ pub(crate) fn feasible_with_regions(
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
 pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
     regions_with_offering_logged(world, cloud, r).0
+}
+
+/// [`regions_with_offering_logged`] of the first candidate of
+/// [`feasible_with_regions`], given what it found on the way.
+pub(crate) fn regions_with_offering_given(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    found: Option<Fitting>,
+) -> (Vec<RegionZones>, Vec<CloudLog>) {
+    match (found, r.instance_type.as_deref(), cloud) {
+        (Some(fitting), Some(it), CloudId::Kubernetes | CloudId::Ssh) => (
+            kubernetes::regions_given(world, cloud, r, it, fitting),
+            Vec::new(),
+        ),
+        _ => regions_with_offering_logged(world, cloud, r),
+    }
 }
 
 /// [`regions_with_offering`] with what the cloud logs while answering (Slurm

@@ -5,7 +5,7 @@
 
 use benches::budget::Budget;
 use benches::clock::ThreadCpuTime;
-use benches::ops::{Op, REQUESTS, feasibility_clouds};
+use benches::ops::{KUBE64_NAME, Op, REQUESTS, feasibility_clouds};
 use benches::record_cpu_clock;
 use criterion::{BenchmarkId, Criterion};
 
@@ -31,5 +31,8 @@ pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
         crate::record(record_cpu_clock(&op.id()));
         g.bench_function(r.name, |b| b.iter(|| op.run(crate::inputs())));
     }
+    let op = Op::OptimizeKube64;
+    crate::record(record_cpu_clock(&op.id()));
+    g.bench_function(KUBE64_NAME, |b| b.iter(|| op.run(crate::inputs())));
     g.finish();
 }

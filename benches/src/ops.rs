@@ -6,10 +6,13 @@ use std::hint::black_box;
 
 use anyhow::{Context, anyhow};
 use mocks::fixtures_dir;
+use mocks::{GpuLabel, NodePool, node_list};
 use optimizer::catalogs::{load_catalog, load_catalog_indexed};
 use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
 use optimizer::state::{CatalogIndex, StateDir};
-use planner::catalog::kubernetes::{KubeNode, KubePricing, parse_node_page};
+use planner::catalog::kubernetes::{
+    KubeContext, KubeNode, KubePricing, parse_node_list, parse_node_page,
+};
 use planner::cloud::CloudId;
 use planner::feasibility::feasible_resources;
 use planner::launch::CatalogSource;
@@ -66,6 +69,10 @@ pub enum Op {
     Feasibility(CloudId, NamedRequest),
     /// `optimize` of a one-task DAG over the whole world.
     Optimize(NamedRequest),
+    /// `optimize` of `--gpus H100:8` over Kubernetes alone: 64 contexts of
+    /// 4 nodes with 8 H100 each, nodes already parsed (what a launch does
+    /// after the last node list answers; issue 29's 64-context row).
+    OptimizeKube64,
     /// `framed_table` of the H100:8 "Considered resources" rows.
     Render,
     /// `parse_node_page` of the 64 node lists of scenario `64-contexts-50ms`
@@ -85,6 +92,7 @@ impl Op {
             v.extend(REQUESTS.iter().map(|r| Op::Feasibility(cloud, *r)));
         }
         v.extend(REQUESTS.iter().map(|r| Op::Optimize(*r)));
+        v.push(Op::OptimizeKube64);
         v.push(Op::Render);
         v.extend([Op::ParseNodePages, Op::EncodeNodes]);
         v
@@ -98,6 +106,7 @@ impl Op {
             Op::LoadAllIndexed => "catalog/load-all-7-indexed".into(),
             Op::Feasibility(c, r) => format!("feasibility/{}/{}", c.name(), r.name),
             Op::Optimize(r) => format!("optimize/{}", r.name),
+            Op::OptimizeKube64 => format!("optimize/{KUBE64_NAME}"),
             Op::Render => "render/framed-table".into(),
             Op::ParseNodePages => "kubernetes/parse-node-pages-64".into(),
             Op::EncodeNodes => "kubernetes/encode-nodes-64".into(),
@@ -125,6 +134,12 @@ impl Op {
             Op::Optimize(r) => {
                 black_box(planner::optimize::optimize(&inputs.world, inputs.dag(r)));
             }
+            Op::OptimizeKube64 => {
+                black_box(planner::optimize::optimize(
+                    &inputs.kube64,
+                    inputs.dag(REQUESTS[0]),
+                ));
+            }
             Op::Render => {
                 black_box(planner::text::framed_table(black_box(&inputs.rows)));
             }
@@ -142,6 +157,39 @@ impl Op {
     }
 }
 
+/// [`Op::OptimizeKube64`]'s parameter (its criterion function name).
+pub const KUBE64_NAME: &str = "kubernetes-64x4-h100x8";
+
+/// The world of `fixtures/scenarios/64-contexts-50ms`: Kubernetes alone,
+/// 64 contexts, each 4 ready nodes of 192 CPUs, 1024 GiB and 8 H100
+/// (GPU feature discovery labels), parsed from the mock's node list.
+fn kube64_world() -> anyhow::Result<World> {
+    let pool = NodePool {
+        count: 4,
+        cpu: "192".into(),
+        memory: "1024Gi".into(),
+        ..NodePool::gpu(4, "H100", 8, GpuLabel::Gfd)
+    };
+    let json = serde_json::to_vec(&node_list(&[pool])).context("writing the node list")?;
+    let nodes = parse_node_list(&json).context("parsing the generated node list")?;
+    let kube_contexts = (0..64)
+        .map(|i| KubeContext {
+            name: format!("ctx-{i:02}"),
+            nodes: Ok(nodes.clone()),
+        })
+        .collect();
+    Ok(World {
+        catalog: Default::default(),
+        enabled: vec![CloudId::Kubernetes],
+        kube_contexts,
+        kube_pricing: KubePricing::default(),
+        reservation_clouds: Vec::new(),
+        sky_config: Default::default(),
+        ssh: Default::default(),
+        slurm: Default::default(),
+    })
+}
+
 /// Inputs built once: the world, the parsed requests, the table rows.
 #[derive(Debug, Clone)]
 pub struct Inputs {
@@ -149,6 +197,8 @@ pub struct Inputs {
     pub world: World,
     /// `(request, its one-task DAG)`.
     pub dags: Vec<(NamedRequest, Dag)>,
+    /// Kubernetes alone, 64 contexts × 4 H100x8 nodes ([`Op::OptimizeKube64`]).
+    pub kube64: World,
     /// Table rows (header first) of the H100:8 plan.
     pub rows: Vec<Vec<String>>,
     /// A state folder holding the images of the bundled catalogs.
@@ -216,6 +266,7 @@ impl Inputs {
         let (node_pages, node_listings) = kube_node_pages()?;
         Ok(Inputs {
             world,
+            kube64: kube64_world()?,
             dags,
             rows,
             index: (std::sync::Arc::new(state), index),

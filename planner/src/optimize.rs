@@ -9,7 +9,7 @@
 
 use crate::cloud::CloudId;
 use crate::egress;
-use crate::feasibility::{self, CloudLog, Refusal};
+use crate::feasibility::{self, CloudLog, Fitting, Refusal};
 use crate::pytext::{format_fixed, py_list, py_str_repr};
 use crate::resources::{Accelerator, ErrorKind, RequestError, Resources};
 use crate::task::{Dag, ResourceSet, Task};
@@ -247,14 +247,15 @@ fn fill_in_launchable(
         };
         let mut hints: Vec<(CloudId, Refusal)> = Vec::new();
         for &cloud in &clouds {
-            let feasible = feasibility::feasible_resources(world, cloud, r, task.num_nodes)?;
+            let (feasible, found) =
+                feasibility::feasible_with_regions(world, cloud, r, task.num_nodes)?;
             push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));
                 out.hints.push((idx, cloud, h));
             }
             if let Some(cheapest) = feasible.resources.first() {
-                per_cloud.push(make_launchables(world, cloud, cheapest, notices));
+                per_cloud.push(make_launchables(world, cloud, cheapest, found, notices));
                 match out.cloud_candidates.iter_mut().find(|(c, _)| *c == cloud) {
                     Some((_, v)) => v.extend(feasible.resources),
                     None => out.cloud_candidates.push((cloud, feasible.resources)),
@@ -341,14 +342,16 @@ fn push_logs(notices: &mut Vec<Notice>, cloud: CloudId, logs: &[CloudLog]) {
     }
 }
 
-/// `make_launchables_for_valid_region_zones`.
+/// `make_launchables_for_valid_region_zones`; `found` is what feasibility
+/// found on the way to `cheapest` that its regions ask again.
 fn make_launchables(
     world: &World,
     cloud: CloudId,
     cheapest: &Resources,
+    found: Option<Fitting>,
     notices: &mut Vec<Notice>,
 ) -> Vec<Resources> {
-    let (regions, logs) = feasibility::regions_with_offering_logged(world, cloud, cheapest);
+    let (regions, logs) = feasibility::regions_with_offering_given(world, cloud, cheapest, found);
     push_logs(notices, cloud, &logs);
     let by_zone = cheapest.use_spot || world.optimizes_by_zone(cloud);
     // Sized first: a `Resources` is several hundred bytes, and growing the
@@ -436,9 +439,14 @@ pub(crate) fn launchable_cost(
     r: &Resources,
 ) -> Result<f64, RequestError> {
     let hourly = ctx_err(feasibility::hourly_cost(world, r))?;
+    Ok(cost_of_hours(world, num_nodes, r, hourly))
+}
+
+/// [`launchable_cost`] of a launchable whose hourly price is `hourly`.
+fn cost_of_hours(world: &World, num_nodes: u32, r: &Resources, hourly: f64) -> f64 {
     const RUNTIME_HOURS: f64 = 1.0;
     let billable = (i64::from(num_nodes) - world.reserved_nodes(r)).max(0);
-    Ok(hourly * RUNTIME_HOURS * billable as f64)
+    hourly * RUNTIME_HOURS * billable as f64
 }
 
 /// The located launchables of a cloud's cheapest candidate, as the
@@ -450,7 +458,7 @@ pub(crate) fn launchables_of(
     cloud: CloudId,
     cheapest: &Resources,
 ) -> Vec<Resources> {
-    make_launchables(world, cloud, cheapest, &mut Vec::new())
+    make_launchables(world, cloud, cheapest, None, &mut Vec::new())
 }
 
 /// A located launchable with its cost, as the optimizer records it.
@@ -474,10 +482,22 @@ fn estimate(
     let mut en = fill_in_launchable(world, task, resources, quiet, notices)?;
     // Each launchable becomes its row: moved, not copied.
     let launchable = std::mem::take(&mut en.launchable);
-    let mut rows = Vec::with_capacity(launchable.iter().map(Vec::len).sum());
+    let mut rows: Vec<Considered> = Vec::with_capacity(launchable.iter().map(Vec::len).sum());
+    let mut hourly = 0.0;
     for (idx, list) in launchable.into_iter().enumerate() {
         for r in list {
-            let cost = launchable_cost(world, task.num_nodes, &r)?;
+            // A Kubernetes price depends on the instance type alone (not the
+            // context): the previous row's, when it is the same type, is
+            // not parsed and looked up again in each of many contexts.
+            let same_price = rows.last().is_some_and(|p| {
+                r.cloud == Some(CloudId::Kubernetes)
+                    && p.resources.cloud == r.cloud
+                    && p.resources.instance_type == r.instance_type
+            });
+            if !same_price {
+                hourly = ctx_err(feasibility::hourly_cost(world, &r))?;
+            }
+            let cost = cost_of_hours(world, task.num_nodes, &r, hourly);
             let row = considered(world, r, cost, idx, rows.last());
             rows.push(row);
         }

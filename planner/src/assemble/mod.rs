@@ -92,7 +92,8 @@ pub struct FoundCatalogs {
 pub struct Assembled {
     /// The planner's input.
     pub world: World,
-    /// The check reports.
+    /// The check reports; Kubernetes' contexts are moved to
+    /// `world.kube_contexts` (its report keeps an empty list).
     pub fanout: FanOut,
     /// Clouds wanted but left out of the table ([`Absence::is_exclusion`]),
     /// in enumeration order.
@@ -131,7 +132,7 @@ pub enum AssembleError {
 /// what the ready checks learnt, the catalogs joined with it, and the notes.
 pub fn assemble(settings: Settings, found: Found) -> Result<Assembled, AssembleError> {
     let Found {
-        fanout,
+        mut fanout,
         offline_kube,
         catalogs,
         aws_identity_hash,
@@ -140,6 +141,12 @@ pub fn assemble(settings: Settings, found: Found) -> Result<Assembled, AssembleE
     if standing.enabled.is_empty() {
         return Err(AssembleError::NoCloud(no_cloud(&fanout)));
     }
+    // Moved, not cloned: on a launch over many contexts, copying every
+    // node was most of the assembly.
+    let kube_contexts = match offline_kube {
+        Some(contexts) => contexts,
+        None => take_kube_contexts(&mut fanout),
+    };
     let learnt = Learnt::of(&fanout);
     let mut notes = lead_notes(&settings, &learnt);
     let (catalog_notes, mut catalogs) = catalog_notes(&standing.enabled, catalogs);
@@ -163,10 +170,6 @@ pub fn assemble(settings: Settings, found: Found) -> Result<Assembled, AssembleE
         })
     })?;
     let workspace_error = config.check_active_workspace().err();
-    let kube_contexts = match offline_kube {
-        Some(contexts) => contexts,
-        None => learnt.kube.map(<[KubeContext]>::to_vec).unwrap_or_default(),
-    };
     let mut world = World {
         catalog: catalogs.catalog,
         enabled: standing.enabled,
@@ -330,7 +333,6 @@ fn no_cloud(fanout: &FanOut) -> NoCloud {
 #[derive(Default)]
 struct Learnt<'a> {
     aws_warnings: &'a [String],
-    kube: Option<&'a [KubeContext]>,
     gcp: Option<&'a GcpReservations>,
     ssh: Option<&'a SshFacts>,
     slurm: &'a [crate::catalog::slurm::SlurmCluster],
@@ -348,7 +350,6 @@ impl<'a> Learnt<'a> {
             };
             match &o.facts {
                 CloudFacts::Aws(f) => learnt.aws_warnings = &f.warnings,
-                CloudFacts::Kubernetes(contexts) => learnt.kube = Some(contexts),
                 CloudFacts::Gcp(r) => learnt.gcp = Some(r),
                 CloudFacts::Oci(f) => {
                     learnt.oci_unavailable.clone_from(&f.unavailable);
@@ -357,11 +358,26 @@ impl<'a> Learnt<'a> {
                 CloudFacts::Nebius(_) => learnt.reshaping.push(&o.facts),
                 CloudFacts::Ssh(f) => learnt.ssh = Some(f),
                 CloudFacts::Slurm(clusters) => learnt.slurm = clusters,
-                CloudFacts::Catalog => {}
+                CloudFacts::Kubernetes(_) | CloudFacts::Catalog => {}
             }
         }
         learnt
     }
+}
+
+/// The contexts Kubernetes' ready check listed, taken out of its report.
+fn take_kube_contexts(fanout: &mut FanOut) -> Vec<KubeContext> {
+    fanout
+        .reports
+        .iter_mut()
+        .find_map(|report| match &mut report.outcome {
+            Outcome::Ready(o) => match &mut o.facts {
+                CloudFacts::Kubernetes(contexts) => Some(std::mem::take(contexts)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The catalog notes of the enabled clouds — failed downloads, example

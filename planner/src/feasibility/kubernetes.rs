@@ -59,43 +59,81 @@ pub(super) fn ssh_logs(world: &World, r: &Resources, refused: bool) -> Vec<Cloud
 
 /// `Kubernetes._get_feasible_launchable_resources` for `cloud` (Kubernetes
 /// or SSH): the virtual instance type for the request, if some reachable
-/// context of that cloud fits it.
-pub(super) fn feasible(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+/// context of that cloud fits it; with the contexts found fitting it.
+pub(super) fn feasible(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+) -> (FeasibleResources, Option<Fitting>) {
     // Said first, whether or not a context fits (`_warn_on_disk_tier`).
     let logs: Vec<CloudLog> = r
         .disk_tier
         .map(|tier| CloudLog::DiskTierUnsupported { tier })
         .into_iter()
         .collect();
-    let mut feasible = offered(world, cloud, r);
+    let (mut feasible, regions) = offered(world, cloud, r);
     feasible.logs.splice(0..0, logs);
-    feasible
+    (feasible, regions)
 }
 
 /// [`feasible`]'s answer, before what it logs.
-fn offered(world: &World, cloud: CloudId, r: &Resources) -> FeasibleResources {
+fn offered(world: &World, cloud: CloudId, r: &Resources) -> (FeasibleResources, Option<Fitting>) {
     if let Some(it) = &r.instance_type {
-        if regions_with_offering(world, cloud, r, it).is_empty() {
-            return FeasibleResources::default();
+        let Ok(kit) = it.parse::<KubeInstanceType>() else {
+            return (FeasibleResources::default(), None);
+        };
+        let contexts = contexts_fitting(world, cloud, r, &kit);
+        if contexts.is_empty() {
+            return (FeasibleResources::default(), None);
         }
-        return FeasibleResources {
+        let feasible = FeasibleResources {
             resources: vec![candidate(r, cloud, it.clone(), r.accelerator.clone())],
             ..Default::default()
         };
+        return (feasible, Some(Fitting { kit, contexts }));
     }
     let acc = r.accelerator.as_ref().map(|a| (a.name.as_str(), a.count.0));
     let Some(kit) = KubeInstanceType::for_request(r.cpus.as_deref(), r.memory.as_deref(), acc)
     else {
-        return FeasibleResources::default();
+        return (FeasibleResources::default(), None);
     };
     let mut c = candidate(r, cloud, kit.to_string(), r.accelerator.clone());
     c.region = r.region.clone();
-    if contexts_fitting(world, cloud, &c, &kit).is_empty() {
-        return FeasibleResources::default();
+    let contexts = contexts_fitting(world, cloud, &c, &kit);
+    if contexts.is_empty() {
+        return (FeasibleResources::default(), None);
     }
-    FeasibleResources {
+    let feasible = FeasibleResources {
         resources: vec![c],
         ..Default::default()
+    };
+    (feasible, Some(Fitting { kit, contexts }))
+}
+
+/// The contexts found fitting a virtual instance type while deciding
+/// feasibility: the candidate's regions, unless its instance type's text
+/// reads back as another type ([`regions_given`]).
+#[derive(Debug)]
+pub(crate) struct Fitting {
+    kit: KubeInstanceType,
+    contexts: Vec<RegionZones>,
+}
+
+/// [`regions_with_offering`] of a candidate whose (same region, same disk)
+/// request already found `fitting`: its contexts, when `it` reads as the
+/// type they were checked for — each context's nodes checked once per
+/// launch, not twice.
+pub(super) fn regions_given(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    it: &str,
+    fitting: Fitting,
+) -> Vec<RegionZones> {
+    match it.parse::<KubeInstanceType>() {
+        Ok(kit) if kit == fitting.kit => fitting.contexts,
+        Ok(kit) => contexts_fitting(world, cloud, r, &kit),
+        Err(_) => Vec::new(),
     }
 }
 

@@ -24,6 +24,7 @@ mod slurm;
 mod vast;
 mod vsphere;
 
+pub(crate) use kubernetes::Fitting;
 pub use log::CloudLog;
 pub use refusal::{Refusal, unsupported_message};
 pub use rows::{catalog_needs, catalog_needs_given, rows_read, rows_read_given};
@@ -349,6 +350,18 @@ pub fn feasible_resources(
     r: &Resources,
     num_nodes: u32,
 ) -> Result<FeasibleResources, RequestError> {
+    feasible_with_regions(world, cloud, r, num_nodes).map(|(feasible, _)| feasible)
+}
+
+/// [`feasible_resources`], with what the cloud found on the way that
+/// placing its first candidate asks again (Kubernetes and SSH: the
+/// contexts that fit; [`regions_with_offering_given`]).
+pub(crate) fn feasible_with_regions(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    num_nodes: u32,
+) -> Result<(FeasibleResources, Option<Fitting>), RequestError> {
     if r.cloud.is_some() && r.instance_type.is_some() {
         check_instance_accelerator(world, r)?;
     }
@@ -361,15 +374,21 @@ pub fn feasible_resources(
         _ => Vec::new(),
     };
     if !unsupported.is_empty() {
-        return Ok(FeasibleResources {
+        let refused = FeasibleResources {
             hint: Some(Refusal::Unsupported(unsupported)),
             logs,
             ..Default::default()
-        });
+        };
+        return Ok((refused, None));
     }
+    let mut regions = None;
     let mut feasible = match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
-        (CloudId::Kubernetes | CloudId::Ssh, _) => kubernetes::feasible(world, cloud, r),
+        (CloudId::Kubernetes | CloudId::Ssh, _) => {
+            let (feasible, found) = kubernetes::feasible(world, cloud, r);
+            regions = found;
+            feasible
+        }
         (CloudId::Slurm, _) => slurm::feasible(world, r),
         (CloudId::Seeweb, _) => seeweb::feasible(world, r),
         (CloudId::Shadeform, _) => shadeform::feasible(world, r),
@@ -382,12 +401,29 @@ pub fn feasible_resources(
     };
     logs.append(&mut feasible.logs);
     feasible.logs = logs;
-    Ok(feasible)
+    Ok((feasible, regions))
 }
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
 pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Vec<RegionZones> {
     regions_with_offering_logged(world, cloud, r).0
+}
+
+/// [`regions_with_offering_logged`] of the first candidate of
+/// [`feasible_with_regions`], given what it found on the way.
+pub(crate) fn regions_with_offering_given(
+    world: &World,
+    cloud: CloudId,
+    r: &Resources,
+    found: Option<Fitting>,
+) -> (Vec<RegionZones>, Vec<CloudLog>) {
+    match (found, r.instance_type.as_deref(), cloud) {
+        (Some(fitting), Some(it), CloudId::Kubernetes | CloudId::Ssh) => (
+            kubernetes::regions_given(world, cloud, r, it, fitting),
+            Vec::new(),
+        ),
+        _ => regions_with_offering_logged(world, cloud, r),
+    }
 }
 
 /// [`regions_with_offering`] with what the cloud logs while answering (Slurm

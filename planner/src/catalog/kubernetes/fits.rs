@@ -6,33 +6,41 @@
 //! the accelerator), without autoscalers. The error texts are SkyPilot's,
 //! byte for byte: the optimizer shows them.
 
+use std::borrow::Cow;
+
 use super::instance_type::KubeInstanceType;
 use super::labels::{
-    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, accelerator_name_matches, is_tpu_on_gke,
+    GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, LabelFormatter, accelerator_name_matches, is_tpu_on_gke,
     normalize_tpu_accelerator_name,
 };
+#[cfg(doc)]
+use super::nodes::detect_label_formatter;
 use super::nodes::{
     AMD_GPU_KEY, KubeNode, NEURON_RESOURCE_KEY, NVIDIA_GPU_KEY, TPU_RESOURCE_KEY, TpuSlice,
-    detect_label_formatter, gpu_resource_key, reduce_tpu_topology,
+    gpu_resource_key, reduce_tpu_topology,
 };
 use crate::pytext::{format_float, py_float_str, py_num, py_str_repr};
 
 /// Finds the label key/value that selects nodes with `acc` (SkyPilot's
-/// `get_accelerator_label_key_values` without an autoscaler).
-fn accelerator_label(
-    nodes: &[KubeNode],
+/// `get_accelerator_label_key_values` without an autoscaler). `gpu_key` is
+/// [`gpu_resource_key`] of `nodes`.
+///
+/// Every context is asked twice per launch (feasibility, then the
+/// launchable's regions), so the label scans are single passes: the
+/// formatter from one pass over the labels ([`label_formatter`]), and a
+/// value repeated on the next node is not validated or matched again.
+fn accelerator_label<'a>(
+    nodes: &'a [KubeNode],
+    gpu_key: &str,
     acc: &str,
     count: u32,
-) -> Result<(String, String), String> {
+) -> Result<(&'a str, &'a str), String> {
     let cloud_name = "Kubernetes cluster";
-    let has_accelerators = {
-        let gpu_key = gpu_resource_key(nodes);
-        nodes.iter().any(|n| {
-            [gpu_key, TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY]
-                .iter()
-                .any(|k| n.accelerator_resources.contains_key(*k))
-        })
-    };
+    let has_accelerators = nodes.iter().any(|n| {
+        [gpu_key, TPU_RESOURCE_KEY, NEURON_RESOURCE_KEY]
+            .iter()
+            .any(|k| n.accelerator_resources.contains_key(*k))
+    });
     if !has_accelerators {
         return Err(format!(
             "Could not detect GPU/TPU resources ('{AMD_GPU_KEY}', '{NVIDIA_GPU_KEY}' or \
@@ -43,24 +51,31 @@ fn accelerator_label(
              documentation on how to set up GPUs."
         ));
     }
-    let Some(lf) = detect_label_formatter(nodes) else {
+    let Some(lf) = label_formatter(nodes) else {
         return Err(format!(
             "Could not detect GPU labels in {cloud_name}. Run `sky check ssh` to debug."
         ));
     };
+    // Validation is a pure function of the value: a value already found
+    // valid is valid on the next node too.
+    let mut valid: Option<&str> = None;
     for node in nodes {
         for (k, v) in &node.labels {
-            if lf.matches_key(k)
-                && let Err(reason) = lf.validate(v)
-            {
+            if !lf.matches_key(k) || valid == Some(v.as_str()) {
+                continue;
+            }
+            if let Err(reason) = lf.validate(v) {
                 return Err(format!(
                     "Node {} in {cloud_name} has invalid GPU label: {k}={v}. {reason}",
                     py_str_repr(&node.name)
                 ));
             }
+            valid = Some(v);
         }
     }
     let wants_tpu = is_tpu_on_gke(acc);
+    // The last value looked at and whether it names `acc`.
+    let mut seen: Option<(&str, bool)> = None;
     for node in nodes {
         if node.tpu.as_ref().is_some_and(TpuSlice::is_multi_host) {
             continue;
@@ -69,10 +84,17 @@ fn accelerator_label(
             if !lf.matches_key(k) {
                 continue;
             }
-            let Ok(name) = lf.accelerator_from_value(v) else {
-                continue;
+            let names_acc = match seen {
+                Some((value, names_acc)) if value == v => names_acc,
+                _ => {
+                    let names_acc = lf
+                        .accelerator_from_value(v)
+                        .is_ok_and(|name| accelerator_name_matches(acc, &[v.as_str(), &name]));
+                    seen = Some((v, names_acc));
+                    names_acc
+                }
             };
-            if !accelerator_name_matches(acc, &[v.as_str(), name.as_str()]) {
+            if !names_acc {
                 continue;
             }
             if wants_tpu {
@@ -83,11 +105,11 @@ fn accelerator_label(
                     .and_then(|_| node.labels.get(GKE_TPU_TOPOLOGY_LABEL))
                     .and_then(|t| reduce_tpu_topology(t));
                 if topology_chips == Some(count) {
-                    return Ok((k.clone(), v.clone()));
+                    return Ok((k, v));
                 }
                 continue;
             }
-            return Ok((k.clone(), v.clone()));
+            return Ok((k, v));
         }
     }
     Err(format!(
@@ -95,6 +117,29 @@ fn accelerator_label(
          the cluster has {acc} and node labels are setup correctly. Please refer to the \
          documentation for more. . Note that multi-host TPU podslices are currently not unsupported."
     ))
+}
+
+/// SkyPilot's `detect_gpu_label_formatter` ([`detect_label_formatter`]) in
+/// one pass over the labels: each formatter's first non-empty label (in
+/// node, then key order) decides for it, and the first formatter in
+/// [`LabelFormatter::REGISTRY`] order whose value validates wins.
+fn label_formatter(nodes: &[KubeNode]) -> Option<LabelFormatter> {
+    let mut first: [Option<&str>; LabelFormatter::REGISTRY.len()] =
+        [None; LabelFormatter::REGISTRY.len()];
+    for node in nodes {
+        for (k, v) in &node.labels {
+            let Some(lf) = LabelFormatter::of_key(k) else {
+                continue;
+            };
+            let slot = &mut first[lf.priority()];
+            if slot.is_none() && !v.trim().is_empty() {
+                *slot = Some(v);
+            }
+        }
+    }
+    LabelFormatter::REGISTRY
+        .into_iter()
+        .find(|lf| first[lf.priority()].is_some_and(|v| lf.validate(v).is_ok()))
 }
 
 /// Whether `instance` fits on some node of a context (SkyPilot's
@@ -112,12 +157,14 @@ pub fn fits(
 ) -> Result<(), String> {
     // The candidate nodes, and the name the "not enough" message uses
     // (the TPU type for TPUs; `None` for CPU-only requests).
-    let (candidates, acc_name): (Vec<&KubeNode>, Option<String>) = match &instance.accelerator {
+    let (candidates, acc_name): (Vec<&KubeNode>, Option<Cow<'_, str>>) = match &instance.accelerator
+    {
         Some((acc, count)) => {
-            let (key, value) = accelerator_label(nodes, acc, *count)?;
+            let gpu_key = gpu_resource_key(nodes);
+            let (key, value) = accelerator_label(nodes, gpu_key, acc, *count)?;
             let gpu_nodes: Vec<&KubeNode> = nodes
                 .iter()
-                .filter(|n| n.ready && n.labels.get(&key) == Some(&value))
+                .filter(|n| n.ready && n.labels.get(key).is_some_and(|v| v == value))
                 .collect();
             if gpu_nodes.is_empty() {
                 return Err(format!(
@@ -127,9 +174,8 @@ pub fn fits(
             if is_tpu_on_gke(acc) {
                 let (tpu_type, _) = normalize_tpu_accelerator_name(acc);
                 check_tpu_fits(&tpu_type, *count, &gpu_nodes)?;
-                (gpu_nodes, Some(tpu_type))
+                (gpu_nodes, Some(Cow::Owned(tpu_type)))
             } else {
-                let gpu_key = gpu_resource_key(nodes);
                 let enough: Vec<&KubeNode> = gpu_nodes
                     .into_iter()
                     .filter(|n| n.accelerator_count_for(gpu_key) >= *count)
@@ -137,7 +183,7 @@ pub fn fits(
                 if enough.is_empty() {
                     return Err(format!("No GPU nodes found with {count} or more GPUs."));
                 }
-                (enough, Some(acc.clone()))
+                (enough, Some(Cow::Borrowed(acc.as_str())))
             }
         }
         None => {
@@ -209,6 +255,7 @@ fn check_tpu_fits(tpu_type: &str, count: u32, nodes: &[&KubeNode]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::kubernetes::detect_label_formatter;
     use crate::catalog::kubernetes::test_nodes::{cpu_node, gpu_node, node};
 
     type FitsCase<'a> = (&'a str, &'a [KubeNode], Option<f64>, Result<(), &'a str>);
@@ -328,6 +375,50 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn one_pass_formatter_agrees_with_detect_label_formatter() {
+        let labelled = |name: &str, labels: &[(&str, &str)]| {
+            let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v:?}")).collect();
+            node(&format!(
+                r#"{{"metadata":{{"name":"{name}","labels":{{{}}}}},"status":{{"capacity":{{"cpu":"8","memory":"8Gi"}},"allocatable":{{"nvidia.com/gpu":"1"}}}}}}"#,
+                labels.join(",")
+            ))
+        };
+        let labels: [(&str, &str); 12] = [
+            ("skypilot.co/accelerator", "h100"),
+            ("skypilot.co/accelerator", "H100"),
+            ("skypilot.co/accelerator", " "),
+            ("cloud.google.com/gke-accelerator", "nvidia-tesla-t4"),
+            ("cloud.google.com/gke-accelerator", "bogus"),
+            (
+                "cloud.google.com/gke-tpu-accelerator",
+                "tpu-v5-lite-podslice",
+            ),
+            ("karpenter.k8s.aws/instance-gpu-name", "a10g"),
+            ("karpenter.k8s.aws/instance-accelerator-name", "Inferentia"),
+            ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"),
+            ("gpu.nvidia.com/class", "H100_NVLINK_80GB"),
+            ("nebius.com/gpu-name", "h100"),
+            ("kubernetes.io/hostname", "n"),
+        ];
+        // Every pair of labels on one node, and split over two nodes.
+        for a in labels {
+            for b in labels {
+                let one = [labelled("n0", &[a, b])];
+                let two = [labelled("n0", &[a]), labelled("n1", &[b])];
+                for nodes in [&one[..], &two[..]] {
+                    assert_eq!(
+                        label_formatter(nodes),
+                        detect_label_formatter(nodes),
+                        "{a:?} {b:?} on {} node(s)",
+                        nodes.len()
+                    );
+                }
+            }
+        }
+        assert_eq!(label_formatter(&[]), None);
     }
 
     #[test]

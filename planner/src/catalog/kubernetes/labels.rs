@@ -101,6 +101,11 @@ impl LabelFormatter {
         LabelFormatter::Nebius,
     ];
 
+    /// Its place in [`REGISTRY`](Self::REGISTRY) (0 first).
+    pub fn priority(self) -> usize {
+        self as usize
+    }
+
     /// The label keys this formatter reads.
     pub fn label_keys(self) -> &'static [&'static str] {
         match self {
@@ -114,6 +119,20 @@ impl LabelFormatter {
             LabelFormatter::CoreWeave => &["gpu.nvidia.com/class"],
             LabelFormatter::Nebius => &["nebius.com/gpu-name"],
         }
+    }
+
+    /// The formatter reading label `key`, if any (each key belongs to one).
+    pub fn of_key(key: &str) -> Option<LabelFormatter> {
+        Some(match key {
+            "skypilot.co/accelerator" => LabelFormatter::SkyPilot,
+            GKE_GPU_LABEL | GKE_TPU_LABEL => LabelFormatter::Gke,
+            "karpenter.k8s.aws/instance-gpu-name"
+            | "karpenter.k8s.aws/instance-accelerator-name" => LabelFormatter::Karpenter,
+            "nvidia.com/gpu.product" => LabelFormatter::Gfd,
+            "gpu.nvidia.com/class" => LabelFormatter::CoreWeave,
+            "nebius.com/gpu-name" => LabelFormatter::Nebius,
+            _ => return None,
+        })
     }
 
     /// Whether `key` is one of this formatter's label keys.
@@ -295,7 +314,7 @@ fn memory_suffix_ascii(name: &str) -> Option<(usize, &str)> {
 fn contains_word(value: &str, word: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let mut from = 0;
-    while let Some(at) = value[from..].find(word) {
+    while let Some(at) = find(&value[from..], word) {
         let start = from + at;
         let end = start + word.len();
         let open = value[..start]
@@ -316,36 +335,74 @@ fn contains_word(value: &str, word: &str) -> bool {
 /// `FIRST.*THEN` (`.` stops at `\n`).
 fn followed_on_line(value: &str, first: &str, then: &str) -> bool {
     value.split('\n').any(|line| {
-        line.find(first)
-            .is_some_and(|at| line[at + first.len()..].contains(then))
+        find(line, first).is_some_and(|at| find(&line[at + first.len()..], then).is_some())
     })
+}
+
+/// `str::find` for the short label values and GPU names searched here: a
+/// plain scan, without the setup of a general substring searcher (which
+/// cost more than the search on every node label read).
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, _)) = needle.split_first() else {
+        return Some(0);
+    };
+    let last_start = hay.len().checked_sub(needle.len())?;
+    (0..=last_start).find(|&at| hay[at] == first && hay[at..].starts_with(needle))
 }
 
 /// SkyPilot's `_accelerator_name_matches`: case-insensitive equality, or one
 /// name a `-`-separated prefix of the other, unless the request implies more
 /// device memory than the node's name (`A100-80GB` never matches `A100`).
 pub fn accelerator_name_matches(requested: &str, viable: &[&str]) -> bool {
-    let req = requested.to_lowercase();
-    viable.iter().any(|v| {
-        let v = v.to_lowercase();
-        if req == v {
-            return true;
-        }
-        let (shorter, longer) = if req.len() <= v.len() {
-            (&req, &v)
-        } else {
-            (&v, &req)
-        };
-        if !longer.starts_with(shorter.as_str())
-            || longer.as_bytes().get(shorter.len()) != Some(&b'-')
-        {
-            return false;
-        }
-        !matches!(
-            (gpu_device_memory_gib(&req), gpu_device_memory_gib(&v)),
-            (Some(r), Some(n)) if r > n
-        )
-    })
+    viable.iter().any(|v| name_matches(requested, v))
+}
+
+/// [`accelerator_name_matches`] for one name. ASCII names (every GPU name
+/// and label value in practice) compare in place; others are lower-cased
+/// first, as Python's `str.lower()` does.
+fn name_matches(requested: &str, viable: &str) -> bool {
+    if !(requested.is_ascii() && viable.is_ascii()) {
+        return lowered_name_matches(&requested.to_lowercase(), &viable.to_lowercase());
+    }
+    if requested.eq_ignore_ascii_case(viable) {
+        return true;
+    }
+    let (shorter, longer) = if requested.len() <= viable.len() {
+        (requested, viable)
+    } else {
+        (viable, requested)
+    };
+    let longer = longer.as_bytes();
+    if !longer[..shorter.len()].eq_ignore_ascii_case(shorter.as_bytes())
+        || longer.get(shorter.len()) != Some(&b'-')
+    {
+        return false;
+    }
+    // `gpu_device_memory_gib` lower-cases its argument itself.
+    !matches!(
+        (gpu_device_memory_gib(requested), gpu_device_memory_gib(viable)),
+        (Some(r), Some(n)) if r > n
+    )
+}
+
+/// [`name_matches`] of two names already lower-cased.
+fn lowered_name_matches(req: &str, v: &str) -> bool {
+    if req == v {
+        return true;
+    }
+    let (shorter, longer) = if req.len() <= v.len() {
+        (req, v)
+    } else {
+        (v, req)
+    };
+    if !longer.starts_with(shorter) || longer.as_bytes().get(shorter.len()) != Some(&b'-') {
+        return false;
+    }
+    !matches!(
+        (gpu_device_memory_gib(req), gpu_device_memory_gib(v)),
+        (Some(r), Some(n)) if r > n
+    )
 }
 
 #[cfg(test)]
@@ -470,6 +527,77 @@ mod tests {
                 want,
                 "{req} vs {viable}"
             );
+        }
+    }
+
+    #[test]
+    fn in_place_matching_agrees_with_lower_casing() {
+        let names = [
+            "H100",
+            "h100",
+            "H100-80GB",
+            "h100-80gb",
+            "A100",
+            "A100-80GB",
+            "a100-80g",
+            "A100-40GB",
+            "V100",
+            "V100-32GB",
+            "H200",
+            "H200-SXM-80GB",
+            "T4",
+            "t4g",
+            "L4",
+            "L40S",
+            "H10",
+            "",
+            "-",
+            "A100-",
+            "tpu-v5-lite-podslice",
+            "NVIDIA-H100-80GB-HBM3",
+        ];
+        for req in names {
+            for viable in names {
+                assert_eq!(
+                    name_matches(req, viable),
+                    lowered_name_matches(&req.to_lowercase(), &viable.to_lowercase()),
+                    "{req:?} vs {viable:?}"
+                );
+            }
+        }
+        // Non-ASCII names are lower-cased first (`İ` lower-cases to two chars).
+        assert!(accelerator_name_matches("Ä100", &["ä100"]));
+        assert!(!accelerator_name_matches("İ100", &["i100"]));
+    }
+
+    #[test]
+    fn plain_find_agrees_with_str_find() {
+        let hays = [
+            "NVIDIA-H100-80GB-HBM3",
+            "H100H100",
+            "éH100é",
+            "",
+            "H",
+            "A100\n-80GB",
+        ];
+        let needles = ["H100", "-80GB", "H", "é", "100H", "HBM3", "HBM34", ""];
+        for hay in hays {
+            for needle in needles {
+                assert_eq!(find(hay, needle), hay.find(needle), "{needle:?} in {hay:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_label_key_names_its_formatter() {
+        for lf in LabelFormatter::REGISTRY {
+            for key in lf.label_keys() {
+                assert_eq!(LabelFormatter::of_key(key), Some(lf), "{key}");
+            }
+        }
+        assert_eq!(LabelFormatter::of_key("kubernetes.io/hostname"), None);
+        for (i, lf) in LabelFormatter::REGISTRY.into_iter().enumerate() {
+            assert_eq!(lf.priority(), i, "{lf:?}");
         }
     }
 

@@ -290,8 +290,11 @@ pub fn write_atomic(target: &Path, bytes: &[u8], mode: FileMode) -> Result<(), S
 }
 
 /// Atomically replaces the cache file `target` with `bytes` (temp file,
-/// rename), with [`Durability::Cache`]: only for files whose reader rejects
-/// anything damaged.
+/// swapped with the old file, which is then removed; renamed when there is
+/// none), with [`Durability::Cache`]: only for files whose reader rejects
+/// anything damaged. A process killed between the swap and the removal
+/// leaves the old file under its temporary name (0600) until the next
+/// process sweeps it.
 pub(crate) fn write_cache_atomic(
     target: &Path,
     bytes: &[u8],
@@ -313,9 +316,13 @@ fn replace(
         .unwrap_or("entry");
     let tmp = write_temp(dir, stem, bytes, mode, durability)?;
     if durability == Durability::Cache && exchange(&tmp, target) {
-        // `tmp` now names the old entry: no longer needed by anyone.
-        let _ = fs::remove_file(&tmp);
-        forget_temp(&tmp);
+        // `tmp` now names the old entry: no longer needed by anyone. If it
+        // cannot go now, it stays a tracked temp file (removed on an
+        // interrupt, swept by the next process once this one is gone).
+        match fs::remove_file(&tmp) {
+            Ok(()) => forget_temp(&tmp),
+            Err(e) => tracing::debug!(error = %e, "the replaced cache entry stays until the sweep"),
+        }
         return Ok(());
     }
     let renamed = fs::rename(&tmp, target);
@@ -353,7 +360,11 @@ fn replace(
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn exchange(tmp: &Path, target: &Path) -> bool {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
-    renameat_with(CWD, tmp, CWD, target, RenameFlags::EXCHANGE).is_ok()
+    // Only a file (or a symlink: the swap, like a rename, moves the link
+    // itself) is swapped: a directory where an entry belongs would be
+    // moved aside whole, where a rename over it fails.
+    let swappable = fs::symlink_metadata(target).is_ok_and(|m| !m.is_dir());
+    swappable && renameat_with(CWD, tmp, CWD, target, RenameFlags::EXCHANGE).is_ok()
 }
 
 /// No atomic swap here: the caller renames.

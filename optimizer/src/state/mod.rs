@@ -25,7 +25,7 @@
 //!   non-secret values only, and
 //!   entry names are [`KeyedHasher`] digests, so neither the file names nor
 //!   their contents reveal the inputs (access keys, tokens) that selected them;
-//! * writes are atomic (temporary file, rename): a concurrent reader sees
+//! * writes are atomic (temporary file, then a rename or, for a cache entry, a swap): a concurrent reader sees
 //!   the old entry or the new one, never a torn one. Cache entries and
 //!   catalog images are not fsynced (`Durability::Cache`): after a power
 //!   loss one may be old, or damaged and so a miss, never trusted; the

@@ -369,9 +369,10 @@ impl CacheStore {
 
     /// Stores `value` under `key` until `expires_at`, atomically.
     ///
-    /// Writes a 0600 temporary file in the same folder and renames it over
-    /// the entry: readers in other processes see the old entry or the new
-    /// one. Not fsynced ([`Durability::Cache`](super::fs_util::Durability)):
+    /// Writes a 0600 temporary file in the same folder and swaps it with
+    /// the entry (`RENAME_EXCHANGE`, then the old file is removed; a rename
+    /// where there is no entry yet or no swap): readers in other processes
+    /// see the old entry or the new one. Not fsynced ([`Durability::Cache`](super::fs_util::Durability)):
     /// after a power loss the entry may be old, or damaged and so a miss.
     pub fn put_until<T: Serialize>(
         &self,

@@ -263,6 +263,27 @@ fn a_put_over_an_entry_replaces_it_and_leaves_nothing_beside_it() {
     assert_eq!(store.keys().expect("keys"), vec!["k".to_string()]);
 }
 
+/// A directory where an entry belongs is not swapped aside (a swap would
+/// move it, and everything in it, to a temporary name): the put fails as a
+/// rename over a directory does, and the directory stays where it was.
+#[test]
+fn a_directory_where_an_entry_belongs_is_refused_and_left_in_place() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let store = StateDir::open(tmp.path())
+        .expect("open")
+        .store("identity", 1)
+        .expect("store");
+    let entry = store.entry_path("k").expect("path");
+    fs::create_dir(&entry).expect("mkdir");
+    fs::write(entry.join("inside"), b"kept").expect("write");
+    assert!(store.put("k", &value(), Duration::from_secs(600)).is_err());
+    assert_eq!(
+        fs::read(entry.join("inside")).expect("still there"),
+        b"kept"
+    );
+    assert_eq!(temp_files(store.dir()), Vec::<String>::new());
+}
+
 #[test]
 fn damaged_entries_are_misses_and_the_next_put_heals_them() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -167,8 +167,8 @@ struct Listing {
 
 /// The on-disk [`NodeCache`]: one entry holding every context's listing,
 /// written atomically by [`crate::state::CacheStore`]. One file, not one
-/// per context: 64 contexts cost one read and one rename rather than 64
-/// (each rename over an entry frees an inode and cost ~150 µs on ext4).
+/// per context: 64 contexts cost one read and one replacement rather than
+/// 64 (each frees an inode; a rename over an entry cost ~150 µs on ext4).
 ///
 /// The entry is read at most once per process and kept; writes merge into
 /// that copy (so concurrent listings of one process keep each other's

@@ -195,9 +195,10 @@ fn kubeconfig(cluster: &str, user: &str) -> Kubeconfig {
     Kubeconfig::from_yaml(&yaml).expect("test kubeconfig")
 }
 
-/// `kubeconfig`'s `kube::Config` as the listing makes it (timeouts, no
-/// retries, empty roots for plain HTTP).
-async fn config_of(kubeconfig: Kubeconfig, timeout: Duration) -> kube::Config {
+/// `kubeconfig`'s `kube::Config` as the listing makes it (`client_for`:
+/// no connection timeouts — each attempt is bounded as a whole, here by
+/// [`bounded`] —, no retries, empty roots for plain HTTP).
+async fn config_of(kubeconfig: Kubeconfig) -> kube::Config {
     let options = KubeConfigOptions {
         context: Some("c".into()),
         ..Default::default()
@@ -208,12 +209,18 @@ async fn config_of(kubeconfig: Kubeconfig, timeout: Duration) -> kube::Config {
     if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
         config.root_cert = Some(Vec::new());
     }
-    config.connect_timeout = Some(timeout);
-    config.read_timeout = Some(timeout);
-    config.write_timeout = Some(timeout);
-    config.reset_reader_on_write = true;
+    config.connect_timeout = None;
+    config.read_timeout = None;
+    config.write_timeout = None;
     config.default_retry = false;
     config
+}
+
+/// `work` within `timeout`, as the listing bounds an attempt.
+async fn bounded(timeout: Duration, work: impl Future<Output = String>) -> String {
+    tokio::time::timeout(timeout, work)
+        .await
+        .unwrap_or_else(|_| "timed out".to_string())
 }
 
 fn list_request() -> http::Request<kube::client::Body> {
@@ -282,6 +289,20 @@ fn cases(dir: &Path) -> Vec<Case> {
     std::fs::write(&token_file, "file-token").expect("token file");
     // kube reads a token file as it is: a final newline is not a valid
     // header value (the same failure both ways).
+    let plugin = dir.join("exec-plugin.sh");
+    std::fs::write(
+        &plugin,
+        "#!/bin/sh\nprintf '%s' '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"exec-token\"}}'\n",
+    )
+    .expect("plugin");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    }
+    let exec_user = format!(
+        "exec:\n  apiVersion: client.authentication.k8s.io/v1beta1\n  command: {}\n  interactiveMode: Never",
+        plugin.display()
+    );
     let token_line = dir.join("token-line");
     std::fs::write(&token_line, "file-token\n").expect("token file");
     let case = |name, listen, cluster: String, user: &str, ok| Case {
@@ -332,6 +353,20 @@ fn cases(dir: &Path) -> Vec<Case> {
             Listen::Plain,
             "server: http://127.0.0.1:{port}".into(),
             "token: t\nas: someone\nas-groups:\n- g1\n- g2\nas-uid: \"42\"",
+            true,
+        ),
+        case(
+            "plain, an exec plugin's token",
+            Listen::Plain,
+            "server: http://127.0.0.1:{port}".into(),
+            &exec_user,
+            true,
+        ),
+        case(
+            "TLS, an exec plugin's token",
+            Listen::Tls,
+            format!("server: https://127.0.0.1:{{port}}\ncertificate-authority-data: {ca}"),
+            &exec_user,
             true,
         ),
         case(
@@ -471,13 +506,13 @@ async fn every_request_is_what_kubes_client_sends_and_gets() {
             Duration::from_secs(5)
         };
         let kubeconfig = kubeconfig(&cluster, &case.user);
-        let ours = through_transport(
-            &Transports::default(),
-            config_of(kubeconfig.clone(), timeout).await,
+        let ours = bounded(
+            timeout,
+            through_transport(&Transports::default(), config_of(kubeconfig.clone()).await),
         )
         .await;
         let ours_heads = server.heads();
-        let theirs = through_kube(config_of(kubeconfig, timeout).await).await;
+        let theirs = bounded(timeout, through_kube(config_of(kubeconfig).await)).await;
         let theirs_heads: Vec<String> = server.heads()[ours_heads.len()..].to_vec();
         if ours != theirs {
             failures.push(format!(
@@ -518,20 +553,12 @@ async fn contexts_share_a_pool_only_when_they_connect_the_same_way() {
     };
     // Two contexts with the same CA (different tokens): one connection,
     // reused by the second.
-    let first = through_transport(
-        &transports,
-        config_of(trusted(), Duration::from_secs(5)).await,
-    )
-    .await;
+    let first = through_transport(&transports, config_of(trusted()).await).await;
     let same_way = kubeconfig(
         &format!("server: {url}\ncertificate-authority-data: {ca}"),
         "token: b",
     );
-    let second = through_transport(
-        &transports,
-        config_of(same_way, Duration::from_secs(5)).await,
-    )
-    .await;
+    let second = through_transport(&transports, config_of(same_way).await).await;
     assert!(
         first.starts_with("200 ") && second.starts_with("200 "),
         "{first}\n{second}"
@@ -549,11 +576,7 @@ async fn contexts_share_a_pool_only_when_they_connect_the_same_way() {
         &format!("server: {url}\ncertificate-authority-data: {other_ca}"),
         "token: c",
     );
-    let third = through_transport(
-        &transports,
-        config_of(distrusting, Duration::from_secs(5)).await,
-    )
-    .await;
+    let third = through_transport(&transports, config_of(distrusting).await).await;
     assert!(third.starts_with("send: "), "{third}");
     assert_eq!(
         server.heads().len(),

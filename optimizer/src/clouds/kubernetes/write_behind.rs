@@ -13,7 +13,7 @@
 //! came in: the table 0.5–4 ms later).
 //!
 //! What stays true: the write is the one [`NodeCache::put_later`](super::NodeCache::put_later)
-//! hands over, the same as [`NodeCache::put`](super::NodeCache::put)'s (the entry replaced by an atomic rename, never torn; a failure only
+//! hands over, the same as [`NodeCache::put`](super::NodeCache::put)'s (the entry replaced atomically, by a swap or a rename, never torn; a failure only
 //! logged, never the launch's error; nothing secret in it), and it is done
 //! before the process exits: by [`WriteBehind::wait`], which a held
 //! [`WaitGuard`] calls on every way out of its scope, or at the latest when

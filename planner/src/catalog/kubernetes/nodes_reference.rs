@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+// The CPU quantity reader did not change: the reference uses it as is.
+use super::quantity::parse_cpu_quantity;
+
 use super::labels::{
     GKE_ACCELERATOR_COUNT_LABEL, GKE_TPU_LABEL, GKE_TPU_TOPOLOGY_LABEL, LabelFormatter,
     canonical_gpu_name,
@@ -710,18 +713,6 @@ impl AcceleratorsSeen {
         self.0.push((lf, value.to_string(), read.clone()));
         read
     }
-}
-
-/// Parses a Kubernetes CPU quantity into cores: `3500m` → 3.5, `4` → 4.
-///
-/// `None` for anything that is not a non-negative finite number.
-pub fn parse_cpu_quantity(q: &str) -> Option<f64> {
-    let q = q.trim();
-    let v = match q.strip_suffix('m') {
-        Some(milli) => milli.parse::<f64>().ok()? / 1000.0,
-        None => q.parse::<f64>().ok()?,
-    };
-    (v.is_finite() && v >= 0.0).then_some(v)
 }
 
 /// Parses a Kubernetes memory/storage quantity into GiB the way SkyPilot's

@@ -247,8 +247,9 @@ fn fill_in_launchable(
         };
         let mut hints: Vec<(CloudId, Refusal)> = Vec::new();
         for &cloud in &clouds {
-            let (feasible, found) =
-                feasibility::feasible_with_regions(world, cloud, r, task.num_nodes)?;
+            let mut found = None;
+            let feasible =
+                feasibility::feasible_finding(world, cloud, r, task.num_nodes, &mut found)?;
             push_logs(notices, cloud, &feasible.logs);
             if let Some(h) = feasible.hint {
                 hints.push((cloud, h.clone()));

@@ -350,18 +350,21 @@ pub fn feasible_resources(
     r: &Resources,
     num_nodes: u32,
 ) -> Result<FeasibleResources, RequestError> {
-    feasible_with_regions(world, cloud, r, num_nodes).map(|(feasible, _)| feasible)
+    feasible_finding(world, cloud, r, num_nodes, &mut None)
 }
 
-/// [`feasible_resources`], with what the cloud found on the way that
-/// placing its first candidate asks again (Kubernetes and SSH: the
-/// contexts that fit; [`regions_with_offering_given`]).
-pub(crate) fn feasible_with_regions(
+/// [`feasible_resources`], and into `found` what the cloud found on the
+/// way that placing its first candidate asks again (Kubernetes and SSH: the
+/// contexts that fit; [`regions_with_offering_given`]). An out-parameter,
+/// not a wider return value: every other cloud's answer moves as it did
+/// before, and only the clouds that find something touch it.
+pub(crate) fn feasible_finding(
     world: &World,
     cloud: CloudId,
     r: &Resources,
     num_nodes: u32,
-) -> Result<(FeasibleResources, Option<Fitting>), RequestError> {
+    found: &mut Option<Fitting>,
+) -> Result<FeasibleResources, RequestError> {
     if r.cloud.is_some() && r.instance_type.is_some() {
         check_instance_accelerator(world, r)?;
     }
@@ -379,14 +382,13 @@ pub(crate) fn feasible_with_regions(
             logs,
             ..Default::default()
         };
-        return Ok((refused, None));
+        return Ok(refused);
     }
-    let mut regions = None;
     let mut feasible = match (cloud, &cloud.spec().catalog_rules) {
         (CloudId::Gcp, _) => gcp::feasible(world, r),
         (CloudId::Kubernetes | CloudId::Ssh, _) => {
-            let (feasible, found) = kubernetes::feasible(world, cloud, r);
-            regions = found;
+            let (feasible, fitting) = kubernetes::feasible(world, cloud, r);
+            *found = fitting;
             feasible
         }
         (CloudId::Slurm, _) => slurm::feasible(world, r),
@@ -401,7 +403,7 @@ pub(crate) fn feasible_with_regions(
     };
     logs.append(&mut feasible.logs);
     feasible.logs = logs;
-    Ok((feasible, regions))
+    Ok(feasible)
 }
 
 /// `cloud.regions_with_offering(...)` for a launchable candidate, filtered by its region/zone.
@@ -410,7 +412,7 @@ pub fn regions_with_offering(world: &World, cloud: CloudId, r: &Resources) -> Ve
 }
 
 /// [`regions_with_offering_logged`] of the first candidate of
-/// [`feasible_with_regions`], given what it found on the way.
+/// [`feasible_finding`], given what it found on the way.
 pub(crate) fn regions_with_offering_given(
     world: &World,
     cloud: CloudId,

@@ -32,18 +32,23 @@ const MAX_QUOTED_BODY: usize = 1024;
 use super::KubernetesCloud;
 use super::backoff::{Backoff, random_unit};
 use super::kubeconfig::cluster_proxy_url;
+use super::node_cache::{NodeCache, PreparedNodes};
 use super::transport::{ApiClient, ApiResponse};
 
 impl KubernetesCloud {
     /// Lists the nodes of `contexts` concurrently. Each context is bounded by
     /// the per-request timeout × attempts (plus backoff) and, when given, by
     /// `deadline`; failures are SkyPilot's messages in [`KubeContext::nodes`].
+    /// With `prepare_for`, each successful listing is also handed to
+    /// [`NodeCache::prepare`] as soon as it is listed: while the other
+    /// contexts are still answering, not after the last one.
     pub async fn list_contexts(
         &self,
         kubeconfig: &Kubeconfig,
         contexts: &[String],
         deadline: Option<Duration>,
-    ) -> Vec<KubeContext> {
+        prepare_for: Option<&dyn NodeCache>,
+    ) -> Vec<(KubeContext, Option<PreparedNodes>)> {
         // One timer for every context's deadline: each timer registered
         // before the runtime first parks wakes its driver (an `eventfd`
         // write), 64 of them before the first request went out.
@@ -68,10 +73,15 @@ impl KubernetesCloud {
                     None => work.await,
                 };
                 record_outcome(&nodes, "listed");
-                KubeContext {
+                let prepared = match (&nodes, prepare_for) {
+                    (Ok(nodes), Some(cache)) => cache.prepare(nodes),
+                    _ => None,
+                };
+                let context = KubeContext {
                     name: name.clone(),
                     nodes,
-                }
+                };
+                (context, prepared)
             }
             .instrument(span)
         }))

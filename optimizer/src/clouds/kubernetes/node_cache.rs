@@ -42,13 +42,24 @@ pub trait NodeCache: Send + Sync {
     /// Stores successful listings: `(context, target, nodes)`, and what
     /// [`remember`](NodeCache::remember) was told since the last `put`.
     fn put(&self, listings: &[(&str, &str, &[KubeNode])], ttl: Duration);
-    /// [`put`](NodeCache::put) in two steps: what needs `listings` is done
-    /// now, and the write is returned, to be done later (`sky launch`: once
-    /// the table is printed). By default the listings are copied now and
-    /// put by the returned write.
+    /// What [`put_later`](NodeCache::put_later) can take of one listing's
+    /// nodes ahead of the others: called on each listing as soon as it is
+    /// listed, while the other contexts are still answering, so that the
+    /// work is done in that wait rather than after the last answer (the
+    /// on-disk cache: the nodes' JSON, most of a write's work). `None` (the
+    /// default): nothing is prepared, the put takes the nodes themselves.
+    fn prepare(&self, nodes: &[KubeNode]) -> Option<PreparedNodes> {
+        let _ = nodes;
+        None
+    }
+    /// [`put`](NodeCache::put) in two steps: what needs the listings' nodes
+    /// is done now (with what [`prepare`](NodeCache::prepare) made of them),
+    /// and the write is returned, to be done later (`sky launch`: once the
+    /// table is printed). By default the nodes are copied now and put by the
+    /// returned write.
     fn put_later(
         self: Arc<Self>,
-        listings: &[(&str, &str, &[KubeNode])],
+        listings: Vec<Listed<'_>>,
         ttl: Duration,
     ) -> Box<dyn FnOnce() + Send>
     where
@@ -56,7 +67,13 @@ pub trait NodeCache: Send + Sync {
     {
         let owned: Vec<(String, String, Vec<KubeNode>)> = listings
             .iter()
-            .map(|(c, t, n)| (c.to_string(), t.to_string(), n.to_vec()))
+            .map(|l| {
+                (
+                    l.context.to_string(),
+                    l.target.to_string(),
+                    l.nodes.to_vec(),
+                )
+            })
             .collect();
         Box::new(move || {
             let listings: Vec<(&str, &str, &[KubeNode])> = owned
@@ -114,6 +131,26 @@ pub struct RememberedKubeconfig {
     /// Per name, the key of its listing (an HMAC digest of the context and its target).
     keys: Vec<String>,
 }
+
+/// One successful listing handed to [`NodeCache::put_later`].
+#[derive(Debug)]
+pub struct Listed<'a> {
+    /// The context's name.
+    pub context: &'a str,
+    /// What the listing depends on in the kubeconfig (the key's other half;
+    /// digested, never stored).
+    pub target: &'a str,
+    /// The nodes listed.
+    pub nodes: &'a [KubeNode],
+    /// What [`NodeCache::prepare`] made of `nodes` when they were listed.
+    pub prepared: Option<PreparedNodes>,
+}
+
+/// One listing's nodes as a cache stores them, made by
+/// [`NodeCache::prepare`] (the on-disk cache: their JSON). Opaque: only
+/// the cache that made it reads it.
+#[derive(Debug)]
+pub struct PreparedNodes(Box<RawValue>);
 
 /// How many kubeconfigs (identities) the entry remembers: the Kubernetes
 /// one, SSH Node Pools', a few `KUBECONFIG`s taken in turn.
@@ -376,18 +413,43 @@ impl NodeCache for LazyStateNodeCache {
         }
     }
 
-    /// The nodes encoded now, without a copy of them (the entry's JSON is
-    /// most of the write's work); the merge and the write when called.
-    fn put_later(
-        self: Arc<Self>,
-        new: &[(&str, &str, &[KubeNode])],
-        ttl: Duration,
-    ) -> Box<dyn FnOnce() + Send> {
-        match self.encode(new) {
+    /// The nodes' JSON, the entry's form of them: made as each listing
+    /// arrives. Nothing when the cache could not be opened.
+    fn prepare(&self, nodes: &[KubeNode]) -> Option<PreparedNodes> {
+        // Not opened here: a put opens it (and a disabled cache said so once).
+        if matches!(self.opened.get(), Some(None)) {
+            return None;
+        }
+        encode_nodes(nodes).map(PreparedNodes)
+    }
+
+    /// The nodes encoded now (unless [`prepare`](NodeCache::prepare) did),
+    /// without a copy of them; the merge and the write when called.
+    fn put_later(self: Arc<Self>, new: Vec<Listed<'_>>, ttl: Duration) -> Box<dyn FnOnce() + Send> {
+        let encoded = self.opened().and_then(|cache| {
+            new.into_iter()
+                .map(|l| {
+                    let nodes = match l.prepared {
+                        Some(PreparedNodes(raw)) => raw,
+                        None => encode_nodes(l.nodes)?,
+                    };
+                    Some((cache.key(l.context, l.target), nodes))
+                })
+                .collect::<Option<Encoded>>()
+        });
+        match encoded {
             Some(encoded) => Box::new(move || self.put_encoded(encoded, ttl)),
             None => Box::new(|| {}),
         }
     }
+}
+
+/// A listing's nodes as the entry holds them (never fails in practice:
+/// `KubeNode` always encodes; a failure is logged and the put skipped).
+fn encode_nodes(nodes: &[KubeNode]) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(nodes)
+        .inspect_err(|e| tracing::warn!(error = %e, "cannot encode the Kubernetes node listings"))
+        .ok()
 }
 
 /// Listings ready for the entry: each one's key and its nodes' JSON.
@@ -399,14 +461,8 @@ impl LazyStateNodeCache {
     fn encode(&self, new: &[(&str, &str, &[KubeNode])]) -> Option<Encoded> {
         let cache = self.opened()?;
         new.iter()
-            .map(|(c, t, nodes)| {
-                serde_json::value::to_raw_value(nodes).map(|raw| (cache.key(c, t), raw))
-            })
-            .collect::<Result<_, _>>()
-            .inspect_err(
-                |e| tracing::warn!(error = %e, "cannot encode the Kubernetes node listings"),
-            )
-            .ok()
+            .map(|(c, t, nodes)| Some((cache.key(c, t), encode_nodes(nodes)?)))
+            .collect()
     }
 
     /// Merges encoded listings (and the kubeconfig remembered since the
@@ -578,13 +634,79 @@ mod tests {
         let a = [node("a1"), node("a2")];
         let cache = Arc::new(cache_at(dir.path(), &now));
         let entry = dir.path().join(NODE_CACHE_KIND).join("listings.json");
-        let write = Arc::clone(&cache).put_later(&[("a", "https://a", &a)], ttl);
+        let listed = |prepared| Listed {
+            context: "a",
+            target: "https://a",
+            nodes: &a,
+            prepared,
+        };
+        let write = Arc::clone(&cache).put_later(vec![listed(None)], ttl);
         assert!(!entry.exists(), "written before the write was done");
         write();
         let later = cache_at(dir.path(), &now);
         let got = later.get(&[("a", "https://a")], ttl);
         assert_eq!(names(&got), [Some((vec!["a1".into(), "a2".into()], 0))]);
         assert_eq!(got[0].as_ref().map(|(n, _)| &n[..]), Some(&a[..]));
+    }
+
+    #[test]
+    fn nodes_prepared_as_they_arrive_are_written_as_a_put_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let ttl = Duration::from_secs(120);
+        let a = [node("a1"), node("a2")];
+        let b = [node("b1")];
+        let cache = Arc::new(cache_at(dir.path(), &now));
+        let prepared = cache.prepare(&a);
+        assert!(prepared.is_some(), "an open cache prepares the nodes");
+        let listings = vec![
+            Listed {
+                context: "a",
+                target: "https://a",
+                nodes: &a,
+                prepared,
+            },
+            Listed {
+                context: "b",
+                target: "https://b",
+                nodes: &b,
+                prepared: None,
+            },
+        ];
+        Arc::clone(&cache).put_later(listings, ttl)();
+        let later = cache_at(dir.path(), &now);
+        let got = later.get(&[("a", "https://a"), ("b", "https://b")], ttl);
+        let nodes: Vec<Option<&[KubeNode]>> = got
+            .iter()
+            .map(|g| g.as_ref().map(|(n, _)| &n[..]))
+            .collect();
+        assert_eq!(nodes, [Some(&a[..]), Some(&b[..])]);
+        let texts = later.opened().unwrap().with_listings(|e| {
+            e.listings
+                .iter()
+                .map(|l| l.nodes.get().to_string())
+                .collect::<Vec<_>>()
+        });
+        let expected = [&a[..], &b[..]].map(|n| serde_json::to_string(n).unwrap());
+        assert_eq!(texts, expected);
+    }
+
+    #[test]
+    fn a_cache_that_could_not_open_prepares_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the state folder belongs: the cache cannot open.
+        let state = dir.path().join("state");
+        std::fs::write(&state, "not a folder").unwrap();
+        let cache = LazyStateNodeCache::new(&state);
+        let a = [node("a1")];
+        assert_eq!(
+            cache
+                .get(&[("a", "https://a")], Duration::from_secs(60))
+                .len(),
+            1
+        );
+        assert!(cache.opened().is_none());
+        assert!(cache.prepare(&a).is_none());
     }
 
     #[test]

@@ -41,9 +41,10 @@ use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-/// The query `sky` lists nodes with: kube's `ListParams::default().limit(500)`
-/// (`listing.rs` `PAGE_LIMIT`; SkyPilot's `list_node` pages by 500 too).
-const NODES: &str = "/api/v1/nodes?limit=500";
+/// The request target `sky` lists nodes with: kube's `Request::list` of
+/// `ListParams::default().limit(500)` (`listing.rs` `PAGE_LIMIT`), byte for
+/// byte, the `&` kube's query serializer puts after the `?` included.
+const NODES: &str = "/api/v1/nodes?&limit=500";
 
 /// Every listing must have answered by then (the mocks answer in 50 ms); a
 /// hung server fails the run instead of hanging the benchmark.
@@ -419,7 +420,7 @@ impl Kubeconfig {
     }
 }
 
-/// `http://host[:port][/prefix]` → (`host:port`, `/prefix/api/v1/nodes?limit=500`).
+/// `http://host[:port][/prefix]` → (`host:port`, `/prefix/api/v1/nodes?&limit=500`).
 fn split_server(server: &str) -> anyhow::Result<(String, String)> {
     let uri: Uri = server.parse().context("not a URL")?;
     match uri.scheme_str() {
@@ -514,14 +515,14 @@ mod tests {
                     context: "mock-0".into(),
                     server: "http://127.0.0.1:4000".into(),
                     authority: "127.0.0.1:4000".into(),
-                    path: "/api/v1/nodes?limit=500".into(),
+                    path: "/api/v1/nodes?&limit=500".into(),
                     token: Some("mock-token-mock-0".into()),
                 },
                 Target {
                     context: "mock-1".into(),
                     server: "http://127.0.0.1:4001/ctx/1/".into(),
                     authority: "127.0.0.1:4001".into(),
-                    path: "/ctx/1/api/v1/nodes?limit=500".into(),
+                    path: "/ctx/1/api/v1/nodes?&limit=500".into(),
                     token: Some("mock-token-mock-1".into()),
                 },
             ]

@@ -1,18 +1,18 @@
 //! `process/<what>/<configuration>`: the release `sky` binary (and the
-//! hello-world process floor) run as a child process per iteration, wall
-//! time, against mocks. The rows and what each shows are listed in
-//! [`benches::process`]; `cold-identity` and `kubernetes` are judged by the
-//! gate on time above the latency floor each records (the others record a
-//! zero floor: their mocks answer at once), and most rows also as a ratio
-//! to the floor row ([`ProcessConfig::ratio_to`]). Each row records its
-//! peak RSS.
+//! floors: the hello-world process, the bare Kubernetes client) run as a
+//! child process per iteration, wall time, against mocks. The rows and what
+//! each shows are listed in [`benches::process`]; `cold-identity` and
+//! `kubernetes` are judged by the gate on time above the latency floor each
+//! records (the others record a zero floor: their mocks answer at once),
+//! and most rows also as a ratio to a floor row ([`ProcessConfig::ratio_to`]:
+//! the hello-world process, or for `kubernetes` the bare client on the same
+//! mocks). Each row records its peak RSS.
 //!
 //! `iter_custom` keeps each iteration's preparation (touching a catalog,
 //! deleting the catalog images) out of the time. Each configuration is set
 //! up (mocks started, warm-up and verification runs, floor and peak RSS
 //! measured) only when the filter selects it.
 
-use benches::budget::Budget;
 use benches::process::{ProcessBench, ProcessConfig};
 use benches::{record_floor, record_peak_rss, record_ratio_to, runtime};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
@@ -29,16 +29,7 @@ pub fn benches(c: &mut Criterion) {
     g.sampling_mode(SamplingMode::Flat);
     for config in ProcessConfig::ALL {
         let id = config.id();
-        let budget = match config {
-            // ~1 s per iteration: one iteration per sample.
-            ProcessConfig::ColdIdentity => Budget::new(10, 500, 10_000),
-            // ~150 ms (one context's three 50 ms requests) plus the process.
-            ProcessConfig::Kube64 => Budget::new(20, 500, 4000),
-            // ~100 ms: 268k rows parsed and stored.
-            ProcessConfig::AwsX10First => Budget::new(10, 500, 3000),
-            _ => Budget::new(20, 500, 2000),
-        };
-        budget.apply(&mut g, &id, config.ratio_to().is_some());
+        config.budget().apply(&mut g, &id, config.in_ratio());
         let mut bench: Option<ProcessBench> = None;
         g.bench_function(
             BenchmarkId::new(config.function(), config.parameter()),

@@ -9,8 +9,9 @@
 //!   wall-clock times and instruction counts line up;
 //! * [`launch`]: one whole in-process launch (`optimizer::launch::run`)
 //!   against wiremock upstreams at a [`LatencyModel`], with its latency floor;
-//! * [`process`]: one whole run of the release `sky` binary (or of the
-//!   hello-world process floor) as a child process against mocks, per row of
+//! * [`process`]: one whole run of the release `sky` binary (or of a
+//!   floor: the hello-world process, the bare Kubernetes client
+//!   `kube-floor`) as a child process against mocks, per row of
 //!   the `process` group, with its setup, checks, latency floor, peak RSS
 //!   and the reference its ratio is taken to;
 //! * [`rss`]: a child's peak RSS (GNU `time`);

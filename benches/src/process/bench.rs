@@ -107,6 +107,7 @@ impl ProcessBench {
         };
         let (program, args) = match config.invocation() {
             Invocation::Floor => (super::floor::hello_world()?, Vec::new()),
+            Invocation::KubeFloor => (super::kube_floor::path()?, Vec::new()),
             Invocation::Launch => (
                 release_sky()?,
                 ProcessLauncher::args(&scenario, config.mode()),
@@ -316,6 +317,29 @@ impl ProcessBench {
         match self.config.invocation() {
             Invocation::Floor => {
                 return super::floor::verify(&out.stdout).with_context(|| id.clone());
+            }
+            Invocation::KubeFloor => {
+                super::kube_floor::verify(&out.stdout, super::kube_floor::CONTEXTS)
+                    .with_context(|| id.clone())?;
+                // The node lists and nothing else, once per context.
+                let kube: Vec<&Recording> = recordings
+                    .iter()
+                    .filter(|r| r.endpoint.starts_with("kube/"))
+                    .collect();
+                let nodes = kube.iter().filter(|r| r.endpoint.ends_with("/nodes"));
+                let once = nodes.clone().filter(|r| r.count() == 1).count();
+                let others: usize = kube
+                    .iter()
+                    .filter(|r| !r.endpoint.ends_with("/nodes"))
+                    .map(|r| r.count())
+                    .sum();
+                ensure!(
+                    once == super::kube_floor::CONTEXTS && nodes.count() == once && others == 0,
+                    "{id}: the bare client should list each of the {} contexts' nodes once and send \
+                     nothing else, but {once} node endpoint(s) got exactly one request and the \
+                     others {others}",
+                    super::kube_floor::CONTEXTS
+                );
             }
             Invocation::Launch => ensure!(
                 out.stdout.contains("Considered resources"),

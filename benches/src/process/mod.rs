@@ -12,7 +12,9 @@
 //! a few untimed runs under GNU `time`, [`crate::rss`]), and the rows without a mocked
 //! latency name a reference the gate judges their median against
 //! ([`ProcessConfig::ratio_to`]): the process floor, or for the ×10 AWS
-//! catalog the same launch on the ×1 catalog.
+//! catalog the same launch on the ×1 catalog. The 64-context row, whose
+//! time is mostly the mocks', names the bare client on the same mocks
+//! ([`kube_floor`]) and is also judged above its latency floor.
 //!
 //! | id | per iteration (untimed) | what it shows |
 //! |---|---|---|
@@ -23,7 +25,8 @@
 //! | `process/first-launch/one-catalog-changed` | bump `aws/vms.csv`'s mtime | one catalog re-parsed (a refreshed download) |
 //! | `process/first-launch/all-7-changed` | delete `catalog-index/` | every catalog parsed, identity still cached |
 //! | `process/cold-identity/sts-1000ms` | nothing (`--refresh`) | identity checked upstream, judged above the 1 s floor |
-//! | `process/kubernetes/64-contexts-50ms` | nothing (`--refresh`) | 64 contexts listed concurrently, judged above the floor |
+//! | `process/floor/kube-64-bare` | nothing | the bare-client floor of the next row: `kube-floor` lists the 64 contexts' nodes on the same mocks |
+//! | `process/kubernetes/64-contexts-50ms` | nothing (`--refresh`) | 64 contexts listed concurrently, judged above the 50 ms floor and as a ratio to the bare client |
 //! | `process/gpus-list/all` | nothing | `sky gpus list --all`, 7 clouds, bundled catalogs, listing images current |
 //! | `process/check/7-clouds-warm` | nothing | `sky check`, 7 clouds, identity cached; storage checks against mocks |
 //! | `process/aws-catalog/warm-x1` | nothing | AWS alone from a catalog folder, images current |
@@ -43,6 +46,7 @@
 mod bench;
 pub mod catalog;
 pub mod floor;
+pub mod kube_floor;
 
 use anyhow::Context;
 use harness::engine::Mode;
@@ -51,6 +55,7 @@ use planner::cloud::CloudId;
 
 pub use bench::{ProcessBench, release_sky};
 
+use crate::budget::Budget;
 use crate::launch::seed7_scenario_text;
 
 /// The command that builds the binary these benchmarks run.
@@ -82,6 +87,9 @@ pub enum ProcessConfig {
     /// `process/cold-identity/sts-1000ms`: the seed-7-clouds cloud set,
     /// `--refresh`, STS answering after 1 s.
     ColdIdentity,
+    /// `process/floor/kube-64-bare`: the bare client `kube-floor` on
+    /// [`ProcessConfig::Kube64`]'s sandbox and mocks (the reference of its ratio).
+    KubeFloor,
     /// `process/kubernetes/64-contexts-50ms`: Kubernetes alone, 64 contexts,
     /// `--refresh`, each request answered after 50 ms.
     Kube64,
@@ -112,6 +120,8 @@ pub enum ProcessConfig {
 pub enum Invocation {
     /// The hello-world floor binary.
     Floor,
+    /// The bare Kubernetes client `kube-floor` ([`kube_floor`]).
+    KubeFloor,
     /// `sky launch --dryrun …` through the harness's process launcher.
     Launch,
     /// `sky gpus list --all`.
@@ -124,7 +134,7 @@ pub enum Invocation {
 
 impl ProcessConfig {
     /// Every row, in report order (the floor first).
-    pub const ALL: [ProcessConfig; 15] = [
+    pub const ALL: [ProcessConfig; 16] = [
         ProcessConfig::Floor,
         ProcessConfig::Warm7,
         ProcessConfig::Warm22,
@@ -132,6 +142,9 @@ impl ProcessConfig {
         ProcessConfig::OneCatalogChanged,
         ProcessConfig::All7Changed,
         ProcessConfig::ColdIdentity,
+        // Measured just before the row judged against it, so the machine's
+        // load drifts as little as it can between the two.
+        ProcessConfig::KubeFloor,
         ProcessConfig::Kube64,
         ProcessConfig::GpusListAll,
         ProcessConfig::Check7Warm,
@@ -145,7 +158,7 @@ impl ProcessConfig {
     /// criterion function name (the id's middle part).
     pub fn function(self) -> &'static str {
         match self {
-            ProcessConfig::Floor => "floor",
+            ProcessConfig::Floor | ProcessConfig::KubeFloor => "floor",
             ProcessConfig::Warm7
             | ProcessConfig::Warm22
             | ProcessConfig::Warm25
@@ -166,6 +179,7 @@ impl ProcessConfig {
     pub fn parameter(self) -> &'static str {
         match self {
             ProcessConfig::Floor => "hello-world",
+            ProcessConfig::KubeFloor => "kube-64-bare",
             ProcessConfig::Warm7 => "7-clouds",
             ProcessConfig::Warm22 => "22-catalog-clouds",
             ProcessConfig::Warm25 => "25-clouds",
@@ -191,6 +205,7 @@ impl ProcessConfig {
     pub fn invocation(self) -> Invocation {
         match self {
             ProcessConfig::Floor => Invocation::Floor,
+            ProcessConfig::KubeFloor => Invocation::KubeFloor,
             ProcessConfig::GpusListAll => Invocation::GpusListAll,
             ProcessConfig::Check7Warm => Invocation::Check,
             ProcessConfig::Offers22 => Invocation::Offers,
@@ -200,22 +215,53 @@ impl ProcessConfig {
 
     /// The benchmark whose median this row's is also judged against (a
     /// ratio row in the gate): the process floor for every row without a
-    /// mocked latency, the ×1 catalog for the ×10 warm launch; none for the
-    /// floor itself and for rows judged above a latency floor.
+    /// mocked latency, the ×1 catalog for the ×10 warm launch, the bare
+    /// client on the same mocks for the 64 contexts (issue 29: that row is
+    /// "measured against a bare HTTP client on the same mocks"); none for
+    /// the floors themselves and for the cold identity, judged above its
+    /// 1 s latency floor alone.
     pub fn ratio_to(self) -> Option<String> {
         match self {
-            ProcessConfig::Floor | ProcessConfig::ColdIdentity | ProcessConfig::Kube64 => None,
+            ProcessConfig::Floor | ProcessConfig::KubeFloor | ProcessConfig::ColdIdentity => None,
+            ProcessConfig::Kube64 => Some(ProcessConfig::KubeFloor.id()),
             ProcessConfig::AwsX10Warm => Some(ProcessConfig::AwsX1Warm.id()),
             ProcessConfig::Offers22 => Some(ProcessConfig::Warm22H100.id()),
             _ => Some(FLOOR_ID.to_string()),
         }
     }
 
+    /// Whether the gate judges this row's samples in a ratio: it names a
+    /// reference, or it is one. Both sides of a ratio get their full
+    /// [`Budget`] (a reference measured briefly would widen the ratio's
+    /// interval as much as the row itself).
+    pub fn in_ratio(self) -> bool {
+        self.ratio_to().is_some()
+            || ProcessConfig::ALL
+                .iter()
+                .any(|c| c.ratio_to().is_some_and(|to| to == self.id()))
+    }
+
+    /// How long criterion measures the row (each iteration is a whole process).
+    pub fn budget(self) -> Budget {
+        match self {
+            // ~1 s per iteration: one iteration per sample.
+            ProcessConfig::ColdIdentity => Budget::new(10, 500, 10_000),
+            // ~60-70 ms: one context's node list (50 ms) plus the process.
+            ProcessConfig::KubeFloor | ProcessConfig::Kube64 => Budget::new(20, 500, 4000),
+            // ~100 ms: 268k rows parsed and stored.
+            ProcessConfig::AwsX10First => Budget::new(10, 500, 3000),
+            _ => Budget::new(20, 500, 2000),
+        }
+    }
+
     /// The harness mode the launches run in: [`Mode::Concurrent`] passes
-    /// `--refresh` (every check upstream), [`Mode::Warm`] does not.
+    /// `--refresh` (every check upstream), [`Mode::Warm`] does not. The
+    /// bare client takes no arguments; its row shares the 64 contexts' mode.
     pub fn mode(self) -> Mode {
         match self {
-            ProcessConfig::ColdIdentity | ProcessConfig::Kube64 => Mode::Concurrent,
+            ProcessConfig::ColdIdentity | ProcessConfig::KubeFloor | ProcessConfig::Kube64 => {
+                Mode::Concurrent
+            }
             _ => Mode::Warm,
         }
     }
@@ -236,7 +282,8 @@ impl ProcessConfig {
     /// [`ProcessConfig::Kube64`]'s is `fixtures/scenarios/64-contexts-50ms`).
     /// A catalog folder is not in the text: it is a temporary folder made at
     /// setup. The floor row's scenario is the seven clouds' (it only lends
-    /// the floor binary the same environment).
+    /// the floor binary the same environment); the bare client's is the 64
+    /// contexts' (the same mocks and kubeconfig).
     pub fn scenario_text(self) -> String {
         let id = self.id();
         match self {
@@ -256,7 +303,7 @@ impl ProcessConfig {
                 1000,
                 0,
             ),
-            ProcessConfig::Kube64 => kube64_text(),
+            ProcessConfig::KubeFloor | ProcessConfig::Kube64 => kube64_text(),
             ProcessConfig::AwsX1Warm | ProcessConfig::AwsX10Warm | ProcessConfig::AwsX10First => {
                 aws_only_text(&id)
             }
@@ -456,7 +503,7 @@ mod tests {
             let expected_clouds = match config {
                 ProcessConfig::Warm25 => CloudId::ALL.len(),
                 ProcessConfig::Warm22 | ProcessConfig::Warm22H100 | ProcessConfig::Offers22 => 22,
-                ProcessConfig::Kube64 => 1,
+                ProcessConfig::KubeFloor | ProcessConfig::Kube64 => 1,
                 ProcessConfig::AwsX1Warm
                 | ProcessConfig::AwsX10Warm
                 | ProcessConfig::AwsX10First => 1,
@@ -477,6 +524,7 @@ mod tests {
                 "process/first-launch/one-catalog-changed",
                 "process/first-launch/all-7-changed",
                 "process/cold-identity/sts-1000ms",
+                "process/floor/kube-64-bare",
                 "process/kubernetes/64-contexts-50ms",
                 "process/gpus-list/all",
                 "process/check/7-clouds-warm",
@@ -506,17 +554,52 @@ mod tests {
                 assert!(ids.contains(&to), "{config:?} → {to}");
                 assert_ne!(to, config.id());
             }
-            // A row judged above a mocked latency has no ratio: its wall
-            // time is mostly the mock's.
+            // A row judged above a mocked latency is a ratio only to a
+            // reference on the same mocks: its wall time is mostly theirs.
             let scenario = config.scenario().unwrap_or_else(|e| panic!("{e:#}"));
-            if scenario.file.mocks.kube.is_some() && config.mode() == Mode::Concurrent {
-                assert_eq!(config.ratio_to(), None, "{config:?}");
+            if scenario.file.mocks.kube.is_some()
+                && config.mode() == Mode::Concurrent
+                && let Some(to) = config.ratio_to()
+            {
+                let reference = ProcessConfig::ALL
+                    .into_iter()
+                    .find(|c| c.id() == to)
+                    .unwrap_or_else(|| panic!("{to}"));
+                assert_eq!(
+                    reference.scenario_text(),
+                    config.scenario_text(),
+                    "{config:?}"
+                );
             }
         }
         assert_eq!(
             ProcessConfig::AwsX10Warm.ratio_to().as_deref(),
             Some("process/aws-catalog/warm-x1")
         );
+        assert_eq!(
+            ProcessConfig::Kube64.ratio_to().as_deref(),
+            Some("process/floor/kube-64-bare")
+        );
+        assert_eq!(ProcessConfig::ColdIdentity.ratio_to(), None);
+        // Both ends of a ratio are measured in full; the cold identity is in none.
+        for config in [
+            ProcessConfig::Floor,
+            ProcessConfig::KubeFloor,
+            ProcessConfig::Kube64,
+            ProcessConfig::AwsX1Warm,
+        ] {
+            assert!(config.in_ratio(), "{config:?}");
+        }
+        assert!(!ProcessConfig::ColdIdentity.in_ratio());
+    }
+
+    #[test]
+    fn the_64_contexts_ratio_has_its_own_threshold() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("thresholds.toml");
+        let t = crate::gate::Thresholds::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.limits(&ProcessConfig::Kube64.id()).ratio, 0.10);
+        assert!(t.limits(&ProcessConfig::Kube64.id()).time_advisory);
+        assert_eq!(t.limits(&ProcessConfig::Warm7.id()).ratio, 0.15);
     }
 
     #[test]
@@ -534,6 +617,20 @@ mod tests {
         let path = mocks::fixtures_dir().join("scenarios/64-contexts-50ms/harness.toml");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(text, ProcessConfig::Kube64.scenario_text());
+        // The bare client runs on the very same mocks and kubeconfig.
+        assert_eq!(text, ProcessConfig::KubeFloor.scenario_text());
+        let s = ProcessConfig::KubeFloor
+            .scenario()
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        let kube = s
+            .file
+            .mocks
+            .kube
+            .as_ref()
+            .unwrap_or_else(|| panic!("no kube mocks"));
+        assert_eq!(kube.contexts, kube_floor::CONTEXTS);
+        assert!(s.fake_credentials.contains(&CloudId::Kubernetes));
+        assert_eq!(ProcessConfig::KubeFloor.invocation(), Invocation::KubeFloor);
     }
 
     #[test]

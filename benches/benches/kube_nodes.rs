@@ -1,6 +1,8 @@
 //! `kubernetes/parse-node-pages-64`: `parse_node_page` of the 64 node lists
 //! of scenario `64-contexts-50ms`; `kubernetes/encode-nodes-64`: the node
-//! cache's encoding of their nodes (`to_raw_value`). Both in thread CPU time.
+//! cache's encoding of their nodes (`to_raw_value`);
+//! `kubernetes/read-kubeconfig-64`: that scenario's kubeconfig read and
+//! parsed (`KubernetesCloud::load_kubeconfig`). All in thread CPU time.
 
 use benches::budget::Budget;
 use benches::clock::ThreadCpuTime;
@@ -15,6 +17,7 @@ pub fn benches(c: &mut Criterion<ThreadCpuTime>) {
     for (name, op) in [
         ("parse-node-pages-64", Op::ParseNodePages),
         ("encode-nodes-64", Op::EncodeNodes),
+        ("read-kubeconfig-64", Op::ReadKubeconfig),
     ] {
         crate::record(record_cpu_clock(&op.id()));
         g.bench_function(name, |b| b.iter(|| op.run(crate::inputs())));

@@ -8,7 +8,10 @@ use anyhow::{Context, anyhow};
 use mocks::fixtures_dir;
 use mocks::{GpuLabel, NodePool, node_list};
 use optimizer::catalogs::{load_catalog, load_catalog_indexed};
-use optimizer::clouds::kubernetes::contexts_from_fixture_dir;
+use optimizer::clouds::CheckContext;
+use optimizer::clouds::kubernetes::{
+    KubernetesCloud, KubernetesOptions, contexts_from_fixture_dir,
+};
 use optimizer::state::{CatalogIndex, StateDir};
 use planner::catalog::kubernetes::{
     KubeContext, KubeNode, KubePricing, parse_node_list, parse_node_page,
@@ -82,6 +85,12 @@ pub enum Op {
     /// The node cache's encoding of those 64 listings
     /// (`serde_json::value::to_raw_value(&[KubeNode])` each).
     EncodeNodes,
+    /// `KubernetesCloud::load_kubeconfig` of the kubeconfig scenario
+    /// `64-contexts-50ms` writes (64 contexts, clusters and token users,
+    /// 14.8 KB, as `mocks::write_kubeconfig` writes it): the file read and
+    /// parsed into kube's `Kubeconfig`, before a `--refresh` launch's first
+    /// request can leave.
+    ReadKubeconfig,
 }
 
 impl Op {
@@ -94,7 +103,7 @@ impl Op {
         v.extend(REQUESTS.iter().map(|r| Op::Optimize(*r)));
         v.push(Op::OptimizeKube64);
         v.push(Op::Render);
-        v.extend([Op::ParseNodePages, Op::EncodeNodes]);
+        v.extend([Op::ParseNodePages, Op::EncodeNodes, Op::ReadKubeconfig]);
         v
     }
 
@@ -110,6 +119,7 @@ impl Op {
             Op::Render => "render/framed-table".into(),
             Op::ParseNodePages => "kubernetes/parse-node-pages-64".into(),
             Op::EncodeNodes => "kubernetes/encode-nodes-64".into(),
+            Op::ReadKubeconfig => "kubernetes/read-kubeconfig-64".into(),
         }
     }
 
@@ -152,6 +162,10 @@ impl Op {
                 for nodes in &inputs.node_listings {
                     black_box(serde_json::value::to_raw_value(black_box(nodes.as_slice())).ok());
                 }
+            }
+            Op::ReadKubeconfig => {
+                let k = &inputs.kubeconfig;
+                black_box(k.cloud.load_kubeconfig(black_box(&k.ctx)).ok());
             }
         }
     }
@@ -207,6 +221,19 @@ pub struct Inputs {
     pub node_pages: Vec<Vec<u8>>,
     /// Those pages' nodes.
     pub node_listings: Vec<Vec<KubeNode>>,
+    /// The 64-context kubeconfig on disk ([`Op::ReadKubeconfig`]).
+    pub kubeconfig: KubeconfigInput,
+}
+
+/// A kubeconfig file and the adapter that reads it.
+#[derive(Debug, Clone)]
+pub struct KubeconfigInput {
+    /// The folder holding the file (removed when the last clone drops).
+    pub dir: std::sync::Arc<tempfile::TempDir>,
+    /// A Kubernetes adapter whose `kubeconfig` option is that file.
+    pub cloud: KubernetesCloud,
+    /// An empty environment (the option names the file).
+    pub ctx: CheckContext,
 }
 
 impl Inputs {
@@ -264,6 +291,7 @@ impl Inputs {
         load_catalog_indexed(&CatalogSource::Bundled, &CATALOG_CLOUDS, Some(&index))
             .context("indexing the bundled catalogs")?;
         let (node_pages, node_listings) = kube_node_pages()?;
+        let kubeconfig = kubeconfig_64()?;
         Ok(Inputs {
             world,
             kube64: kube64_world()?,
@@ -272,6 +300,7 @@ impl Inputs {
             index: (std::sync::Arc::new(state), index),
             node_pages,
             node_listings,
+            kubeconfig,
         })
     }
 
@@ -312,4 +341,54 @@ fn kube_node_pages() -> anyhow::Result<NodePages> {
         nodes.len()
     );
     Ok((vec![page; KUBE_CONTEXTS], vec![nodes; KUBE_CONTEXTS]))
+}
+
+/// The kubeconfig of scenario `64-contexts-50ms` as `harness mocks` writes
+/// it (`mocks::write_kubeconfig`: contexts `mock-<i>`, a server port each,
+/// 14,821 bytes with five-digit ports), and an adapter reading it. Checked
+/// once: all 64 contexts must be read.
+fn kubeconfig_64() -> anyhow::Result<KubeconfigInput> {
+    let servers: Vec<(String, String)> = (0..KUBE_CONTEXTS)
+        .map(|i| {
+            (
+                format!("mock-{i}"),
+                format!("http://127.0.0.1:{}", 40000 + i),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = servers
+        .iter()
+        .map(|(n, u)| (n.as_str(), u.as_str()))
+        .collect();
+    let dir = tempfile::tempdir().context("creating a kubeconfig folder")?;
+    let path = mocks::write_kubeconfig(dir.path(), &pairs).context("writing the kubeconfig")?;
+    let cloud = KubernetesCloud::new(KubernetesOptions {
+        kubeconfig: Some(path),
+        ..KubernetesOptions::default()
+    });
+    let ctx = CheckContext {
+        env: Default::default(),
+        home: dir.path().to_path_buf(),
+        state_dir: dir.path().join("state"),
+        refresh: false,
+        cloud_timeout: std::time::Duration::from_secs(60),
+        kubernetes_allowed_contexts: None,
+        reservation_clouds: Vec::new(),
+        gcp_project_id: None,
+        sky_config: Default::default(),
+    };
+    let read = cloud
+        .load_kubeconfig(&ctx)
+        .map_err(|e| anyhow!("reading the 64-context kubeconfig: {e:?}"))?
+        .context("the 64-context kubeconfig was not read")?;
+    anyhow::ensure!(
+        read.contexts.len() == KUBE_CONTEXTS,
+        "the kubeconfig has {} contexts, not {KUBE_CONTEXTS}",
+        read.contexts.len()
+    );
+    Ok(KubeconfigInput {
+        dir: std::sync::Arc::new(dir),
+        cloud,
+        ctx,
+    })
 }

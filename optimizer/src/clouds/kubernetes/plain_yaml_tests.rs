@@ -773,3 +773,39 @@ fn the_mock_fleet_kubeconfig_takes_the_fast_path() {
     let read = read_plain(&text).expect("fast path");
     assert_eq!(read.contexts.len(), 64);
 }
+
+/// Shapes `serde_json::Value`'s deserializer took that the plain path now
+/// refuses (a struct written as a sequence, an enum as a mapping) and
+/// shapes only the walk of an ignored value sees (a key kube's
+/// `NamedExtension` ignores): each read as kube reads it, the refused ones
+/// by kube.
+#[test]
+fn shapes_kube_ignores_or_may_refuse_are_read_as_kube_reads_them() {
+    let head = "apiVersion: v1\nkind: Config\n";
+    let refused = [
+        // `NamedExtension` (no flatten) as the sequence of its fields.
+        "extensions:\n- - a\n  - b\n",
+        "extensions:\n- []\n",
+        // `interactiveMode` as a mapping of the variant.
+        "users:\n- name: u\n  user:\n    exec:\n      command: x\n      interactiveMode:\n        Never: null\n",
+        // A struct as a string.
+        "clusters:\n- name: a\n  cluster: x\n",
+        // A duplicate key in a value kube ignores.
+        "extensions:\n- name: a\n  extension: x\n  ignored:\n    k: a\n    k: b\n",
+        // A line outside the plain part inside a value kube ignores.
+        "extensions:\n- name: a\n  extension: x\n  ignored:\n    k: [a]\n",
+    ];
+    for body in refused {
+        let text = format!("{head}{body}");
+        assert!(!agree(&text), "read by the plain path:\n{text}");
+    }
+    let read = [
+        "extensions:\n- name: a\n  extension: x\n  ignored:\n    k: a\n    l:\n    - b\n",
+        "users:\n- name: u\n  user:\n    exec:\n      command: x\n      interactiveMode: IfAvailable\n",
+        "clusters: null\npreferences: {}\n",
+    ];
+    for body in read {
+        let text = format!("{head}{body}");
+        assert!(agree(&text), "not read by the plain path:\n{text}");
+    }
+}

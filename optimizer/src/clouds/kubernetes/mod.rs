@@ -367,7 +367,7 @@ impl KubernetesCloud {
                 .filter_map(|(listed, server)| match (&listed.nodes, server) {
                     (Ok(nodes), Some((target, prepared))) => Some(Listed {
                         context: listed.name.as_str(),
-                        target: *target,
+                        target,
                         nodes,
                         prepared: prepared.take(),
                     }),

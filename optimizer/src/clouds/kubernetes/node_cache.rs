@@ -132,8 +132,8 @@ pub struct RememberedKubeconfig {
     keys: Vec<String>,
 }
 
-/// One successful listing handed to [`NodeCache::put_later`].
-#[derive(Debug)]
+/// One successful listing handed to [`NodeCache::put_later`]. Its
+/// `Debug` leaves the target out: it holds the user's credentials.
 pub struct Listed<'a> {
     /// The context's name.
     pub context: &'a str,
@@ -144,6 +144,17 @@ pub struct Listed<'a> {
     pub nodes: &'a [KubeNode],
     /// What [`NodeCache::prepare`] made of `nodes` when they were listed.
     pub prepared: Option<PreparedNodes>,
+}
+
+impl std::fmt::Debug for Listed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listed")
+            .field("context", &self.context)
+            .field("target", &"<redacted>")
+            .field("nodes", &self.nodes.len())
+            .field("prepared", &self.prepared.is_some())
+            .finish()
+    }
 }
 
 /// One listing's nodes as a cache stores them, made by
@@ -659,6 +670,18 @@ mod tests {
         let cache = Arc::new(cache_at(dir.path(), &now));
         let prepared = cache.prepare(&a);
         assert!(prepared.is_some(), "an open cache prepares the nodes");
+        // What is written is what was prepared, not the nodes encoded again:
+        // a listing handed `b`'s preparation stores `b`'s nodes.
+        let swapped = Listed {
+            context: "swapped",
+            target: "https://swapped",
+            nodes: &a,
+            prepared: cache.prepare(&b),
+        };
+        assert!(!format!("{swapped:?}").contains("https://swapped"));
+        Arc::clone(&cache).put_later(vec![swapped], ttl)();
+        let stored = cache_at(dir.path(), &now).get(&[("swapped", "https://swapped")], ttl);
+        assert_eq!(stored[0].as_ref().map(|(n, _)| &n[..]), Some(&b[..]));
         let listings = vec![
             Listed {
                 context: "a",
@@ -687,7 +710,7 @@ mod tests {
                 .map(|l| l.nodes.get().to_string())
                 .collect::<Vec<_>>()
         });
-        let expected = [&a[..], &b[..]].map(|n| serde_json::to_string(n).unwrap());
+        let expected = [&b[..], &a[..], &b[..]].map(|n| serde_json::to_string(n).unwrap());
         assert_eq!(texts, expected);
     }
 

@@ -379,15 +379,13 @@ impl KubernetesCloud {
             // (the on-disk cache: their JSON, made as they arrived) is taken
             // now, instead of a copy of them.
             let write = Arc::clone(cache).put_later(listings, ttl);
+            let put = move || {
+                let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
+                write();
+            };
             match &self.options.write_behind {
-                Some(behind) => behind.defer(move || {
-                    let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
-                    write();
-                }),
-                None => {
-                    let _span = tracing::info_span!("kubernetes.node_cache_put").entered();
-                    write();
-                }
+                Some(behind) => behind.defer(put),
+                None => put(),
             }
         }
         if let Some(behind) = &self.options.write_behind {

@@ -419,7 +419,13 @@ impl NodeCache for LazyStateNodeCache {
     }
 
     fn put(&self, new: &[(&str, &str, &[KubeNode])], ttl: Duration) {
-        if let Some(encoded) = self.encode(new) {
+        let listed = new.iter().map(|&(context, target, nodes)| Listed {
+            context,
+            target,
+            nodes,
+            prepared: None,
+        });
+        if let Some(encoded) = self.encode(listed) {
             self.put_encoded(encoded, ttl);
         }
     }
@@ -437,18 +443,7 @@ impl NodeCache for LazyStateNodeCache {
     /// The nodes encoded now (unless [`prepare`](NodeCache::prepare) did),
     /// without a copy of them; the merge and the write when called.
     fn put_later(self: Arc<Self>, new: Vec<Listed<'_>>, ttl: Duration) -> Box<dyn FnOnce() + Send> {
-        let encoded = self.opened().and_then(|cache| {
-            new.into_iter()
-                .map(|l| {
-                    let nodes = match l.prepared {
-                        Some(PreparedNodes(raw)) => raw,
-                        None => encode_nodes(l.nodes)?,
-                    };
-                    Some((cache.key(l.context, l.target), nodes))
-                })
-                .collect::<Option<Encoded>>()
-        });
-        match encoded {
+        match self.encode(new) {
             Some(encoded) => Box::new(move || self.put_encoded(encoded, ttl)),
             None => Box::new(|| {}),
         }
@@ -467,12 +462,20 @@ fn encode_nodes(nodes: &[KubeNode]) -> Option<Box<RawValue>> {
 type Encoded = Vec<(String, Box<RawValue>)>;
 
 impl LazyStateNodeCache {
-    /// Each listing's key and nodes as the entry holds them; `None` when
-    /// there is no cache (or, never in practice, the nodes do not encode).
-    fn encode(&self, new: &[(&str, &str, &[KubeNode])]) -> Option<Encoded> {
+    /// Each listing's key and nodes as the entry holds them (its nodes'
+    /// JSON as [`prepare`](NodeCache::prepare) made it, else encoded now);
+    /// `None` when there is no cache (or, never in practice, the nodes do
+    /// not encode).
+    fn encode<'a>(&self, new: impl IntoIterator<Item = Listed<'a>>) -> Option<Encoded> {
         let cache = self.opened()?;
-        new.iter()
-            .map(|(c, t, nodes)| Some((cache.key(c, t), encode_nodes(nodes)?)))
+        new.into_iter()
+            .map(|l| {
+                let nodes = match l.prepared {
+                    Some(PreparedNodes(raw)) => raw,
+                    None => encode_nodes(l.nodes)?,
+                };
+                Some((cache.key(l.context, l.target), nodes))
+            })
             .collect()
     }
 

@@ -12,6 +12,7 @@
 //! remembers, per identity, the context names and current context a parse
 //! gave (see [`NodeCache::recall`](super::NodeCache::recall)).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -183,6 +184,29 @@ pub(super) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
     cluster_named(kubeconfig, cluster)
         .and_then(|c| c.server.clone())
         .unwrap_or_default()
+}
+
+/// The address of a context's API server when its connection can be opened
+/// before its client is built ([`super::transport::Transports::connect_early`]):
+/// the server is an IP address (nothing to resolve), reached without a
+/// `proxy-url`, by a user without an exec plugin or auth provider (whose run,
+/// up to seconds, would leave the connection idle before its first byte).
+pub(super) fn direct_addr(kubeconfig: &Kubeconfig, context: &str) -> Option<SocketAddr> {
+    if cluster_proxy_url(kubeconfig, context).is_some() {
+        return None;
+    }
+    let user = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref()?.user.as_deref())
+        .and_then(|u| kubeconfig.auth_infos.iter().find(|a| a.name == u))
+        .and_then(|a| a.auth_info.as_ref());
+    if user.is_some_and(|u| u.exec.is_some() || u.auth_provider.is_some()) {
+        return None;
+    }
+    let server: http::Uri = server_of(kubeconfig, context).parse().ok()?;
+    super::transport::literal_addr(&server)
 }
 
 /// What a context's node listing depends on, for the node cache key (only

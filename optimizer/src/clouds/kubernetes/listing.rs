@@ -31,7 +31,7 @@ const MAX_QUOTED_BODY: usize = 1024;
 
 use super::KubernetesCloud;
 use super::backoff::{Backoff, random_unit};
-use super::kubeconfig::cluster_proxy_url;
+use super::kubeconfig::{cluster_proxy_url, direct_addr};
 use super::node_cache::{NodeCache, PreparedNodes};
 use super::transport::{ApiClient, ApiResponse};
 
@@ -53,7 +53,14 @@ impl KubernetesCloud {
         // before the runtime first parks wakes its driver (an `eventfd`
         // write), 64 of them before the first request went out.
         let timer = deadline.map(|d| (d, tokio::time::sleep(d).shared()));
-        join_all(contexts.iter().map(|name| {
+        // Every connection first, then the clients and requests: see
+        // `transport`'s module docs for what interleaving them cost.
+        self.transports.connect_early(
+            contexts
+                .iter()
+                .filter_map(|name| direct_addr(kubeconfig, name)),
+        );
+        let listed = join_all(contexts.iter().map(|name| {
             let span = list_nodes_span(name);
             let timer = timer.clone();
             async move {
@@ -85,7 +92,9 @@ impl KubernetesCloud {
             }
             .instrument(span)
         }))
-        .await
+        .await;
+        self.transports.close_unused();
+        listed
     }
 
     async fn list_context(

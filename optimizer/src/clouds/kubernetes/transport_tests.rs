@@ -5,8 +5,12 @@
 //! proxy, a refused port, a server that never answers) a request sent
 //! through [`Transports`] must reach the server with the same head and come
 //! back with the same status and body, or fail with the same error text, as
-//! the same request sent through `kube::Client::try_from`. And contexts
-//! that reach their servers differently never share a connector.
+//! the same request sent through `kube::Client::try_from`; and so must the
+//! same request over a connection opened early
+//! ([`Transports::connect_early`]), which must be the only connection made.
+//! Contexts that reach their servers differently never share a connector;
+//! a connection a client leaves is reused by the next client of the same
+//! server and connector, and one the server closed meanwhile is not.
 //!
 //! The test PKI is `fixtures/kube/tls/` (made by its `gen.sh`).
 
@@ -44,6 +48,9 @@ enum Listen {
     TlsClientCert,
     /// Accepts and reads, never answers.
     Silent,
+    /// Plain; answers one request, then closes the connection without
+    /// saying so (no `connection: close`).
+    CloseAfterAnswer,
 }
 
 /// A test API server: answers every request with a small NodeList and
@@ -53,6 +60,8 @@ struct ApiServer {
     port: u16,
     heads: Arc<Mutex<Vec<String>>>,
     connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Connections that ended (the client closed, or the server did).
+    ended: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 const BODY: &str = r#"{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"n1","labels":{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"}},"status":{"capacity":{"cpu":"8","memory":"32Gi","nvidia.com/gpu":"8"},"allocatable":{"cpu":"8","memory":"32Gi","nvidia.com/gpu":"8"},"conditions":[{"type":"Ready","status":"True"}]}}]}"#;
@@ -95,9 +104,14 @@ impl ApiServer {
         let acceptor = match listen {
             Listen::Tls => Some(server_tls(false)),
             Listen::TlsClientCert => Some(server_tls(true)),
-            Listen::Plain | Listen::Silent => None,
+            Listen::Plain | Listen::Silent | Listen::CloseAfterAnswer => None,
         };
-        let (recorded, counted) = (Arc::clone(&heads), Arc::clone(&connections));
+        let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (recorded, counted, ends) = (
+            Arc::clone(&heads),
+            Arc::clone(&connections),
+            Arc::clone(&ended),
+        );
         tokio::spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else {
@@ -106,6 +120,7 @@ impl ApiServer {
                 counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let heads = Arc::clone(&recorded);
                 let acceptor = acceptor.clone();
+                let ends = Arc::clone(&ends);
                 tokio::spawn(async move {
                     match acceptor {
                         Some(acceptor) => {
@@ -115,6 +130,7 @@ impl ApiServer {
                         }
                         None => serve(tcp, heads, listen).await,
                     }
+                    ends.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 });
             }
         });
@@ -122,7 +138,20 @@ impl ApiServer {
             port,
             heads,
             connections,
+            ended,
         }
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn ended(&self) -> usize {
+        self.ended.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn addr(&self) -> std::net::SocketAddr {
+        std::net::SocketAddr::from(([127, 0, 0, 1], self.port))
     }
 
     fn heads(&self) -> Vec<String> {
@@ -168,10 +197,25 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{BODY}",
             BODY.len()
         );
-        if io.write_all(answer.as_bytes()).await.is_err() {
+        if io.write_all(answer.as_bytes()).await.is_err() || listen == Listen::CloseAfterAnswer {
             return;
         }
     }
+}
+
+/// The address in the `server:` line of a test cluster, when its host is
+/// an IP address (the listing opens no early connection to a name).
+fn server_line_addr(cluster: &str) -> Option<std::net::SocketAddr> {
+    let url = cluster
+        .lines()
+        .find_map(|l| l.strip_prefix("server: "))
+        .expect("a server line");
+    let uri: http::Uri = url.parse().expect("server URL");
+    let host: std::net::IpAddr = uri.host().expect("host").parse().ok()?;
+    Some(std::net::SocketAddr::new(
+        host,
+        uri.port_u16().expect("a port"),
+    ))
 }
 
 /// A kubeconfig of one context `c` whose cluster is `cluster` (YAML lines
@@ -482,6 +526,14 @@ fn cases(dir: &Path) -> Vec<Case> {
             false,
         ),
         case(
+            "a refused port",
+            Listen::Plain,
+            // The discard port: nothing listens there on a test machine.
+            "server: http://127.0.0.1:9".into(),
+            "token: t",
+            false,
+        ),
+        case(
             "no answer",
             Listen::Silent,
             "server: http://127.0.0.1:{port}".into(),
@@ -512,17 +564,43 @@ async fn every_request_is_what_kubes_client_sends_and_gets() {
         )
         .await;
         let ours_heads = server.heads();
+        // The same request over a connection opened before the client, to
+        // the server the cluster names.
+        let early = Transports::default();
+        let early_addr = server_line_addr(&cluster);
+        early.connect_early(early_addr);
+        let connections_before = server.connections();
+        let ours_early = bounded(
+            timeout,
+            through_transport(&early, config_of(kubeconfig.clone()).await),
+        )
+        .await;
+        early.close_unused();
+        let early_connections = server.connections() - connections_before;
+        let early_heads: Vec<String> = server.heads()[ours_heads.len()..].to_vec();
+        let seen = ours_heads.len() + early_heads.len();
         let theirs = bounded(timeout, through_kube(config_of(kubeconfig).await)).await;
-        let theirs_heads: Vec<String> = server.heads()[ours_heads.len()..].to_vec();
-        if ours != theirs {
-            failures.push(format!(
-                "{}: outcome differs\n  ours:  {ours}\n  kube's: {theirs}",
-                case.name
-            ));
+        let theirs_heads: Vec<String> = server.heads()[seen..].to_vec();
+        for (way, outcome, heads) in [
+            ("ours", &ours, &ours_heads),
+            ("ours, connected early", &ours_early, &early_heads),
+        ] {
+            if *outcome != theirs {
+                failures.push(format!(
+                    "{}: outcome differs\n  {way}:  {outcome}\n  kube's: {theirs}",
+                    case.name
+                ));
+            }
+            if *heads != theirs_heads {
+                failures.push(format!(
+                    "{}: request heads differ\n  {way}:  {heads:?}\n  kube's: {theirs_heads:?}",
+                    case.name
+                ));
+            }
         }
-        if ours_heads != theirs_heads {
+        if early_addr.is_some() && ours_early.starts_with("200 ") && early_connections != 1 {
             failures.push(format!(
-                "{}: request heads differ\n  ours:  {ours_heads:?}\n  kube's: {theirs_heads:?}",
+                "{}: connected early, the server saw {early_connections} connections, not 1",
                 case.name
             ));
         }
@@ -563,10 +641,7 @@ async fn contexts_share_a_pool_only_when_they_connect_the_same_way() {
         first.starts_with("200 ") && second.starts_with("200 "),
         "{first}\n{second}"
     );
-    assert_eq!(
-        server.connections.load(std::sync::atomic::Ordering::SeqCst),
-        1
-    );
+    assert_eq!(server.connections(), 1);
     let heads = server.heads();
     assert!(heads[0].contains("authorization: Bearer a"), "{heads:?}");
     assert!(heads[1].contains("authorization: Bearer b"), "{heads:?}");
@@ -583,4 +658,68 @@ async fn contexts_share_a_pool_only_when_they_connect_the_same_way() {
         2,
         "the distrusting context reached the server"
     );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn early_connections_are_taken_once_and_the_rest_closed() {
+    let server = ApiServer::start(Listen::Plain).await;
+    let transports = Transports::default();
+    // Two opened for one server: the first client takes one, the other
+    // stays unused until the listing closes it.
+    transports.connect_early([server.addr(), server.addr()]);
+    let config = || {
+        config_of(kubeconfig(
+            &format!("server: http://{}", server.addr()),
+            "token: t",
+        ))
+    };
+    let first = through_transport(&transports, config().await).await;
+    assert!(first.starts_with("200 "), "{first}");
+    assert_eq!(
+        server.connections(),
+        2,
+        "both early connections reached the server"
+    );
+    assert_eq!(server.heads().len(), 1);
+    transports.close_unused();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while server.ended() < 1 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        server.ended(),
+        1,
+        "the unused early connection was not closed"
+    );
+    // The next client reuses the first one's connection (left idle), and
+    // opens nothing.
+    let second = through_transport(&transports, config().await).await;
+    assert!(second.starts_with("200 "), "{second}");
+    assert_eq!(server.connections(), 2);
+    assert_eq!(server.heads().len(), 2);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_connection_the_server_closed_is_not_reused() {
+    let server = ApiServer::start(Listen::CloseAfterAnswer).await;
+    let transports = Transports::default();
+    let config = || {
+        config_of(kubeconfig(
+            &format!("server: http://{}", server.addr()),
+            "token: t",
+        ))
+    };
+    let first = through_transport(&transports, config().await).await;
+    assert!(first.starts_with("200 "), "{first}");
+    // The server has closed the first client's connection (left idle for
+    // the next client) without saying so; the next request must still be
+    // answered, over a new connection.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while server.ended() < 1 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let second = through_transport(&transports, config().await).await;
+    assert!(second.starts_with("200 "), "{second}");
+    assert_eq!(server.connections(), 2);
+    assert_eq!(server.heads().len(), 2);
 }

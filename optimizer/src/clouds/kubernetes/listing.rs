@@ -54,8 +54,10 @@ impl KubernetesCloud {
         // write), 64 of them before the first request went out.
         let timer = deadline.map(|d| (d, tokio::time::sleep(d).shared()));
         // Every connection first, then the clients and requests: see
-        // `transport`'s module docs for what interleaving them cost.
-        self.transports.connect_early(
+        // `transport`'s module docs for what interleaving them cost. Those no
+        // client took are closed when `early` goes (also when the listing is
+        // dropped at a deadline).
+        let early = self.transports.connect_early(
             contexts
                 .iter()
                 .filter_map(|name| direct_addr(kubeconfig, name)),
@@ -93,7 +95,7 @@ impl KubernetesCloud {
             .instrument(span)
         }))
         .await;
-        self.transports.close_unused();
+        drop(early);
         listed
     }
 

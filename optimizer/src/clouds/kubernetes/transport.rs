@@ -37,9 +37,9 @@
 //! loopback); opened one per context between building its client and
 //! request, the same connects took ~100 µs each (the network stack and the
 //! client's code evicting each other from the caches), and the last
-//! request left ~2.5 ms later. A connection that failed is not reported from
-//! here: the client then connects again through hyper's own connector, whose
-//! error is the one the listing words.
+//! request left ~2.5 ms later. A connection that failed is reported as
+//! hyper's connector reports a failed connect (`tcp connect error` over the
+//! I/O error), and the listing's next attempt connects anew.
 //!
 //! What kube's stack had that this one leaves out: the tracing layer, whose
 //! `ERROR failed with status 503 ...` lines reached the terminal for every
@@ -47,14 +47,14 @@
 //! and the retry layer, which kube's `Config::default_retry` turns on and
 //! the listing already turned off (it retries as SkyPilot does).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http::Uri;
 use http::header::{HOST, HeaderValue};
@@ -96,9 +96,9 @@ pub(super) struct Transports {
 impl std::fmt::Debug for Transports {
     // The keys hold client-key data: never shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let pools = self.shared.lock().map(|m| m.len()).unwrap_or(0);
+        let setups = self.shared.lock().map(|m| m.len()).unwrap_or(0);
         f.debug_struct("Transports")
-            .field("pools", &pools)
+            .field("setups", &setups)
             .field("early", &self.early.len())
             .finish()
     }
@@ -108,27 +108,61 @@ impl std::fmt::Debug for Transports {
 /// handshake may still be running.
 type Connecting = Pin<Box<dyn Future<Output = std::io::Result<TcpStream>> + Send>>;
 
-/// Connections opened ahead of their clients, by server address; each is
-/// taken at most once.
+/// Connections opened ahead of their clients, by server address, oldest
+/// first (the likeliest to be up), each with the [`EarlyBatch`] that opened
+/// it; each is taken at most once.
 #[derive(Clone, Default)]
-struct EarlyConnections(Arc<Mutex<HashMap<SocketAddr, Vec<Connecting>>>>);
+struct EarlyConnections {
+    waiting: Arc<Mutex<HashMap<SocketAddr, VecDeque<(u64, Connecting)>>>>,
+    batches: Arc<std::sync::atomic::AtomicU64>,
+}
 
 impl EarlyConnections {
+    /// The oldest connection opened to `addr` that no client took.
     fn take(&self, addr: SocketAddr) -> Option<Connecting> {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         let waiting = map.get_mut(&addr)?;
-        let connecting = waiting.pop();
+        let connecting = waiting.pop_front().map(|(_, c)| c);
         if waiting.is_empty() {
             map.remove(&addr);
         }
         connecting
     }
 
+    /// Closes (drops) the untaken connections of `batch`.
+    fn close(&self, batch: u64) {
+        let mut map = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        map.retain(|_, waiting| {
+            waiting.retain(|(b, _)| *b != batch);
+            !waiting.is_empty()
+        });
+    }
+
+    /// How many wait to be taken.
     fn len(&self) -> usize {
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.values().map(Vec::len).sum()
+        let map = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        map.values().map(VecDeque::len).sum()
     }
 }
+
+/// The connections one [`Transports::connect_early`] call opened: those no
+/// client took are closed when it is dropped (the listing done, or dropped
+/// at its deadline), and only those (another listing's stay).
+#[must_use = "the early connections are closed when this is dropped"]
+pub(super) struct EarlyBatch {
+    id: u64,
+    early: EarlyConnections,
+}
+
+impl Drop for EarlyBatch {
+    fn drop(&mut self) {
+        self.early.close(self.id);
+    }
+}
+
+/// How long a connection may wait idle for another client: hyper-util's
+/// legacy pool's default idle timeout.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// One context's client.
 pub(super) enum ApiClient {
@@ -144,33 +178,44 @@ pub(super) enum ApiClient {
 /// `http::Response` from below; the request comes back as its body.)
 type Layers = BoxService<Request<Body>, Response<Request<Body>>, BoxError>;
 
-/// A server, as reached through one TLS setup: where an idle connection
-/// can serve another client.
+/// A server, as reached through one TLS setup (`None`: a setup of one
+/// client's own): where an idle connection can serve another client.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct ServerKey {
-    setup: usize,
+    setup: Option<usize>,
     scheme: Scheme,
     authority: Authority,
 }
 
-/// Open connections whose client was dropped, by server.
+/// Open connections whose client was dropped, by server, each with when it
+/// became idle.
 #[derive(Clone, Default)]
-struct IdleConnections(Arc<Mutex<HashMap<ServerKey, Vec<SendRequest<Body>>>>>);
+struct IdleConnections(Arc<Mutex<HashMap<ServerKey, Vec<(Instant, SendRequest<Body>)>>>>);
 
 impl IdleConnections {
+    /// The most recently idle connection to `key` that is still open and
+    /// idle for less than [`IDLE_TIMEOUT`]; the closed and the stale ones
+    /// met on the way are dropped.
     fn take(&self, key: &ServerKey) -> Option<SendRequest<Body>> {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let idle = map.get_mut(key)?;
-        let sender = idle.pop();
+        let mut found = None;
+        while let Some((since, sender)) = idle.pop() {
+            if !sender.is_closed() && since.elapsed() < IDLE_TIMEOUT {
+                found = Some(sender);
+                break;
+            }
+        }
         if idle.is_empty() {
             map.remove(key);
         }
-        sender
+        found
     }
 
+    /// Keeps `sender` for the next client of `key`.
     fn put(&self, key: ServerKey, sender: SendRequest<Body>) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.entry(key).or_default().push(sender);
+        map.entry(key).or_default().push((Instant::now(), sender));
     }
 }
 
@@ -193,7 +238,8 @@ pub(super) struct DirectClient {
 
 impl Drop for DirectClient {
     fn drop(&mut self) {
-        if let (Some(_), Some(open)) = (self.setup, self.open.take())
+        if let Some(open) = self.open.take()
+            && open.server.setup.is_some()
             && !open.sender.is_closed()
         {
             self.idle.put(open.server, open.sender);
@@ -218,7 +264,8 @@ impl ApiResponse {
 }
 
 /// What decides how a connection to a server is made, apart from the
-/// server: two contexts with equal keys can share a connector and pool.
+/// server: two contexts with equal keys share a connector, and a
+/// connection one leaves idle can serve the other.
 /// Holds client-key data when a kubeconfig inlines one; it never leaves
 /// memory (the map is the launch's, dropped with it).
 #[derive(PartialEq, Eq, Hash)]
@@ -240,7 +287,7 @@ struct TlsKey {
 impl TlsKey {
     /// The key of `config`, or `None` when its TLS identity can come from an
     /// exec plugin or auth provider (kube's `exec_identity_pem` runs the
-    /// plugin): such a context gets a pool of its own.
+    /// plugin): such a context gets a connector, and connections, of its own.
     fn of(config: &kube::Config) -> Option<TlsKey> {
         use secrecy::ExposeSecret as _;
         let auth = &config.auth_info;
@@ -268,13 +315,37 @@ impl TlsKey {
 }
 
 impl Transports {
+    /// How many connections wait idle for another client (closed ones
+    /// included until met).
+    #[cfg(test)]
+    pub(super) fn idle_len(&self) -> usize {
+        let map = self.idle.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.values().map(Vec::len).sum()
+    }
+
     /// Opens one TCP connection to each of `servers` (an address listed
     /// twice gets two), for the clients built next to take: the `connect`
     /// calls are made here, one after the other, and the handshakes finish
-    /// while the clients are built. Call it from within the runtime. An
-    /// address that refuses at once gets nothing (its client connects, and
-    /// reports, on its own).
-    pub(super) fn connect_early(&self, servers: impl IntoIterator<Item = SocketAddr>) {
+    /// while the clients are built. The connections no client took are
+    /// closed when the returned batch is dropped. An address whose connect
+    /// fails at once gets nothing (its client connects, and reports, on its
+    /// own); outside a Tokio runtime nothing is opened.
+    pub(super) fn connect_early(
+        &self,
+        servers: impl IntoIterator<Item = SocketAddr>,
+    ) -> EarlyBatch {
+        let id = self
+            .early
+            .batches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let batch = EarlyBatch {
+            id,
+            early: self.early.clone(),
+        };
+        // The sockets are registered with the current runtime.
+        if tokio::runtime::Handle::try_current().is_err() {
+            return batch;
+        }
         let mut opened: Vec<(SocketAddr, Connecting)> = Vec::new();
         for addr in servers {
             let socket = match addr.ip() {
@@ -284,8 +355,9 @@ impl Transports {
             let Ok(socket) = socket else { continue };
             let mut connecting: Connecting = Box::pin(socket.connect(addr));
             // The first poll makes the `connect` call and registers the
-            // socket with the runtime; the waker that will matter is the
-            // one of the client's connector, which polls it next.
+            // socket with the runtime (readiness is recorded whatever waker
+            // is registered); the waker that will matter is the one of the
+            // client's connector, which polls it next.
             let mut cx = Context::from_waker(std::task::Waker::noop());
             match connecting.as_mut().poll(&mut cx) {
                 Poll::Pending => opened.push((addr, connecting)),
@@ -293,22 +365,15 @@ impl Transports {
                     opened.push((addr, Box::pin(std::future::ready(Ok(stream)))))
                 }
                 Poll::Ready(Err(e)) => {
-                    tracing::debug!(%addr, error = %e, "early connection refused");
+                    tracing::debug!(%addr, error = %e, "early connect failed");
                 }
             }
         }
-        let mut map = self.early.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.early.waiting.lock().unwrap_or_else(|e| e.into_inner());
         for (addr, connecting) in opened {
-            map.entry(addr).or_default().push(connecting);
+            map.entry(addr).or_default().push_back((id, connecting));
         }
-    }
-
-    /// Closes the connections [`Transports::connect_early`] opened that no
-    /// client took (a context whose client could not be built, or whose
-    /// listing was cut short).
-    pub(super) fn close_unused(&self) {
-        let unused = std::mem::take(&mut *self.early.0.lock().unwrap_or_else(|e| e.into_inner()));
-        drop(unused);
+        batch
     }
 
     /// The client of `config`, built as kube builds one (the same checks, in
@@ -382,6 +447,7 @@ pub(super) struct EarlyConnector {
     early: EarlyConnections,
 }
 
+/// What [`EarlyConnector`] connects to: a TCP stream, or why not.
 type Connected = Pin<Box<dyn Future<Output = Result<TokioIo<TcpStream>, BoxError>> + Send>>;
 
 impl Service<Uri> for EarlyConnector {
@@ -399,34 +465,51 @@ impl Service<Uri> for EarlyConnector {
             let connecting = self.http.call(uri);
             return Box::pin(async move { connecting.await.map_err(BoxError::from) });
         };
-        let mut http = self.http.clone();
         Box::pin(async move {
-            match connecting.await {
-                Ok(stream) => Ok(TokioIo::new(stream)),
-                // hyper's connector tries again, and its error (with the
-                // address and the cause) is the one reported.
-                Err(_) => http.ready().await?.call(uri).await.map_err(BoxError::from),
-            }
+            connecting
+                .await
+                .map(TokioIo::new)
+                // Not connected again (a second attempt at a server that
+                // refused or is unreachable would double the wait): the
+                // error is said as hyper's connector says it.
+                .map_err(|cause| BoxError::from(TcpConnectError(cause)))
         })
     }
 }
 
-/// The socket address of `uri` when its host is an IP address (no name to
-/// resolve): the port it gives, else the scheme's (hyper's `get_host_port`).
+/// A failed early connection, as hyper-util's `HttpConnector` reports a
+/// failed connect (`ConnectError`: `tcp connect error` over the I/O error).
+#[derive(Debug)]
+struct TcpConnectError(std::io::Error);
+
+impl std::fmt::Display for TcpConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("tcp connect error")
+    }
+}
+
+impl std::error::Error for TcpConnectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// The socket address of an `http` or `https` `uri` whose host is an IP
+/// address (no name to resolve): the port it gives, else the scheme's
+/// (hyper's `get_host_port`).
 pub(super) fn literal_addr(uri: &Uri) -> Option<SocketAddr> {
+    let default_port = match uri.scheme_str()? {
+        "https" => 443,
+        "http" => 80,
+        _ => return None,
+    };
     let host = uri.host()?;
     let host = host
         .strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(host);
     let ip: IpAddr = host.parse().ok()?;
-    let port = match (uri.port_u16(), uri.scheme_str()) {
-        (Some(port), _) => port,
-        (None, Some("https")) => 443,
-        (None, Some("http")) => 80,
-        (None, _) => return None,
-    };
-    Some(SocketAddr::new(ip, port))
+    Some(SocketAddr::new(ip, uri.port_u16().unwrap_or(default_port)))
 }
 
 impl ApiClient {
@@ -438,11 +521,13 @@ impl ApiClient {
         match self {
             ApiClient::Kube(client) => client.send(request).await.map(ApiResponse::Kube),
             ApiClient::Layered(client) => {
+                // As `kube::Client::send`: a layer not ready is a
+                // `Service` error; a failed call is read by `kube_error`.
                 let request = client
                     .layers
                     .ready()
                     .await
-                    .map_err(kube_error)?
+                    .map_err(kube::Error::Service)?
                     .call(request)
                     .await
                     .map_err(kube_error)?
@@ -463,7 +548,7 @@ impl DirectClient {
             return Err(ClientError::new("UserAbsoluteUriRequired", None).into());
         };
         let server = ServerKey {
-            setup: self.setup.unwrap_or(usize::MAX),
+            setup: self.setup,
             scheme: scheme.clone(),
             authority: authority.clone(),
         };
@@ -507,7 +592,7 @@ impl DirectClient {
         server: &ServerKey,
     ) -> Result<(SendRequest<Body>, bool), BoxError> {
         let own = self.open.take().filter(|open| open.server == *server);
-        let shared = self.setup.is_some();
+        let shared = server.setup.is_some();
         let mut reusable = own.map(|open| open.sender);
         loop {
             let candidate = match reusable.take() {
@@ -543,7 +628,7 @@ impl DirectClient {
         // readiness error below, as the legacy client keeps it.
         let (ended_tx, ended_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
+            if let Err(e) = connection.with_upgrades().await {
                 tracing::debug!(error = %e, "API server connection ended");
                 let _ = ended_tx.send(e);
             }
@@ -593,6 +678,7 @@ struct ClientError {
 }
 
 impl ClientError {
+    /// An error of `kind` (the legacy client's `ErrorKind` name) over `source`.
     fn new(kind: &'static str, source: Option<BoxError>) -> ClientError {
         ClientError { kind, source }
     }

@@ -48,9 +48,10 @@ enum Listen {
     TlsClientCert,
     /// Accepts and reads, never answers.
     Silent,
-    /// Plain; answers one request, then closes the connection without
-    /// saying so (no `connection: close`).
-    CloseAfterAnswer,
+    /// Plain; keeps its connections open after answering until told to
+    /// close them all ([`ApiServer::close_all`]), without saying so (no
+    /// `connection: close`).
+    CloseWhenTold,
 }
 
 /// A test API server: answers every request with a small NodeList and
@@ -62,6 +63,8 @@ struct ApiServer {
     connections: Arc<std::sync::atomic::AtomicUsize>,
     /// Connections that ended (the client closed, or the server did).
     ended: Arc<std::sync::atomic::AtomicUsize>,
+    /// Told, a `CloseWhenTold` server closes every open connection.
+    close: Arc<tokio::sync::Notify>,
 }
 
 const BODY: &str = r#"{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"n1","labels":{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"}},"status":{"capacity":{"cpu":"8","memory":"32Gi","nvidia.com/gpu":"8"},"allocatable":{"cpu":"8","memory":"32Gi","nvidia.com/gpu":"8"},"conditions":[{"type":"Ready","status":"True"}]}}]}"#;
@@ -104,8 +107,10 @@ impl ApiServer {
         let acceptor = match listen {
             Listen::Tls => Some(server_tls(false)),
             Listen::TlsClientCert => Some(server_tls(true)),
-            Listen::Plain | Listen::Silent | Listen::CloseAfterAnswer => None,
+            Listen::Plain | Listen::Silent | Listen::CloseWhenTold => None,
         };
+        let close = Arc::new(tokio::sync::Notify::new());
+        let closing = Arc::clone(&close);
         let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (recorded, counted, ends) = (
             Arc::clone(&heads),
@@ -121,14 +126,15 @@ impl ApiServer {
                 let heads = Arc::clone(&recorded);
                 let acceptor = acceptor.clone();
                 let ends = Arc::clone(&ends);
+                let close = Arc::clone(&closing);
                 tokio::spawn(async move {
                     match acceptor {
                         Some(acceptor) => {
                             if let Ok(tls) = acceptor.accept(tcp).await {
-                                serve(tls, heads, listen).await;
+                                serve(tls, heads, listen, close).await;
                             }
                         }
-                        None => serve(tcp, heads, listen).await,
+                        None => serve(tcp, heads, listen, close).await,
                     }
                     ends.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 });
@@ -139,7 +145,13 @@ impl ApiServer {
             heads,
             connections,
             ended,
+            close,
         }
+    }
+
+    /// Closes every connection of a `CloseWhenTold` server.
+    fn close_all(&self) {
+        self.close.notify_waiters();
     }
 
     fn connections(&self) -> usize {
@@ -164,6 +176,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     mut io: S,
     heads: Arc<Mutex<Vec<String>>>,
     listen: Listen,
+    close: Arc<tokio::sync::Notify>,
 ) {
     let mut buf = Vec::new();
     loop {
@@ -172,7 +185,11 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 break end;
             }
-            match io.read(&mut chunk).await {
+            let read = tokio::select! {
+                read = io.read(&mut chunk) => read,
+                () = close.notified(), if listen == Listen::CloseWhenTold => return,
+            };
+            match read {
                 Ok(0) | Err(_) => return,
                 Ok(n) => buf.extend_from_slice(&chunk[..n]),
             }
@@ -197,7 +214,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{BODY}",
             BODY.len()
         );
-        if io.write_all(answer.as_bytes()).await.is_err() || listen == Listen::CloseAfterAnswer {
+        if io.write_all(answer.as_bytes()).await.is_err() {
             return;
         }
     }
@@ -210,12 +227,7 @@ fn server_line_addr(cluster: &str) -> Option<std::net::SocketAddr> {
         .lines()
         .find_map(|l| l.strip_prefix("server: "))
         .expect("a server line");
-    let uri: http::Uri = url.parse().expect("server URL");
-    let host: std::net::IpAddr = uri.host().expect("host").parse().ok()?;
-    Some(std::net::SocketAddr::new(
-        host,
-        uri.port_u16().expect("a port"),
-    ))
+    super::transport::literal_addr(&url.parse().expect("server URL"))
 }
 
 /// A kubeconfig of one context `c` whose cluster is `cluster` (YAML lines
@@ -322,6 +334,14 @@ struct Case {
     /// Whether the request must succeed (so that a case cannot pass by
     /// both clients failing the same way where success is the point).
     ok: bool,
+}
+
+/// A local port nothing listens on: bound, read and let go.
+fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
 }
 
 fn cases(dir: &Path) -> Vec<Case> {
@@ -529,7 +549,7 @@ fn cases(dir: &Path) -> Vec<Case> {
             "a refused port",
             Listen::Plain,
             // The discard port: nothing listens there on a test machine.
-            "server: http://127.0.0.1:9".into(),
+            format!("server: http://127.0.0.1:{}", closed_port()),
             "token: t",
             false,
         ),
@@ -568,14 +588,14 @@ async fn every_request_is_what_kubes_client_sends_and_gets() {
         // the server the cluster names.
         let early = Transports::default();
         let early_addr = server_line_addr(&cluster);
-        early.connect_early(early_addr);
+        let batch = early.connect_early(early_addr);
         let connections_before = server.connections();
         let ours_early = bounded(
             timeout,
             through_transport(&early, config_of(kubeconfig.clone()).await),
         )
         .await;
-        early.close_unused();
+        drop(batch);
         let early_connections = server.connections() - connections_before;
         let early_heads: Vec<String> = server.heads()[ours_heads.len()..].to_vec();
         let seen = ours_heads.len() + early_heads.len();
@@ -666,7 +686,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
     let transports = Transports::default();
     // Two opened for one server: the first client takes one, the other
     // stays unused until the listing closes it.
-    transports.connect_early([server.addr(), server.addr()]);
+    let batch = transports.connect_early([server.addr(), server.addr()]);
     let config = || {
         config_of(kubeconfig(
             &format!("server: http://{}", server.addr()),
@@ -681,7 +701,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
         "both early connections reached the server"
     );
     assert_eq!(server.heads().len(), 1);
-    transports.close_unused();
+    drop(batch);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while server.ended() < 1 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -701,7 +721,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_connection_the_server_closed_is_not_reused() {
-    let server = ApiServer::start(Listen::CloseAfterAnswer).await;
+    let server = ApiServer::start(Listen::CloseWhenTold).await;
     let transports = Transports::default();
     let config = || {
         config_of(kubeconfig(
@@ -711,15 +731,76 @@ async fn a_connection_the_server_closed_is_not_reused() {
     };
     let first = through_transport(&transports, config().await).await;
     assert!(first.starts_with("200 "), "{first}");
-    // The server has closed the first client's connection (left idle for
-    // the next client) without saying so; the next request must still be
-    // answered, over a new connection.
+    assert_eq!(
+        transports.idle_len(),
+        1,
+        "the first client's connection was not left idle"
+    );
+    // The server closes it without saying so; the next request must still
+    // be answered, over a new connection.
+    server.close_all();
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while server.ended() < 1 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    assert_eq!(server.ended(), 1);
     let second = through_transport(&transports, config().await).await;
     assert!(second.starts_with("200 "), "{second}");
     assert_eq!(server.connections(), 2);
     assert_eq!(server.heads().len(), 2);
+}
+
+#[test]
+fn only_ip_servers_reached_directly_get_an_early_connection() {
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        (
+            "server: http://10.1.2.3:6443",
+            "token: t",
+            Some("10.1.2.3:6443"),
+        ),
+        ("server: https://10.1.2.3", "token: t", Some("10.1.2.3:443")),
+        ("server: http://10.1.2.3", "token: t", Some("10.1.2.3:80")),
+        (
+            "server: https://10.1.2.3:6443/k8s/clusters/c",
+            "token: t",
+            Some("10.1.2.3:6443"),
+        ),
+        (
+            "server: https://[2001:db8::1]:6443",
+            "token: t",
+            Some("[2001:db8::1]:6443"),
+        ),
+        (
+            "server: https://[2001:db8::1]",
+            "",
+            Some("[2001:db8::1]:443"),
+        ),
+        ("server: https://kube.example.com:6443", "token: t", None),
+        ("server: https://localhost", "token: t", None),
+        ("server: ftp://10.1.2.3:21", "token: t", None),
+        (
+            "server: http://10.1.2.3:6443\nproxy-url: http://10.9.9.9:3128",
+            "token: t",
+            None,
+        ),
+        (
+            "server: https://10.1.2.3:6443",
+            "exec:\n  apiVersion: client.authentication.k8s.io/v1beta1\n  command: aws",
+            None,
+        ),
+        (
+            "server: https://10.1.2.3:6443",
+            "auth-provider:\n  name: gcp",
+            None,
+        ),
+    ];
+    for (cluster, user, expected) in cases {
+        let kubeconfig = kubeconfig(cluster, user);
+        let found = super::kubeconfig::direct_addr(&kubeconfig, "c");
+        let expected = expected.map(|a| a.parse::<std::net::SocketAddr>().expect("address"));
+        assert_eq!(found, expected, "{cluster} / {user}");
+    }
+    // A context that is not in the kubeconfig has no server.
+    let kubeconfig = kubeconfig("server: http://10.1.2.3", "token: t");
+    assert_eq!(super::kubeconfig::direct_addr(&kubeconfig, "other"), None);
 }

@@ -108,12 +108,15 @@ impl std::fmt::Debug for Transports {
 /// handshake may still be running.
 type Connecting = Pin<Box<dyn Future<Output = std::io::Result<TcpStream>> + Send>>;
 
+/// The connections opened to one address, oldest first, each with its batch.
+type EarlyQueue = VecDeque<(u64, Connecting)>;
+
 /// Connections opened ahead of their clients, by server address, oldest
 /// first (the likeliest to be up), each with the [`EarlyBatch`] that opened
 /// it; each is taken at most once.
 #[derive(Clone, Default)]
 struct EarlyConnections {
-    waiting: Arc<Mutex<HashMap<SocketAddr, VecDeque<(u64, Connecting)>>>>,
+    waiting: Arc<Mutex<HashMap<SocketAddr, EarlyQueue>>>,
     batches: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -190,7 +193,10 @@ struct ServerKey {
 /// Open connections whose client was dropped, by server, each with when it
 /// became idle.
 #[derive(Clone, Default)]
-struct IdleConnections(Arc<Mutex<HashMap<ServerKey, Vec<(Instant, SendRequest<Body>)>>>>);
+struct IdleConnections(Arc<Mutex<HashMap<ServerKey, Vec<IdleSince>>>>);
+
+/// An idle connection and when it became idle.
+type IdleSince = (Instant, SendRequest<Body>);
 
 impl IdleConnections {
     /// The most recently idle connection to `key` that is still open and

@@ -149,6 +149,14 @@ impl ApiServer {
         }
     }
 
+    /// Waits (up to 5 s) until `n` connections have ended.
+    async fn wait_ended(&self, n: usize) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while self.ended() < n && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
     /// Closes every connection of a `CloseWhenTold` server.
     fn close_all(&self) {
         self.close.notify_waiters();
@@ -218,6 +226,11 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             return;
         }
     }
+}
+
+/// A kubeconfig whose one context reaches `server` over plain HTTP with a token.
+fn plain_kubeconfig(server: &ApiServer) -> Kubeconfig {
+    kubeconfig(&format!("server: http://{}", server.addr()), "token: t")
 }
 
 /// The address in the `server:` line of a test cluster, when its host is
@@ -687,12 +700,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
     // Two opened for one server: the first client takes one, the other
     // stays unused until the listing closes it.
     let batch = transports.connect_early([server.addr(), server.addr()]);
-    let config = || {
-        config_of(kubeconfig(
-            &format!("server: http://{}", server.addr()),
-            "token: t",
-        ))
-    };
+    let config = || config_of(plain_kubeconfig(&server));
     let first = through_transport(&transports, config().await).await;
     assert!(first.starts_with("200 "), "{first}");
     assert_eq!(
@@ -702,10 +710,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
     );
     assert_eq!(server.heads().len(), 1);
     drop(batch);
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while server.ended() < 1 && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    server.wait_ended(1).await;
     assert_eq!(
         server.ended(),
         1,
@@ -723,12 +728,7 @@ async fn early_connections_are_taken_once_and_the_rest_closed() {
 async fn a_connection_the_server_closed_is_not_reused() {
     let server = ApiServer::start(Listen::CloseWhenTold).await;
     let transports = Transports::default();
-    let config = || {
-        config_of(kubeconfig(
-            &format!("server: http://{}", server.addr()),
-            "token: t",
-        ))
-    };
+    let config = || config_of(plain_kubeconfig(&server));
     let first = through_transport(&transports, config().await).await;
     assert!(first.starts_with("200 "), "{first}");
     assert_eq!(
@@ -739,10 +739,7 @@ async fn a_connection_the_server_closed_is_not_reused() {
     // The server closes it without saying so; the next request must still
     // be answered, over a new connection.
     server.close_all();
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while server.ended() < 1 && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    server.wait_ended(1).await;
     assert_eq!(server.ended(), 1);
     let second = through_transport(&transports, config().await).await;
     assert!(second.starts_with("200 "), "{second}");

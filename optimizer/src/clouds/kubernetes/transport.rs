@@ -383,8 +383,9 @@ impl Transports {
     }
 
     /// The client of `config`, built as kube builds one (the same checks, in
-    /// the same order, with the same errors), its pool shared with earlier
-    /// contexts of the same [`TlsKey`]. Runs an exec plugin or auth
+    /// the same order, with the same errors), its connector (and the
+    /// connections left idle) shared with earlier contexts of the same
+    /// [`TlsKey`]. Runs an exec plugin or auth
     /// provider when `config` has one: call it off the runtime thread then.
     pub(super) fn client(&self, config: kube::Config) -> Result<ApiClient, kube::Error> {
         if config.proxy_url.is_some() {

@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use kube::config::{Cluster, Kubeconfig};
+use kube::config::{AuthInfo, Cluster, Kubeconfig};
 use planner::catalog::kubernetes::{AllowedContexts, allowed_contexts};
 use planner::check::CloudError;
 
@@ -186,6 +186,18 @@ pub(super) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The user entry `context` points at, if it has a body.
+fn user_of<'a>(kubeconfig: &'a Kubeconfig, context: &str) -> Option<&'a AuthInfo> {
+    let named = kubeconfig.contexts.iter().find(|c| c.name == context)?;
+    let user = named.context.as_ref()?.user.as_deref()?;
+    kubeconfig
+        .auth_infos
+        .iter()
+        .find(|a| a.name == user)?
+        .auth_info
+        .as_ref()
+}
+
 /// The address of a context's API server when its connection can be opened
 /// before its client is built ([`super::transport::Transports::connect_early`]):
 /// the server is an IP address (nothing to resolve), reached without a
@@ -195,14 +207,7 @@ pub(super) fn direct_addr(kubeconfig: &Kubeconfig, context: &str) -> Option<Sock
     if cluster_proxy_url(kubeconfig, context).is_some() {
         return None;
     }
-    let user = kubeconfig
-        .contexts
-        .iter()
-        .find(|c| c.name == context)
-        .and_then(|c| c.context.as_ref()?.user.as_deref())
-        .and_then(|u| kubeconfig.auth_infos.iter().find(|a| a.name == u))
-        .and_then(|a| a.auth_info.as_ref());
-    if user.is_some_and(|u| u.exec.is_some() || u.auth_provider.is_some()) {
+    if user_of(kubeconfig, context).is_some_and(|u| u.exec.is_some() || u.auth_provider.is_some()) {
         return None;
     }
     let server: http::Uri = server_of(kubeconfig, context).parse().ok()?;
@@ -224,10 +229,7 @@ pub(super) fn target_of(kubeconfig: &Kubeconfig, context: &str) -> String {
         kubeconfig,
         context_cluster(kubeconfig, context).unwrap_or_default(),
     );
-    let user = inner
-        .and_then(|c| c.user.as_deref())
-        .and_then(|u| kubeconfig.auth_infos.iter().find(|a| a.name == u))
-        .and_then(|a| a.auth_info.as_ref());
+    let user = user_of(kubeconfig, context);
     // Through `Value`, whose maps are sorted: the same entries give the same
     // text in every process (`AuthInfo` holds a `HashMap`).
     serde_json::to_value((server_of(kubeconfig, context), inner, cluster, user))

@@ -131,7 +131,7 @@ report_build := "CARGO_PROFILE_BENCH_PANIC=unwind cargo build --profile bench -p
 
 # Run the benchmark suite (+ callgrind instruction counts); with NAME, compare to benches/baselines/NAME.json and exit 1 on a regression.
 [group('bench')]
-bench NAME="":
+bench NAME="": link-order-check
     {{bench_build}}
     target/release/bench-gate run {{ if NAME == "" { "" } else { "--baseline " + NAME } }}
 
@@ -143,7 +143,7 @@ bench-vs-skypilot *ARGS:
 
 # Whole-process `sky launch --dryrun -y --gpus H100:8` (release, 30 runs): median and peak RSS.
 [group('bench')]
-bench-process RUNS="30":
+bench-process RUNS="30": link-order-check
     {{bench_build}}
     target/release/bench-gate process --runs {{RUNS}}
 
@@ -155,7 +155,7 @@ bench-gpus-list RUNS="30":
 
 # Run the suite and store it as the portable baseline benches/baselines/NAME.json.
 [group('bench')]
-bench-save NAME:
+bench-save NAME: link-order-check
     {{bench_build}}
     target/release/bench-gate save {{NAME}}
 
@@ -165,10 +165,15 @@ bench-instructions NAME:
     {{bench_build}}
     target/release/bench-gate instructions --baseline {{NAME}}
 
-# Regenerate optimizer/link/sky.order (the warm commands' functions, placed first in sky's .text): release build with a linker map + callgrind on the warm commands, ~2 min; rerun after dependency changes.
+# Regenerate optimizer/link/sky.order (the warm commands' functions, placed first in sky's .text): release build with a linker map + callgrind on the warm commands, ~30 s after a release build; rerun after any change to the code the warm commands run.
 [group('bench')]
 link-order:
     python3 optimizer/link/order.py
+
+# Fail when optimizer/link/sky.order names more than 1% functions the release `sky` lacks (an edit renames a unit's `.llvm.<hash>` functions; a stale order cost the warm launch 1.4 MiB of peak RSS). The bench recipes whose rows run the release `sky` run it first.
+[group('bench')]
+link-order-check:
+    python3 optimizer/link/order.py --check
 
 # Pull-request report: BASE_REV in a git worktree, bench + harness on both sides, reports/pr-<head>-vs-<base>/report.md (prints where its time went).
 [group('bench')]

@@ -7,8 +7,11 @@
 //!   cost a warm 7-cloud launch ~70 page faults (the kernel maps 64 kB
 //!   around each); together, ~12 (317 -> 260 faults in all, peak RSS
 //!   11 -> 5 MB). The list names symbols, so a stale one only orders less:
-//!   a name that no longer exists is skipped, never an error. Regenerate
-//!   it with `just link-order` (`optimizer/link/order.py`) after large changes.
+//!   a name that no longer exists is skipped, never an error. Names ending
+//!   in `.llvm.<hash>` change with any edit to their codegen unit, so
+//!   regenerate it with `just link-order` (`optimizer/link/order.py`) after
+//!   changing code the warm commands run; `just link-order-check` (run
+//!   first by the bench recipes) fails when more than 1 % are gone.
 //! - **The unwinder linked in** (`libgcc_eh.a`, whole): `sky` no longer
 //!   needs `libgcc_s.so.1` (std's backtraces call `_Unwind_*`), so the
 //!   dynamic loader opens, maps and relocates one library fewer: 10 system

@@ -8,10 +8,11 @@
 //!   around each); together, ~12 (317 -> 260 faults in all, peak RSS
 //!   11 -> 5 MB). The list names symbols, so a stale one only orders less:
 //!   a name that no longer exists is skipped, never an error. Names ending
-//!   in `.llvm.<hash>` change with any edit to their codegen unit, so
-//!   regenerate it with `just link-order` (`optimizer/link/order.py`) after
-//!   changing code the warm commands run; `just link-order-check` (run
-//!   first by the bench recipes) fails when more than 1 % are gone.
+//!   in `.llvm.<hash>` change with any edit to their codegen unit (which
+//!   mixes modules), the others with the crate's dependencies and features,
+//!   so regenerate it with `just link-order` (`optimizer/link/order.py`)
+//!   after any change to this crate; `just link-order-check` (run first by
+//!   the bench recipes) exits 2 when more than 5 listed names are gone.
 //! - **The unwinder linked in** (`libgcc_eh.a`, whole): `sky` no longer
 //!   needs `libgcc_s.so.1` (std's backtraces call `_Unwind_*`), so the
 //!   dynamic loader opens, maps and relocates one library fewer: 10 system

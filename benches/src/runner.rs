@@ -236,7 +236,7 @@ pub fn count_instructions(
     for run in 0..INSTRUCTION_RUNS {
         let dir = out_dir.join(format!("run{run}"));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        for (id, n) in callgrind_once(&exe, &dir, filter)? {
+        for (id, n) in callgrind_once(&exe, &dir, filter, 0)? {
             per_op.entry(id).or_default().push(n);
         }
     }
@@ -258,22 +258,79 @@ const INSTRUCTION_RUNS: usize = 3;
 
 /// One callgrind run of the `bench-ops` executable `exe` into `out_dir`
 /// (emptied first): `(id, instructions)` of each operation `filter` selects,
-/// in run order.
+/// in run order. `slot` picks the one CPU it runs on ([`OneCpu`]): runs made
+/// at the same time take different slots.
 pub fn callgrind_pass(
     exe: &Path,
     out_dir: &Path,
     filter: Option<&str>,
+    slot: usize,
 ) -> anyhow::Result<Vec<(String, u64)>> {
     let _ = std::fs::remove_dir_all(out_dir);
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    callgrind_once(exe, out_dir, filter)
+    callgrind_once(exe, out_dir, filter, slot)
 }
 
-/// One callgrind run of bench-ops: `(id, instructions)` in run order.
+/// The calling thread kept to one of the CPUs it may use, until dropped
+/// (the previous set restored); a process it starts meanwhile inherits it.
+///
+/// `bench-ops` runs on one CPU. valgrind runs one thread at a time whatever
+/// the cores, but code that sizes its work by the cores it may use (the
+/// catalog parse pool: one worker per core) still starts one worker per
+/// core, and with two workers the order valgrind ran them in decided how
+/// the pieces were shared: `catalog/load-aws` read 62.1 M or 63.5 M
+/// instructions from one run to the next of one binary, across the gate's
+/// 2 % threshold. On one CPU the pool parses with one worker: 59.59 M,
+/// within a few thousand from run to run. Set here rather than in
+/// `bench-ops`, so that both sides of a report count the same way.
+struct OneCpu {
+    before: Option<rustix::thread::CpuSet>,
+}
+
+impl OneCpu {
+    /// Keeps this thread to the `slot`-th CPU it may use (modulo their
+    /// number); nothing changes when the affinity cannot be read or set.
+    fn keep(slot: usize) -> OneCpu {
+        use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+        let Ok(allowed) = sched_getaffinity(None) else {
+            return OneCpu { before: None };
+        };
+        let cpus: Vec<usize> = (0..CpuSet::MAX_CPU)
+            .filter(|&cpu| allowed.is_set(cpu))
+            .collect();
+        let Some(&cpu) = cpus.get(slot % cpus.len().max(1)) else {
+            return OneCpu { before: None };
+        };
+        let mut one = CpuSet::new();
+        one.set(cpu);
+        match sched_setaffinity(None, &one) {
+            Ok(()) => OneCpu {
+                before: Some(allowed),
+            },
+            Err(e) => {
+                eprintln!(
+                    "bench-gate: cannot keep bench-ops to one CPU ({e}): counts of threaded operations may vary"
+                );
+                OneCpu { before: None }
+            }
+        }
+    }
+}
+
+impl Drop for OneCpu {
+    fn drop(&mut self) {
+        if let Some(before) = &self.before {
+            let _ = rustix::thread::sched_setaffinity(None, before);
+        }
+    }
+}
+
+/// One callgrind run of bench-ops, on one CPU: `(id, instructions)` in run order.
 fn callgrind_once(
     exe: &Path,
     out_dir: &Path,
     filter: Option<&str>,
+    slot: usize,
 ) -> anyhow::Result<Vec<(String, u64)>> {
     let mut cmd = Command::new("valgrind");
     cmd.args([
@@ -289,10 +346,12 @@ fn callgrind_once(
     ))
     .arg(exe)
     .args(filter);
-    let output = cmd
-        .stderr(Stdio::piped())
-        .output()
-        .context("running valgrind")?;
+    let output = {
+        let _one_cpu = OneCpu::keep(slot);
+        cmd.stderr(Stdio::piped())
+            .output()
+            .context("running valgrind")?
+    };
     if !output.status.success() {
         bail!(
             "callgrind run of bench-ops failed ({}): {}",
@@ -858,5 +917,19 @@ mod tests {
         );
         assert_eq!(w.text(), "2 of 4 units compiled (1 workspace)");
         assert_eq!(w.plus(w).units, 8);
+    }
+
+    #[test]
+    fn one_cpu_keeps_the_thread_and_what_it_starts_to_one_cpu_until_dropped() {
+        use rustix::thread::sched_getaffinity;
+        let before = sched_getaffinity(None).expect("affinity").count();
+        {
+            let _one = OneCpu::keep(1);
+            assert_eq!(sched_getaffinity(None).expect("affinity").count(), 1);
+            // A child started meanwhile inherits the one CPU.
+            let out = Command::new("nproc").output().expect("nproc runs");
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+        }
+        assert_eq!(sched_getaffinity(None).expect("affinity").count(), before);
     }
 }

@@ -46,8 +46,9 @@ fn pass_pair(
         dir.join(format!("head-{pass}")),
     );
     std::thread::scope(|s| {
-        let base = s.spawn(|| runner::callgrind_pass(base_exe, &bdir, filter));
-        let head = runner::callgrind_pass(head_exe, &hdir, filter).context("head side");
+        // Side by side, each on a CPU of its own.
+        let base = s.spawn(|| runner::callgrind_pass(base_exe, &bdir, filter, 0));
+        let head = runner::callgrind_pass(head_exe, &hdir, filter, 1).context("head side");
         let base = base
             .join()
             .map_err(|_| anyhow::anyhow!("the base side's callgrind thread panicked"))?

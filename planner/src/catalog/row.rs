@@ -158,6 +158,23 @@ pub(super) struct Fields<C> {
     pub(super) datacenter: Option<bool>,
 }
 
+impl<C> Fields<C> {
+    /// Fields with every cell empty (the region `placeholder`).
+    pub(super) fn blank(placeholder: C) -> Fields<C> {
+        Fields {
+            instance_type: None,
+            accelerator_name: None,
+            region: placeholder,
+            zone: None,
+            local_disk_type: None,
+            gpu_info: None,
+            numbers: [Num::EMPTY; NUMBER_COLUMNS.len()],
+            nvme_supported: None,
+            datacenter: None,
+        }
+    }
+}
+
 impl VmRow {
     /// The row of these parts: the one place a [`VmRow`] is assembled from
     /// what a reader decoded (a CSV record or an image's row stream).

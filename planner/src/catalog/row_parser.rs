@@ -8,6 +8,7 @@
 //! (integer or float, [`Columns`](super::Columns)).
 
 use std::borrow::Cow;
+use std::num::NonZeroU32;
 
 use rustc_hash::FxHashMap;
 
@@ -197,7 +198,7 @@ impl NumberColumn {
         self.integer &= is_integer(bytes.as_deref().unwrap_or_default());
     }
 
-    // Inlined into `RowParser::row` for each of its seven columns: as a
+    // Inlined into `RowParser::fill` for each of its seven columns: as a
     // call, its prologue, epilogue and the returned `Result` in memory
     // cost ~18 of the ~120 instructions a cell takes.
     #[inline(always)]
@@ -359,10 +360,12 @@ pub(super) trait CellStore: Default {
         col: usize,
         lenient: bool,
     ) -> Result<Self::Cell, String>;
-    /// The empty region's cell (see [`RowParser::row`]).
+    /// A cell to hold a place until a record's is made (never read).
+    fn placeholder() -> Self::Cell;
+    /// The empty region's cell (see [`RowParser::fill`]).
     fn empty_region(&mut self) -> Self::Cell;
     /// A record's fields made the row.
-    fn row(fields: Fields<Self::Cell>) -> Self::Row;
+    fn row(fields: &Fields<Self::Cell>) -> Self::Row;
 }
 
 /// One shared [`Text`] per distinct string: catalogs repeat instance
@@ -378,6 +381,10 @@ pub(super) struct Texts {
 impl CellStore for Texts {
     type Cell = Text;
     type Row = VmRow;
+
+    fn placeholder() -> Text {
+        Text::from("")
+    }
 
     #[inline(always)]
     fn bytes<'s>(&'s self, _gpu: bool, cell: &'s Text) -> &'s [u8] {
@@ -410,8 +417,8 @@ impl CellStore for Texts {
     }
 
     #[inline(always)]
-    fn row(f: Fields<Text>) -> VmRow {
-        VmRow::from_fields(f)
+    fn row(f: &Fields<Text>) -> VmRow {
+        VmRow::from_fields(f.clone())
     }
 }
 
@@ -437,8 +444,8 @@ pub(super) struct LocalTable {
     ends: Vec<u32>,
     /// Strings of at most 16 bytes by their [`number_key`] (no allocation,
     /// no byte comparison), longer ones by their bytes.
-    short_ids: FxHashMap<(usize, u64, u64), u32>,
-    ids: FxHashMap<Box<[u8]>, u32>,
+    short_ids: FxHashMap<(usize, u64, u64), NonZeroU32>,
+    ids: FxHashMap<Box<[u8]>, NonZeroU32>,
 }
 
 impl LocalTable {
@@ -455,11 +462,12 @@ impl LocalTable {
         &self.text[start..self.ends[i] as usize]
     }
 
-    fn add(&mut self, key: &[u8], text: &str) -> u32 {
+    fn add(&mut self, key: &[u8], text: &str) -> NonZeroU32 {
         self.text.push_str(text);
         // A piece's text is far below 4 GiB (files are capped well below).
         self.ends.push(self.text.len() as u32);
-        let id = self.ends.len() as u32;
+        // The table's length, now at least one.
+        let id = NonZeroU32::MIN.saturating_add(self.ends.len() as u32 - 1);
         match number_key(key) {
             Some(short) => self.short_ids.insert(short, id),
             None => self.ids.insert(key.into(), id),
@@ -498,13 +506,19 @@ impl PieceStrings {
     }
 }
 
+/// A piece's string cells are ids from 1: an empty cell (`None`) is the
+/// same 32 bits as id 0, which is what [`RawRow`] writes for it.
 impl CellStore for PieceStrings {
-    type Cell = u32;
+    type Cell = NonZeroU32;
     type Row = RawRow;
 
     #[inline(always)]
-    fn bytes<'s>(&'s self, gpu: bool, cell: &'s u32) -> &'s [u8] {
-        self.table(gpu).get(*cell).as_bytes()
+    fn bytes<'s>(&'s self, gpu: bool, cell: &'s NonZeroU32) -> &'s [u8] {
+        self.table(gpu).get(cell.get()).as_bytes()
+    }
+
+    fn placeholder() -> NonZeroU32 {
+        NonZeroU32::MIN
     }
 
     #[inline(never)]
@@ -514,7 +528,7 @@ impl CellStore for PieceStrings {
         bytes: &[u8],
         col: usize,
         lenient: bool,
-    ) -> Result<u32, String> {
+    ) -> Result<NonZeroU32, String> {
         let table = if gpu {
             &mut self.gpu_info
         } else {
@@ -533,7 +547,7 @@ impl CellStore for PieceStrings {
         })
     }
 
-    fn empty_region(&mut self) -> u32 {
+    fn empty_region(&mut self) -> NonZeroU32 {
         match self.strings.short_ids.get(&(0, 0, 0)) {
             Some(&id) => id,
             None => self.strings.add(b"", ""),
@@ -541,7 +555,7 @@ impl CellStore for PieceStrings {
     }
 
     #[inline(always)]
-    fn row(f: Fields<u32>) -> RawRow {
+    fn row(f: &Fields<NonZeroU32>) -> RawRow {
         let flag = |v: Option<bool>| match v {
             None => 0,
             Some(false) => 1,
@@ -549,12 +563,12 @@ impl CellStore for PieceStrings {
         };
         RawRow {
             cells: [
-                f.instance_type.unwrap_or(0),
-                f.accelerator_name.unwrap_or(0),
-                f.region,
-                f.zone.unwrap_or(0),
-                f.local_disk_type.unwrap_or(0),
-                f.gpu_info.unwrap_or(0),
+                f.instance_type.map_or(0, NonZeroU32::get),
+                f.accelerator_name.map_or(0, NonZeroU32::get),
+                f.region.get(),
+                f.zone.map_or(0, NonZeroU32::get),
+                f.local_disk_type.map_or(0, NonZeroU32::get),
+                f.gpu_info.map_or(0, NonZeroU32::get),
             ],
             numbers: f.numbers,
             nvme: flag(f.nvme_supported),
@@ -651,16 +665,70 @@ pub(super) struct RowParser<S: CellStore = Texts> {
     disk_size: NumberColumn,
     disk_count: NumberColumn,
     hosting_type: Option<NumberColumn>,
-    /// The previous record's fields, when it made a row: a field the
-    /// splitter says repeats it ([`Record::repeats`]) is taken from here.
-    prev: Option<Fields<S::Cell>>,
+    /// The fields of the last record parsed (blank before the first), each
+    /// record's made over them in place: a field the splitter says repeats
+    /// the previous record's ([`Record::repeating`]) is left as it is.
+    fields: Fields<S::Cell>,
+    /// Whether `fields` are the previous record's, which made a row (not
+    /// after a record that was skipped, nor after [`RowParser::forget_strings`]).
+    fields_valid: bool,
+    /// Each column's bit in [`Record::repeating`].
+    bits: ColumnBits,
 }
 
-/// Whether field `col` (a column the header has) of `record` repeats the
-/// previous record's, which made a row.
+/// Parses a number cell into `cell`, unless it `repeats` the row above's.
 #[inline(always)]
-fn again<C>(prev: Option<&Fields<C>>, record: &Record<'_>, col: Option<usize>) -> bool {
-    prev.is_some() && col.is_some_and(|c| record.repeats(c))
+fn number_cell(
+    column: &mut NumberColumn,
+    cell: &mut Num,
+    repeats: bool,
+    record: &Record<'_>,
+) -> Result<(), String> {
+    if !repeats {
+        *cell = column.parse(record)?.into();
+    }
+    Ok(())
+}
+
+/// The bit of each column a row reads in [`Record::repeating`] (0 for a
+/// column the header lacks or past the 64th: such a field is always read).
+struct ColumnBits {
+    instance: u64,
+    region: u64,
+    accelerator: u64,
+    zone: u64,
+    disk_type: u64,
+    gpu_info: u64,
+    nvme: u64,
+    hosting_type: u64,
+    /// In [`NUMBER_COLUMNS`] order.
+    numbers: [u64; NUMBER_COLUMNS.len()],
+}
+
+impl ColumnBits {
+    fn new(c: &RowColumns) -> ColumnBits {
+        let bit = |col: Option<usize>| col.filter(|&i| i < 64).map_or(0, |i| 1u64 << i);
+        ColumnBits {
+            instance: bit(Some(c.instance)),
+            region: bit(Some(c.region)),
+            accelerator: bit(c.acc_name),
+            zone: bit(c.zone),
+            disk_type: bit(c.disk_type),
+            gpu_info: bit(c.gpu_info),
+            nvme: bit(c.nvme),
+            hosting_type: bit(c.hosting_type),
+            numbers: [
+                c.acc_count,
+                c.vcpus,
+                c.mem,
+                Some(c.price),
+                c.spot,
+                c.disk_size,
+                c.disk_count,
+            ]
+            .map(bit),
+        }
+    }
 }
 
 impl<S: CellStore> RowParser<S> {
@@ -684,7 +752,9 @@ impl<S: CellStore> RowParser<S> {
             hosting_type: c
                 .hosting_type
                 .map(|col| NumberColumn::new(Some(col), "HostingType", bounds::COUNT)),
-            prev: None,
+            fields: Fields::blank(S::placeholder()),
+            fields_valid: false,
+            bits: ColumnBits::new(&c),
         }
     }
 
@@ -721,19 +791,22 @@ impl<S: CellStore> RowParser<S> {
             column.last = None;
             column.last_key = None;
         }
-        self.prev = None;
+        self.fields_valid = false;
         &mut self.store
     }
 
     /// One record's row, or why it is skipped.
     pub(super) fn parse(&mut self, record: &Record<'_>) -> Result<S::Row, String> {
-        match self.row(record) {
-            Ok(fields) => {
-                self.prev = Some(fields.clone());
-                Ok(S::row(fields))
-            }
+        let repeating = if self.fields_valid {
+            record.repeating()
+        } else {
+            0
+        };
+        let made = self.fill(record, repeating);
+        self.fields_valid = made.is_ok();
+        match made {
+            Ok(()) => Ok(S::row(&self.fields)),
             Err(message) => {
-                self.prev = None;
                 for column in self.number_columns() {
                     column.note_skipped(record);
                 }
@@ -763,93 +836,71 @@ impl<S: CellStore> RowParser<S> {
             .fold(0, |bits, (i, c)| bits | (u8::from(c.integer) << i))
     }
 
-    /// The fields of a record, each checked in the order that names the
-    /// first bad one in a skipped row's warning.
-    #[inline(always)]
+    /// Makes `self.fields` the fields of `record`, each checked in the
+    /// order that names the first bad one in a skipped row's warning (they
+    /// are then part made, and no row's).
     ///
-    /// A field that repeats the previous record's (which made a row) is
-    /// that row's value: parsing it again would give the same value, the
-    /// same error (none) and leave each column's state as it is.
-    fn row(&mut self, record: &Record<'_>) -> Result<Fields<S::Cell>, String> {
+    /// A field whose bit is set in `repeating` (the previous record's
+    /// fields are these, and it made a row) is byte for byte that record's:
+    /// it is left as it is. Parsing it again would give the same value,
+    /// the same error (none) and leave each column's state as it is.
+    #[inline(always)]
+    fn fill(&mut self, record: &Record<'_>, repeating: u64) -> Result<(), String> {
+        let f = &mut self.fields;
         let store = &mut self.store;
-        let prev = self.prev.as_ref();
-        let instance_type = match prev {
-            Some(p) if again(prev, record, self.instance.col) => p.instance_type.clone(),
-            _ => self.instance.parse(record, store)?,
-        };
+        let bits = &self.bits;
+        let again = |bit: u64| repeating & bit != 0;
+        if !again(bits.instance) {
+            f.instance_type = self.instance.parse(record, store)?;
+        }
         // pandas keeps a row whose Region is empty (NaN): no region query
         // ever matches it and `get_region_zones` drops it, but queries
         // without a region still see it (IBM's upstream catalog has such
         // rows). It is kept as an empty region; a row with neither an
-        // instance type nor a region is of use to no query. (Always read:
-        // whether it is empty decides.)
-        let region = match self.region.parse(record, store)? {
-            Some(region) => region,
-            None if instance_type.is_some() => store.empty_region(),
-            None => return Err("Region is empty".into()),
-        };
-        let accelerator_name = match prev {
-            Some(p) if again(prev, record, self.accelerator.col) => p.accelerator_name.clone(),
-            _ => self.accelerator.parse(record, store)?,
-        };
-        let mut numbers = [Num::from(None); NUMBER_COLUMNS.len()];
-        for (i, column) in [
-            &mut self.acc_count,
-            &mut self.vcpus,
-            &mut self.mem,
-            &mut self.price,
-            &mut self.spot,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            numbers[i] = match prev {
-                Some(p) if again(prev, record, column.col) => p.numbers[i],
-                _ => column.parse(record)?.into(),
+        // instance type nor a region is of use to no query. (Read anew:
+        // whether it is empty decides, unless the row has an instance type:
+        // then a region that repeats is the previous row's, empty or not.)
+        if !(again(bits.region) && f.instance_type.is_some()) {
+            f.region = match self.region.parse(record, store)? {
+                Some(region) => region,
+                None if f.instance_type.is_some() => store.empty_region(),
+                None => return Err("Region is empty".into()),
             };
         }
-        let zone = match prev {
-            Some(p) if again(prev, record, self.zone.col) => p.zone.clone(),
-            _ => self.zone.parse(record, store)?,
-        };
-        let local_disk_type = match prev {
-            Some(p) if again(prev, record, self.disk_type.col) => p.local_disk_type.clone(),
-            _ => self.disk_type.parse(record, store)?,
-        };
-        let nvme_supported = match prev {
-            Some(p) if again(prev, record, self.nvme) => p.nvme_supported,
-            _ => field_bytes(record, self.nvme)?
-                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1"),
-        };
-        for (i, column) in [&mut self.disk_size, &mut self.disk_count]
-            .into_iter()
-            .enumerate()
-        {
-            numbers[5 + i] = match prev {
-                Some(p) if again(prev, record, column.col) => p.numbers[5 + i],
-                _ => column.parse(record)?.into(),
-            };
+        if !again(bits.accelerator) {
+            f.accelerator_name = self.accelerator.parse(record, store)?;
         }
-        let datacenter = match (&mut self.hosting_type, prev) {
-            (Some(column), Some(p)) if again(prev, record, column.col) => p.datacenter,
-            (Some(column), _) => Some(column.parse(record)?.is_some_and(|h| h >= 1.0)),
-            (None, _) => None,
-        };
-        let gpu_info = match prev {
-            Some(p) if again(prev, record, self.gpu_info.col) => p.gpu_info.clone(),
-            _ => self.gpu_info.parse(record, store)?,
-        };
-        Ok(Fields {
-            instance_type,
-            accelerator_name,
-            region,
-            zone,
-            local_disk_type,
-            gpu_info,
-            numbers,
-            nvme_supported,
-            datacenter,
-        })
+        // Each number column by name (a loop over them costs its counter
+        // and an array of references every row).
+        let n = &bits.numbers;
+        number_cell(&mut self.acc_count, &mut f.numbers[0], again(n[0]), record)?;
+        number_cell(&mut self.vcpus, &mut f.numbers[1], again(n[1]), record)?;
+        number_cell(&mut self.mem, &mut f.numbers[2], again(n[2]), record)?;
+        number_cell(&mut self.price, &mut f.numbers[3], again(n[3]), record)?;
+        number_cell(&mut self.spot, &mut f.numbers[4], again(n[4]), record)?;
+        if !again(bits.zone) {
+            f.zone = self.zone.parse(record, store)?;
+        }
+        if !again(bits.disk_type) {
+            f.local_disk_type = self.disk_type.parse(record, store)?;
+        }
+        if !again(bits.nvme) {
+            f.nvme_supported = field_bytes(record, self.nvme)?
+                .map(|t| t.eq_ignore_ascii_case(b"true") || &*t == b"1");
+        }
+        number_cell(&mut self.disk_size, &mut f.numbers[5], again(n[5]), record)?;
+        number_cell(&mut self.disk_count, &mut f.numbers[6], again(n[6]), record)?;
+        match &mut self.hosting_type {
+            Some(column) if !again(bits.hosting_type) => {
+                f.datacenter = Some(column.parse(record)?.is_some_and(|h| h >= 1.0));
+            }
+            Some(_) => {}
+            None => f.datacenter = None,
+        }
+        if !again(bits.gpu_info) {
+            f.gpu_info = self.gpu_info.parse(record, store)?;
+        }
+        Ok(())
     }
 }
 

@@ -47,11 +47,27 @@ impl<'a> Record<'a> {
         self.seps.len() + 1
     }
 
-    /// Whether field `i` is byte for byte the previous record's field `i`
-    /// (as far as the splitter saw: `false` may be said of an equal one).
+    /// Bit `i` (of the first 64 fields): field `i` is byte for byte the
+    /// previous record's field `i` (as far as the splitter saw: a clear bit
+    /// may be said of an equal one).
     #[inline(always)]
-    pub(in crate::catalog) fn repeats(&self, i: usize) -> bool {
+    pub(in crate::catalog) fn repeating(&self) -> u64 {
+        self.repeating
+    }
+
+    /// Whether field `i` repeats the previous record's ([`Record::repeating`]).
+    #[cfg(test)]
+    fn repeats(&self, i: usize) -> bool {
         i < 64 && self.repeating & (1 << i) != 0
+    }
+
+    /// The record, no field said to repeat (every field read anew).
+    #[cfg(test)]
+    pub(in crate::catalog) fn without_repeats(&self) -> Record<'a> {
+        Record {
+            repeating: 0,
+            ..*self
+        }
     }
 
     /// Field `i` as written (quotes and all).
@@ -189,6 +205,14 @@ fn low_mask(w: u64) -> u64 {
     !((w | HIGH) - ONES * 0x2d) & HIGH
 }
 
+/// High bit of each byte of `w` that is zero, and of no other byte (no
+/// borrow runs from one byte into the next: each byte's low seven bits
+/// are added to 0x7f alone).
+#[inline(always)]
+fn zero_bytes(w: u64) -> u64 {
+    !(((w & !HIGH) + (ONES * 0x7f)) | w | !HIGH)
+}
+
 /// What a plain record's scan found.
 enum Scan {
     /// The record ends at this line end (the `\n`'s index).
@@ -269,11 +293,8 @@ impl<'a> Splitter<'a> {
             return (0, pos);
         };
         let d = common_prefix(&self.data[p..p_end], &self.data[pos..]);
-        let lead = self
-            .prev_seps
-            .iter()
-            .take_while(|&&sep| (sep as usize) < d)
-            .count();
+        // Separators are in order: a binary search, not a walk of them.
+        let lead = self.prev_seps.partition_point(|&sep| (sep as usize) < d);
         if lead == 0 {
             return (0, pos);
         }
@@ -312,6 +333,7 @@ impl<'a> Splitter<'a> {
     #[inline(always)]
     fn scan(&mut self, pos: usize, from: usize) -> Scan {
         let data = self.data;
+        let seps = &mut self.seps;
         let mut i = from;
         'fields: loop {
             // `i` starts a field.
@@ -323,7 +345,7 @@ impl<'a> Splitter<'a> {
                 let close = i + 1 + k;
                 match data.get(close + 1) {
                     Some(b',') => {
-                        self.seps.push((close + 1 - pos) as u32);
+                        seps.push((close + 1 - pos) as u32);
                         i = close + 2;
                         continue;
                     }
@@ -332,7 +354,8 @@ impl<'a> Splitter<'a> {
                 }
             }
             // Unquoted: every byte below `-` is looked at, a word at a
-            // time; fields run on within a word.
+            // time; fields run on within a word. Commas, most of them,
+            // are told by their bit alone; any other low byte is read.
             let mut w_at = i;
             loop {
                 let w = match data.get(w_at..w_at + 8) {
@@ -347,18 +370,21 @@ impl<'a> Splitter<'a> {
                     }
                 };
                 let mut m = low_mask(w);
+                let commas = zero_bytes(w ^ (ONES * u64::from(b',')));
                 while m != 0 {
+                    let bit = m & m.wrapping_neg();
                     let k = w_at + (m.trailing_zeros() / 8) as usize;
-                    m &= m - 1;
+                    m ^= bit;
+                    if commas & bit != 0 {
+                        seps.push((k - pos) as u32);
+                        // The next field starts after it.
+                        i = k + 1;
+                        continue;
+                    }
                     match data.get(k) {
-                        Some(b',') => {
-                            self.seps.push((k - pos) as u32);
-                            if data.get(k + 1) == Some(&b'"') {
-                                i = k + 1;
-                                continue 'fields;
-                            }
-                        }
                         Some(b'\n') => return Scan::Line(k),
+                        // A quote opening the field: quoted.
+                        Some(b'"') if k == i => continue 'fields,
                         // A quote inside an unquoted field.
                         Some(b'"') => return Scan::Other,
                         Some(_) => {}

@@ -1,5 +1,6 @@
 //! Tests of the row parser: numbers, integer cells, field comparison,
-//! malformed rows, trimming, `HostingType`.
+//! malformed rows, trimming, `HostingType`, fields taken from the row
+//! above.
 
 use super::*;
 use crate::catalog::{CloudCatalog, Schema};
@@ -284,4 +285,130 @@ fn hosting_type_is_read_as_datacenter_or_not() {
     let (cat, w) = CloudCatalog::from_bytes(CloudId::Vast, csv.as_bytes(), "v").unwrap();
     let (back, _) = CloudCatalog::from_image(CloudId::Vast, &cat.to_image(&w), "v").unwrap();
     assert_eq!(back.rows, cat.rows);
+}
+
+/// Every record of `csv` parsed twice, with the splitter's word on which
+/// fields repeat and with every field read anew: the same rows, the same
+/// errors, the same integer columns, for both stores.
+fn repeats_change_nothing(cloud: CloudId, csv: &[u8]) -> (usize, usize) {
+    use crate::catalog::csv_parse::{Header, split::Splitter};
+    let Ok((header, body)) = Header::read(cloud, csv, "t.csv") else {
+        return (0, 0);
+    };
+    let mut split = Splitter::new(&csv[body..]);
+    let (mut texts, mut texts_anew) = (
+        RowParser::<Texts>::new(header.columns),
+        RowParser::<Texts>::new(header.columns),
+    );
+    let (mut ids, mut ids_anew) = (
+        RowParser::<PieceStrings>::new(header.columns),
+        RowParser::<PieceStrings>::new(header.columns),
+    );
+    let strings = |parser: &RowParser<PieceStrings>, row: &RawRow| {
+        let store = parser.store();
+        let cells: Vec<String> = row
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| match id {
+                0 => String::new(),
+                id => store.table(i == 5).get(id).to_string(),
+            })
+            .collect();
+        let numbers: Vec<Option<u64>> = row
+            .numbers
+            .iter()
+            .map(|n| n.get().map(f64::to_bits))
+            .collect();
+        (cells, numbers, row.nvme, row.datacenter)
+    };
+    let (mut records, mut skipped) = (0, 0);
+    while let Ok(Some((_, record))) = split.next() {
+        let plain = record.without_repeats();
+        let row = texts.parse(&record);
+        assert_eq!(row, texts_anew.parse(&plain), "record {records}");
+        skipped += usize::from(row.is_err());
+        let (a, b) = (ids.parse(&record), ids_anew.parse(&plain));
+        match (&a, &b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(strings(&ids, a), strings(&ids_anew, b), "record {records}")
+            }
+            _ => assert_eq!(a.as_ref().err(), b.as_ref().err(), "record {records}"),
+        }
+        records += 1;
+    }
+    assert_eq!(texts.integer_bits(), texts_anew.integer_bits());
+    assert_eq!(ids.integer_bits(), ids_anew.integer_bits());
+    (records, skipped)
+}
+
+#[test]
+#[allow(clippy::disallowed_methods)] // reads the fixture catalogs
+fn fields_taken_from_the_row_above_are_those_read_anew() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogs");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(csv) = std::fs::read(path.join("vms.csv")) else {
+            continue;
+        };
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let cloud: CloudId = name.parse().unwrap_or(CloudId::Aws);
+        compared += repeats_change_nothing(cloud, &csv).0;
+    }
+    assert!(compared > 40_000, "{compared} records");
+}
+
+/// Runs of like rows broken by bad ones: a bad number, an empty region
+/// with and without an instance type, a short row, a row of spaces, an
+/// empty `HostingType`. The row after a skipped one repeats its fields.
+#[test]
+fn fields_after_a_skipped_row_are_read_anew() {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,AvailabilityZone,LocalDiskType,NVMeSupported,HostingType,GpuInfo\n";
+    let good = [
+        "p4d.24xlarge,A100,8,96,1152,32.77,9.8,us-east-1,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
+        "p4d.24xlarge,A100,8,96,1152,32.77,9.9,us-east-1,use1-az2,ssd,True,1,\"{'Gpus': []}\"",
+        "p4d.24xlarge,A100,8,96,1152,32.77,,us-west-2,usw2-az1,ssd,True,0,\"{'Gpus': []}\"",
+        "m6i.large,,,2,8,0.096,0.03,us-west-2,usw2-az1,,False,,",
+        "m6i.large,,,2,8,0.096,0.03,,usw2-az2,,False,,",
+    ];
+    let bad = [
+        "p4d.24xlarge,A100,8,ninety,1152,32.77,9.8,us-east-1,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
+        ",A100,8,96,1152,32.77,9.8,,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
+        // The row above but its instance type: its empty region repeats.
+        ",,,2,8,0.096,0.03,,usw2-az2,,False,,",
+        "p4d.24xlarge,A100,8,96,1152,-1,9.8,us-east-1,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
+        "p4d.24xlarge,A100,8,96",
+        "m6i.large,,,2,8,0.096,0.03,us-west-2,usw2-az1,,False,x,",
+        " , , , , , , , , , , , , ",
+    ];
+    let (mut records, mut skipped) = (0, 0);
+    for _ in 0..40 {
+        let mut csv = String::from(header);
+        for _ in 0..200 {
+            let line = if next() % 7 == 0 {
+                bad[next() as usize % bad.len()]
+            } else {
+                good[next() as usize % good.len()]
+            };
+            for _ in 0..=next() % 3 {
+                csv.push_str(line);
+                csv.push('\n');
+            }
+        }
+        let (r, s) = repeats_change_nothing(CloudId::Vast, csv.as_bytes());
+        records += r;
+        skipped += s;
+    }
+    assert!(
+        records > 10_000 && skipped > 1_000,
+        "{records} records, {skipped} skipped"
+    );
 }

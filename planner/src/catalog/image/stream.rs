@@ -63,12 +63,34 @@ fn flag_byte(v: Option<bool>) -> u8 {
 pub(super) struct Locations {
     pub(super) pairs: Vec<(u32, u32)>,
     seen: FxHashSet<(u32, u32)>,
+    /// By zone id: the region of the last pair added with that zone (0:
+    /// none yet). A zone is in one region, so most rows' pair is known by
+    /// one comparison, without hashing (zones change nearly every row).
+    region_of_zone: Vec<u32>,
 }
 
 impl Locations {
+    #[inline(always)]
     pub(super) fn add(&mut self, pair: (u32, u32)) {
+        let (region, zone) = pair;
+        if region == 0 || self.region_of_zone.get(zone as usize) != Some(&region) {
+            self.add_unknown(pair);
+        }
+    }
+
+    /// A pair not known by its zone: maybe new.
+    #[inline(never)]
+    fn add_unknown(&mut self, pair: (u32, u32)) {
+        let (region, zone) = pair;
         if self.seen.insert(pair) {
             self.pairs.push(pair);
+        }
+        if region != 0 {
+            let i = zone as usize;
+            if i >= self.region_of_zone.len() {
+                self.region_of_zone.resize(i + 1, 0);
+            }
+            self.region_of_zone[i] = region;
         }
     }
 }
@@ -214,7 +236,11 @@ impl RunEncoder {
             len += 1;
         }
         buf[..2].copy_from_slice(&mask.to_le_bytes());
-        out.extend_from_slice(&buf[..len]);
+        // The whole buffer, then cut to the row: a copy of a known size is
+        // a few moves, not a call to `memcpy`.
+        let at = out.len();
+        out.extend_from_slice(&buf);
+        out.truncate(at + len);
         self.prev_cells = addrs;
         self.prev_ids = ids;
         self.prev_numbers = bits;
@@ -434,4 +460,38 @@ pub(super) fn decode_run(
         return Err(ImageError::Decode("a run has trailing bytes".into()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Locations;
+
+    /// Pairs in order of first appearance, each once: a zone met again in
+    /// its region, a zone in two regions, the empty region (0) and zone.
+    #[test]
+    fn locations_are_each_distinct_pair_once_in_order() {
+        let mut locations = Locations::default();
+        let added = [
+            (1, 5),
+            (1, 6),
+            (1, 5),
+            (2, 5),
+            (1, 5),
+            (2, 5),
+            (0, 5),
+            (0, 5),
+            (3, 0),
+            (3, 0),
+            (4, 0),
+            (1, 6),
+            (2, 9),
+        ];
+        for pair in added {
+            locations.add(pair);
+        }
+        assert_eq!(
+            locations.pairs,
+            [(1, 5), (1, 6), (2, 5), (0, 5), (3, 0), (4, 0), (2, 9)]
+        );
+    }
 }

@@ -706,6 +706,7 @@ struct ColumnBits {
 }
 
 impl ColumnBits {
+    /// The bits of the columns where `c` has them.
     fn new(c: &RowColumns) -> ColumnBits {
         let bit = |col: Option<usize>| col.filter(|&i| i < 64).map_or(0, |i| 1u64 << i);
         ColumnBits {
@@ -890,12 +891,11 @@ impl<S: CellStore> RowParser<S> {
         }
         number_cell(&mut self.disk_size, &mut f.numbers[5], again(n[5]), record)?;
         number_cell(&mut self.disk_count, &mut f.numbers[6], again(n[6]), record)?;
-        match &mut self.hosting_type {
-            Some(column) if !again(bits.hosting_type) => {
-                f.datacenter = Some(column.parse(record)?.is_some_and(|h| h >= 1.0));
-            }
-            Some(_) => {}
-            None => f.datacenter = None,
+        // Without the column, `datacenter` stays as blank fields have it: `None`.
+        if let Some(column) = &mut self.hosting_type
+            && !again(bits.hosting_type)
+        {
+            f.datacenter = Some(column.parse(record)?.is_some_and(|h| h >= 1.0));
         }
         if !again(bits.gpu_info) {
             f.gpu_info = self.gpu_info.parse(record, store)?;

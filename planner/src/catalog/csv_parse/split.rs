@@ -285,8 +285,9 @@ impl<'a> Splitter<'a> {
     /// record's, byte for byte (their separators pushed onto `seps`), and
     /// where the first other field starts. The line is compared a word at
     /// a time up to the first byte that differs: the fields that end
-    /// before it, separator included, are the same, split the same (the
-    /// quotes before them are the same), and the next starts unquoted.
+    /// before it, separator included, are the same and split the same (the
+    /// quotes before them are the same); the next may start with a quote,
+    /// which [`Splitter::scan`] looks at first.
     #[inline(always)]
     fn same_lead(&mut self, pos: usize) -> (usize, usize) {
         let Some((p, p_end)) = self.prev else {
@@ -354,8 +355,8 @@ impl<'a> Splitter<'a> {
                 }
             }
             // Unquoted: every byte below `-` is looked at, a word at a
-            // time; fields run on within a word. Commas, most of them,
-            // are told by their bit alone; any other low byte is read.
+            // time; fields run on within a word. A comma is told by its
+            // bit alone; any other low byte is read.
             let mut w_at = i;
             loop {
                 let w = match data.get(w_at..w_at + 8) {

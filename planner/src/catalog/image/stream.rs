@@ -64,12 +64,16 @@ pub(super) struct Locations {
     pub(super) pairs: Vec<(u32, u32)>,
     seen: FxHashSet<(u32, u32)>,
     /// By zone id: the region of the last pair added with that zone (0:
-    /// none yet). A zone is in one region, so most rows' pair is known by
-    /// one comparison, without hashing (zones change nearly every row).
+    /// none yet). A catalog's zone is in one region, so most rows' pair is
+    /// known by one comparison, without hashing (zones change nearly every
+    /// row). (A file without zones has zone 0 in every region: its pairs
+    /// are met once a run of rows, and hashed.)
     region_of_zone: Vec<u32>,
 }
 
 impl Locations {
+    /// Adds `pair` (region id, zone id; 0 for none) unless it was added
+    /// before.
     #[inline(always)]
     pub(super) fn add(&mut self, pair: (u32, u32)) {
         let (region, zone) = pair;
@@ -485,13 +489,26 @@ mod tests {
             (4, 0),
             (1, 6),
             (2, 9),
+            (1, 9),
+            (0, 7),
+            (0, 7),
         ];
         for pair in added {
             locations.add(pair);
         }
         assert_eq!(
             locations.pairs,
-            [(1, 5), (1, 6), (2, 5), (0, 5), (3, 0), (4, 0), (2, 9)]
+            [
+                (1, 5),
+                (1, 6),
+                (2, 5),
+                (0, 5),
+                (3, 0),
+                (4, 0),
+                (2, 9),
+                (1, 9),
+                (0, 7)
+            ]
         );
     }
 }

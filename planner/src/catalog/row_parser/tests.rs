@@ -360,8 +360,9 @@ fn fields_taken_from_the_row_above_are_those_read_anew() {
 }
 
 /// Runs of like rows broken by bad ones: a bad number, an empty region
-/// with and without an instance type, a short row, a row of spaces, an
-/// empty `HostingType`. The row after a skipped one repeats its fields.
+/// with and without an instance type, a short row, a row of spaces, a bad
+/// `HostingType`; quoted cells, CR LF line ends, cells to trim. The row
+/// after a skipped one repeats its fields.
 #[test]
 fn fields_after_a_skipped_row_are_read_anew() {
     let mut seed = 0x2545_f491_4f6c_dd1d_u64;
@@ -378,6 +379,10 @@ fn fields_after_a_skipped_row_are_read_anew() {
         "p4d.24xlarge,A100,8,96,1152,32.77,,us-west-2,usw2-az1,ssd,True,0,\"{'Gpus': []}\"",
         "m6i.large,,,2,8,0.096,0.03,us-west-2,usw2-az1,,False,,",
         "m6i.large,,,2,8,0.096,0.03,,usw2-az2,,False,,",
+        // Quoted cells, a line end of CR LF, cells with spaces around.
+        "m6i.large,,,2,8,0.096,0.03,\"us-west-2\",usw2-az1,,False,,\r",
+        "m6i.large,,,2,8,0.096,0.03,\"us-west-2\",usw2-az2,,False,,\r",
+        "m6i.large , , ,2,8,0.096, 0.04,us-west-2 ,usw2-az2,,False,,",
     ];
     let bad = [
         "p4d.24xlarge,A100,8,ninety,1152,32.77,9.8,us-east-1,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
@@ -411,4 +416,38 @@ fn fields_after_a_skipped_row_are_read_anew() {
         records > 10_000 && skipped > 1_000,
         "{records} records, {skipped} skipped"
     );
+}
+
+/// After [`RowParser::forget_strings`] (a new piece's strings), a record
+/// whose fields repeat the one before is read whole: its cells are ids
+/// into the emptied store, not the old one's.
+#[test]
+fn fields_after_the_strings_are_forgotten_are_read_anew() {
+    use crate::catalog::csv_parse::{Header, split::Splitter};
+    let csv = format!(
+        "{HEADER}p3.2xlarge,V100,1,8,61,,3.06,0.9,us-east-1,use1-az1,x86_64\n\
+         p3.2xlarge,V100,1,8,61,,3.06,0.8,us-east-1,use1-az2,x86_64\n"
+    );
+    let (header, body) = Header::read(CloudId::Aws, csv.as_bytes(), "t.csv").unwrap();
+    let mut split = Splitter::new(&csv.as_bytes()[body..]);
+    let mut parser = RowParser::<PieceStrings>::new(header.columns);
+    let (_, first) = split.next().unwrap().unwrap();
+    parser.parse(&first).unwrap();
+    let (_, second) = split.next().unwrap().unwrap();
+    assert_ne!(second.repeating(), 0, "the splitter says fields repeat");
+    parser.parse(&second).unwrap();
+    parser.forget_strings().clear();
+    let row = parser.parse(&second).unwrap();
+    let store = parser.store();
+    let cells: Vec<&str> = row.cells[..4]
+        .iter()
+        .map(|&id| {
+            if id == 0 {
+                ""
+            } else {
+                store.table(false).get(id)
+            }
+        })
+        .collect();
+    assert_eq!(cells, ["p3.2xlarge", "V100", "us-east-1", "use1-az2"]);
 }

@@ -8,15 +8,20 @@ use crate::cloud::CloudId;
 
 const HEADER: &str = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone,Arch\n";
 
-#[test]
-fn plain_decimals_parse_to_the_same_f64_as_str_parse() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
+/// A xorshift generator from `seed`: the tests' random cells, the same on
+/// every run.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         seed
-    };
+    }
+}
+
+#[test]
+fn plain_decimals_parse_to_the_same_f64_as_str_parse() {
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
     let mut cases: Vec<String> = [
         "0",
         "0.0",
@@ -365,13 +370,7 @@ fn fields_taken_from_the_row_above_are_those_read_anew() {
 /// after a skipped one repeats its fields.
 #[test]
 fn fields_after_a_skipped_row_are_read_anew() {
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d_u64);
     let header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,AvailabilityZone,LocalDiskType,NVMeSupported,HostingType,GpuInfo\n";
     let good = [
         "p4d.24xlarge,A100,8,96,1152,32.77,9.8,us-east-1,use1-az1,ssd,True,1,\"{'Gpus': []}\"",
@@ -398,7 +397,7 @@ fn fields_after_a_skipped_row_are_read_anew() {
     for _ in 0..40 {
         let mut csv = String::from(header);
         for _ in 0..200 {
-            let line = if next() % 7 == 0 {
+            let line = if next().is_multiple_of(7) {
                 bad[next() as usize % bad.len()]
             } else {
                 good[next() as usize % good.len()]

@@ -198,7 +198,7 @@ pub(crate) fn load_vms_all(
 pub(crate) fn load_vms_runs<F: RunFilter>(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
-    runs: impl Fn(CloudId) -> F,
+    runs: impl Fn(CloudId) -> F + Sync,
 ) -> Vec<Result<(CloudCatalog, Vec<CatalogWarning>), ConfigError>> {
     load_vms_images(vms, index, &runs).parse_misses(vms, index, &runs)
 }
@@ -267,12 +267,15 @@ impl Decoded {
         self,
         vms: &[(CloudId, Input)],
         index: Option<&CatalogIndex>,
-        runs: impl Fn(CloudId) -> F,
+        runs: impl Fn(CloudId) -> F + Sync,
     ) -> Vec<VmsResult> {
         let Decoded { mut done, misses } = self;
-        for (i, result) in parse_misses(vms, index, misses) {
+        // Each decoded on the thread that parsed it, as soon as it is.
+        let decode = |i: usize, parsed: Parsed| {
             let (cloud, input) = &vms[i];
-            let result = result.and_then(|parsed| parsed.decode(*cloud, input, &runs(*cloud)));
+            parsed.decode(*cloud, input, &runs(*cloud))
+        };
+        for (i, result) in parse_misses(vms, index, misses, &decode) {
             done[i] = Some(VmsLoad::Loaded(result));
         }
         done.into_iter()
@@ -289,15 +292,16 @@ impl Decoded {
 }
 
 /// The `vms.csv` without a current image, `(index in vms, image key,
-/// fingerprint, size)`, parsed: bundled ones with an index by one pool of a
-/// worker per core over all their pieces (`pool.rs`); any other each on its
-/// own short-lived thread (which lowers its priority) in its share of the
-/// cores.
+/// fingerprint, size)`, parsed and decoded (`decode`): bundled ones with an
+/// index by one pool of a worker per core over all their pieces
+/// (`pool.rs`); any other each on its own short-lived thread (which lowers
+/// its priority) in its share of the cores.
 fn parse_misses(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
     mut misses: Vec<(usize, String, String, u64)>,
-) -> Vec<(usize, Result<Parsed, ConfigError>)> {
+    decode: &pool::Decode<'_>,
+) -> Vec<(usize, VmsResult)> {
     // A warm launch parses nothing: asking for the cores costs a dozen
     // system calls (the cgroup's CPU quota files).
     if misses.is_empty() {
@@ -323,7 +327,7 @@ fn parse_misses(
                 }
             })
             .collect();
-        return pool::parse_bundled(misses, index, cores());
+        return pool::parse_bundled(misses, index, cores(), decode);
     }
     // The largest first: its thread starts while the others are still being
     // spawned, and it is the one that decides when parsing ends.
@@ -341,6 +345,7 @@ fn parse_misses(
             &fingerprint,
             parts_for(size, total, cores),
         )
+        .and_then(|parsed| decode(i, parsed))
     };
     std::thread::scope(|s| {
         let handles: Vec<_> = misses

@@ -294,8 +294,9 @@ impl Decoded {
 /// The `vms.csv` without a current image, `(index in vms, image key,
 /// fingerprint, size)`, parsed and decoded (`decode`): bundled ones with an
 /// index by one pool of a worker per core over all their pieces
-/// (`pool.rs`); any other each on its own short-lived thread (which lowers
-/// its priority) in its share of the cores.
+/// (`pool.rs`, each image decoded by the worker that finished it); any
+/// other each on its own short-lived thread (which lowers its priority) in
+/// its share of the cores, decoded here once joined.
 fn parse_misses(
     vms: &[(CloudId, Input)],
     index: Option<&CatalogIndex>,
@@ -345,7 +346,6 @@ fn parse_misses(
             &fingerprint,
             parts_for(size, total, cores),
         )
-        .and_then(|parsed| decode(i, parsed))
     };
     std::thread::scope(|s| {
         let handles: Vec<_> = misses
@@ -355,15 +355,15 @@ fn parse_misses(
         handles
             .into_iter()
             .map(|(i, h)| {
-                (
-                    i,
-                    h.join().unwrap_or_else(|_| {
-                        Err(ConfigError::Catalog(CatalogError::Read {
-                            source_name: "catalog".into(),
-                            message: "parser thread panicked".into(),
-                        }))
-                    }),
-                )
+                // Decoded here, at the launch's priority: the parser
+                // thread lowered its own.
+                let parsed = h.join().unwrap_or_else(|_| {
+                    Err(ConfigError::Catalog(CatalogError::Read {
+                        source_name: "catalog".into(),
+                        message: "parser thread panicked".into(),
+                    }))
+                });
+                (i, parsed.and_then(|parsed| decode(i, parsed)))
             })
             .collect()
     })

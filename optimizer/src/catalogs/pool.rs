@@ -13,12 +13,13 @@
 //! catalogs on two cores ran nine parser threads, 1.2 CPUs utilised). A
 //! worker that parses a catalog's piece hands it in; unless another
 //! worker is writing that catalog, it writes it, and the pieces after it
-//! already handed in, into the catalog's image ([`Slot::take`]: no worker
-//! waits for another's writing); the one that writes its last piece
-//! stores the image and decodes it for the launch, while the others
-//! still parse. Written pieces' buffers are shared for the next parses
-//! ([`Spares`]), and the workers are kept on different CPUs
-//! ([`Placement`]).
+//! already handed in, into the catalog's image ([`Slot::take`]: one that
+//! finds a writer goes back to parsing); the one that writes its last
+//! piece stores the image and decodes it for the launch, while the others
+//! still parse. A panic ends its job's catalog, not the worker
+//! ([`Slot::panicked`]). Written pieces' buffers are shared for the next
+//! parses ([`Spares`]), and the workers are kept on different CPUs until
+//! the last job is taken ([`Placement`]).
 //!
 //! The workers keep the launch's priority (the per-catalog parser threads
 //! lowered theirs, nine of them sharing the lowered weight): a launch
@@ -29,7 +30,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use planner::catalog::{CatalogError, CsvSlices, PIECE_BYTES, ParsedPiece, SlicePiece};
 use planner::cloud::CloudId;
@@ -37,6 +38,9 @@ use planner::cloud::CloudId;
 use super::{Parsed, VmsResult, bundled, store_image_bytes};
 use crate::config::ConfigError;
 use crate::state::CatalogIndex;
+
+mod placement;
+use placement::Placement;
 
 /// A bundled catalog to parse: its place in the launch's list, its cloud,
 /// the key and fingerprint its image is stored under, and its name in
@@ -53,19 +57,29 @@ pub(super) struct Miss {
 ///
 /// A worker that parses a piece hands it in ([`Slot::take`]) and, unless
 /// another worker is writing this catalog's pieces, writes every piece
-/// now in order. It never waits for a writer: a worker that found the
-/// writer busy would otherwise sleep on the lock while the writer copies
-/// pieces into the image (a third of a piece's time), and wake it to hand
-/// over, a pair of context switches a piece.
+/// now in order. A worker that finds a writer goes back to parsing: it
+/// would otherwise sleep on the lock while the writer copies pieces into
+/// the image (a third of a piece's time), and wake it to hand over, a
+/// pair of context switches a piece. (It may still wait for a writer that
+/// has just found nothing more to write and is letting go.)
+///
+/// A lock poisoned by a panic is taken as it is: the worker that panicked
+/// ends the catalog ([`Slot::panicked`]) before anyone can write into it.
 struct Slot<'a> {
     miss: Miss,
     /// A piece failed to parse or write: its later pieces are skipped.
     failed: AtomicBool,
-    /// The pieces handed in and not yet written; held only to add or take one.
+    /// The pieces handed in and not yet written, and who writes them; held
+    /// only for a few map operations.
     inbox: Mutex<Inbox>,
-    /// The writer's side: held by the one worker writing (so never waited for
-    /// long), and by nobody else.
+    /// The image being written and the result: held by the worker writing,
+    /// by the cut that starts the image, and by a worker ending the catalog.
     state: Mutex<SlotState<'a>>,
+}
+
+/// `mutex` locked, poisoned or not (see [`Slot`]).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[derive(Default)]
@@ -97,20 +111,14 @@ impl<'a> Slot<'a> {
         decode: &Decode<'_>,
     ) {
         {
-            let Ok(mut inbox) = self.inbox.lock() else {
-                self.failed.store(true, Ordering::Relaxed);
-                return;
-            };
+            let mut inbox = lock(&self.inbox);
             inbox.waiting.insert(seq, parsed);
             if inbox.writing {
                 return;
             }
             inbox.writing = true;
         }
-        let Ok(mut state) = self.state.lock() else {
-            self.failed.store(true, Ordering::Relaxed);
-            return;
-        };
+        let mut state = lock(&self.state);
         let state = &mut *state;
         let Some(slices) = state.slices.as_mut() else {
             self.stop_writing();
@@ -119,10 +127,7 @@ impl<'a> Slot<'a> {
         loop {
             let next = slices.written();
             let piece = {
-                let Ok(mut inbox) = self.inbox.lock() else {
-                    self.failed.store(true, Ordering::Relaxed);
-                    return;
-                };
+                let mut inbox = lock(&self.inbox);
                 match inbox.waiting.remove(&next) {
                     Some(piece) => piece,
                     // Handed in later, the next piece finds no writer and
@@ -173,20 +178,35 @@ impl<'a> Slot<'a> {
     /// No piece is written any more: those handed in are dropped, and a
     /// worker that hands one in finds nothing to write it into.
     fn stop_writing(&self) {
-        if let Ok(mut inbox) = self.inbox.lock() {
-            inbox.waiting.clear();
-            inbox.writing = false;
+        let mut inbox = lock(&self.inbox);
+        inbox.waiting.clear();
+        inbox.writing = false;
+    }
+
+    /// A job of this catalog panicked: the catalog ends with an error (an
+    /// error already found stays), its image unfinished. The image is let
+    /// go before the writer's flag is cleared, so that no worker writes
+    /// into an image a panic left half-written.
+    fn panicked(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+        {
+            let mut state = lock(&self.state);
+            state.slices = None;
+            if !matches!(state.result, Some(Err(_))) {
+                state.result = Some(Err(ConfigError::Catalog(CatalogError::Read {
+                    source_name: self.miss.name.clone(),
+                    message: "catalog parser failed".into(),
+                })));
+            }
         }
+        self.stop_writing();
     }
 
     /// Cuts the catalog `csv` into pieces, its image's writer kept here;
     /// none if its header is refused (that is its result).
     fn cut(&self, csv: &'a [u8]) -> Vec<SlicePiece<'a>> {
         let cut = CsvSlices::new(self.miss.cloud, csv, &self.miss.name);
-        let Ok(mut state) = self.state.lock() else {
-            self.failed.store(true, Ordering::Relaxed);
-            return Vec::new();
-        };
+        let mut state = lock(&self.state);
         match cut {
             Ok(mut slices) => {
                 let pieces = slices.take_pieces();
@@ -224,14 +244,13 @@ struct Spares {
 impl Spares {
     /// A written piece to parse into, if one is kept.
     fn take(&self) -> Option<ParsedPiece> {
-        self.pieces.lock().ok()?.pop()
+        lock(&self.pieces).pop()
     }
 
     /// Keeps a written piece for the next parse (or drops it).
     fn give(&self, piece: ParsedPiece) {
-        if let Ok(mut pieces) = self.pieces.lock()
-            && pieces.len() < self.keep
-        {
+        let mut pieces = lock(&self.pieces);
+        if pieces.len() < self.keep {
             pieces.push(piece);
         }
     }
@@ -257,6 +276,15 @@ enum Job<'a> {
     Parse(usize, Box<SlicePiece<'a>>),
 }
 
+impl Job<'_> {
+    /// The slot of the catalog it is for.
+    fn slot(&self) -> usize {
+        match self {
+            Job::Cut(slot) | Job::Parse(slot, _) => *slot,
+        }
+    }
+}
+
 /// The jobs of a pool: catalogs to cut first (each cut is quick and gives
 /// pieces for every worker), then pieces.
 struct Jobs<'a> {
@@ -266,16 +294,18 @@ struct Jobs<'a> {
 }
 
 impl<'a> Jobs<'a> {
-    /// The next job; `None` once nothing is left to cut or parse.
-    fn next(&self) -> Option<Job<'a>> {
+    /// The next job, and whether it was the last one (no other will
+    /// come); `None` once nothing is left to cut or parse.
+    fn next(&self) -> Option<(Job<'a>, bool)> {
         let mut queue = self.queue.lock().ok()?;
         loop {
             if let Some(slot) = queue.cuts.pop_front() {
                 queue.cutting += 1;
-                return Some(Job::Cut(slot));
+                return Some((Job::Cut(slot), false));
             }
             if let Some(((slot, _), piece)) = queue.pieces.pop_first() {
-                return Some(Job::Parse(slot, Box::new(piece)));
+                let last = queue.pieces.is_empty() && queue.cuts.is_empty() && queue.cutting == 0;
+                return Some((Job::Parse(slot, Box::new(piece)), last));
             }
             if queue.cutting == 0 {
                 return None;
@@ -294,64 +324,6 @@ impl<'a> Jobs<'a> {
                 .extend(pieces.into_iter().map(|piece| ((slot, piece.seq()), piece)));
         }
         self.cut.notify_all();
-    }
-}
-
-/// The pool's workers kept on different CPUs while they parse: the
-/// helpers off the CPU the pool was started on, the starting thread on it.
-///
-/// A new thread is queued on the CPU of the thread that started it, and a
-/// kernel that packs a young process's threads onto few CPUs (this
-/// project's CI VMs run one: `kernel.sched_vcpu_pack`) leaves it there
-/// while another CPU idles, and later pulls the workers together again:
-/// with two workers on two CPUs, in 18 of 20 first launches after all 7
-/// bundled catalogs changed a worker waited 0.5 ms or more to run (2 to 4
-/// ms in the worst), and in some both shared one CPU to the end. A few
-/// system calls; nothing on a single allowed CPU. The starting thread
-/// gets every allowed CPU back when the pool ends ([`HeldOnCpu`]); the
-/// helpers end with it.
-struct Placement {
-    /// The CPU the pool was started on.
-    spawner: usize,
-    /// The CPUs the process may run on.
-    allowed: rustix::thread::CpuSet,
-}
-
-impl Placement {
-    /// The CPU this thread is on and the CPUs it may run on; `None` when
-    /// there is no other (or the kernel would not say).
-    fn here() -> Option<Placement> {
-        let allowed = rustix::thread::sched_getaffinity(None).ok()?;
-        let spawner = rustix::thread::sched_getcpu();
-        let others = allowed.count() - u32::from(allowed.is_set(spawner));
-        (others > 0).then_some(Placement { spawner, allowed })
-    }
-
-    /// For a helper, first thing: every allowed CPU but the spawner's (it
-    /// moves at once). A refusal leaves it where it is.
-    fn keep_helper_away(&self) {
-        let mut elsewhere = self.allowed;
-        elsewhere.unset(self.spawner);
-        let _ = rustix::thread::sched_setaffinity(None, &elsewhere);
-    }
-
-    /// For the starting thread, once its helpers are started: its own CPU
-    /// only, until the guard is dropped.
-    fn hold_spawner(&self) -> Option<HeldOnCpu<'_>> {
-        let mut here = rustix::thread::CpuSet::new();
-        here.set(self.spawner);
-        rustix::thread::sched_setaffinity(None, &here).ok()?;
-        Some(HeldOnCpu(&self.allowed))
-    }
-}
-
-/// The starting thread held on its CPU; dropped, it may run on every
-/// allowed CPU again.
-struct HeldOnCpu<'p>(&'p rustix::thread::CpuSet);
-
-impl Drop for HeldOnCpu<'_> {
-    fn drop(&mut self) {
-        let _ = rustix::thread::sched_setaffinity(None, self.0);
     }
 }
 
@@ -418,39 +390,55 @@ pub(super) fn parse_bundled(
         }),
         cut: Condvar::new(),
     };
-    let work = || {
-        while let Some(job) = jobs.next() {
-            match job {
-                Job::Cut(at) => {
-                    let slot = &slots[at];
-                    let _span = tracing::info_span!("catalog_cut", cloud = slot.miss.cloud.name())
-                        .entered();
-                    // Told on drop: a cut that panicked must not leave
-                    // the other workers waiting for its pieces.
-                    let mut done = CutDone {
-                        jobs: &jobs,
-                        slot: at,
-                        pieces: Vec::new(),
-                    };
-                    done.pieces = slot.cut(csv(slot.miss.cloud));
-                }
-                Job::Parse(at, piece) => {
-                    let slot = &slots[at];
-                    if slot.failed.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    let parsed = {
-                        let _span = tracing::info_span!(
-                            "catalog_parse",
-                            cloud = slot.miss.cloud.name(),
-                            piece = piece.seq()
-                        )
-                        .entered();
-                        piece.parse_reusing(spares.take())
-                    };
-                    slot.take(piece.seq(), parsed, index, &spares, decode);
-                }
+    let run = |job: Job<'static>| match job {
+        Job::Cut(at) => {
+            let slot = &slots[at];
+            let _span =
+                tracing::info_span!("catalog_cut", cloud = slot.miss.cloud.name()).entered();
+            // Told on drop: a cut that panicked must not leave the other
+            // workers waiting for its pieces.
+            let mut done = CutDone {
+                jobs: &jobs,
+                slot: at,
+                pieces: Vec::new(),
+            };
+            done.pieces = slot.cut(csv(slot.miss.cloud));
+        }
+        Job::Parse(at, piece) => {
+            let slot = &slots[at];
+            if slot.failed.load(Ordering::Relaxed) {
+                return;
             }
+            let parsed = {
+                let _span = tracing::info_span!(
+                    "catalog_parse",
+                    cloud = slot.miss.cloud.name(),
+                    piece = piece.seq()
+                )
+                .entered();
+                piece.parse_reusing(spares.take())
+            };
+            slot.take(piece.seq(), parsed, index, &spares, decode);
+        }
+    };
+    // Each worker runs jobs until none is left; `release` gives it every
+    // CPU back once the last job is taken (see `placement`).
+    let work = |release: &dyn Fn()| {
+        let mut released = false;
+        while let Some((job, last)) = jobs.next() {
+            if last {
+                release();
+                released = true;
+            }
+            let at = job.slot();
+            // A panic ends its job's catalog (with an error), not the
+            // worker: the other catalogs are still parsed.
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job))).is_err() {
+                slots[at].panicked();
+            }
+        }
+        if !released {
+            release();
         }
     };
     let placement = (workers > 1).then(Placement::here).flatten();
@@ -458,26 +446,25 @@ pub(super) fn parse_bundled(
         let handles: Vec<_> = (1..workers)
             .map(|_| {
                 // At the priority of the launch: see the module's note.
-                s.spawn(|| {
-                    if let Some(placement) = &placement {
+                s.spawn(|| match &placement {
+                    Some(placement) => {
                         placement.keep_helper_away();
+                        work(&|| placement.release());
                     }
-                    work()
+                    None => work(&|| {}),
                 })
             })
             .collect();
-        let _held = placement.as_ref().and_then(|placement| {
+        let held = Mutex::new(placement.as_ref().and_then(|placement| {
             let held = placement.hold_spawner();
             // A helper queued behind this thread runs now, and moves.
-            rustix::thread::sched_yield();
+            std::thread::yield_now();
             held
-        });
-        // A panic here leaves its job undone like a helper's does (and is
-        // reported the same way below) instead of unwinding the launch.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+        }));
+        work(&|| drop(lock(&held).take()));
         for handle in handles {
-            // A worker that panicked left its job undone: that catalog's
-            // result says so below.
+            // A worker's panics are caught job by job; one that escaped
+            // left its job undone: that catalog's result says so below.
             let _ = handle.join();
         }
     });
@@ -487,8 +474,8 @@ pub(super) fn parse_bundled(
             let result = slot
                 .state
                 .into_inner()
-                .ok()
-                .and_then(|state| state.result)
+                .unwrap_or_else(PoisonError::into_inner)
+                .result
                 .unwrap_or_else(|| {
                     Err(ConfigError::Catalog(CatalogError::Read {
                         source_name: slot.miss.name.clone(),
@@ -649,39 +636,105 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_piece_that_failed_ends_its_catalog_with_its_error() {
-        let cloud = CloudId::Aws;
-        let clouds = [cloud];
-        let (slot, pieces) = slot_and_pieces(cloud);
-        let failed_at = 3;
-        // Handed in last first: the pieces after the failed one are
-        // written before it is (none is written after).
-        let pieces: Vec<_> = pieces
+    /// `pieces` with each piece in `bad` a parse error naming it.
+    fn with_bad(
+        pieces: Vec<(u64, ParsedPiece)>,
+        bad: &[u64],
+    ) -> Vec<(u64, Result<ParsedPiece, CatalogError>)> {
+        pieces
             .into_iter()
-            .rev()
             .map(|(seq, piece)| {
-                let parsed = if seq == failed_at {
+                let parsed = if bad.contains(&seq) {
                     Err(CatalogError::Read {
                         source_name: "vms.csv".into(),
-                        message: "piece 3 is bad".into(),
+                        message: format!("piece {seq} is bad"),
                     })
                 } else {
                     Ok(piece)
                 };
                 (seq, parsed)
             })
-            .collect();
+            .collect()
+    }
+
+    /// The error a slot ended with, and that it stored no image.
+    fn ended_with(slot: Slot<'_>, index: &CatalogIndex) -> String {
+        assert!(slot.failed.load(Ordering::Relaxed));
+        assert!(slot.inbox.lock().unwrap().waiting.is_empty());
+        assert!(index.read("test/aws", "f1").is_none());
+        match slot.state.into_inner().unwrap().result {
+            Some(Err(e)) => e.to_string(),
+            other => panic!("{:?}", other.map(|r| r.map(|_| ()))),
+        }
+    }
+
+    #[test]
+    fn the_first_bad_piece_in_file_order_ends_its_catalog() {
+        let clouds = [CloudId::Aws];
+        // The later bad piece handed in first, then the rest from the
+        // last: the pieces after each bad one wait, the bad ones are
+        // reached in file order.
+        let (slot, pieces) = slot_and_pieces(CloudId::Aws);
+        let mut pieces = with_bad(pieces, &[3, 6]);
+        pieces.reverse();
+        let six = pieces.iter().position(|(seq, _)| *seq == 6).unwrap();
+        pieces.swap(0, six);
         let tmp = tempfile::tempdir().unwrap();
         let index = index_in(&tmp);
         hand_in(&slot, pieces, 2, &index, &decode_all(&clouds));
-        assert!(slot.failed.load(Ordering::Relaxed));
-        assert!(slot.inbox.lock().unwrap().waiting.is_empty());
-        let result = slot.state.into_inner().unwrap().result;
-        match result {
-            Some(Err(e)) => assert!(e.to_string().contains("piece 3 is bad"), "{e}"),
-            other => panic!("{:?}", other.map(|r| r.map(|_| ()))),
+        let error = ended_with(slot, &index);
+        assert!(error.contains("piece 3 is bad"), "{error}");
+
+        // Pieces 0 to 3 first: the catalog ends at piece 3, and the pieces
+        // handed in after it are dropped, not kept.
+        let (slot, pieces) = slot_and_pieces(CloudId::Aws);
+        let pieces = with_bad(pieces, &[3]);
+        let tmp = tempfile::tempdir().unwrap();
+        let index = index_in(&tmp);
+        hand_in(&slot, pieces, 1, &index, &decode_all(&clouds));
+        let error = ended_with(slot, &index);
+        assert!(error.contains("piece 3 is bad"), "{error}");
+    }
+
+    /// This thread's CPUs.
+    #[cfg(target_os = "linux")]
+    fn my_cpus() -> Vec<usize> {
+        let set = rustix::thread::sched_getaffinity(None).unwrap();
+        (0..rustix::thread::CpuSet::MAX_CPU)
+            .filter(|&cpu| set.is_set(cpu))
+            .collect()
+    }
+
+    #[test]
+    fn a_panic_ends_only_its_catalog_and_the_cpus_are_given_back() {
+        let clouds = bundled_clouds();
+        #[cfg(target_os = "linux")]
+        let before = my_cpus();
+        let decode = |at: usize, parsed: Parsed| {
+            assert!(clouds[at] != CloudId::Gcp, "a decoder that panics");
+            decode_all(&clouds)(at, parsed)
+        };
+        for cores in [1, 2, 4] {
+            let tmp = tempfile::tempdir().unwrap();
+            let index = index_in(&tmp);
+            let misses = clouds
+                .iter()
+                .enumerate()
+                .map(|(at, &c)| miss(at, c))
+                .collect();
+            let results = parse_bundled(misses, &index, cores, &decode);
+            assert_eq!(results.len(), clouds.len());
+            for (at, result) in results {
+                match (clouds[at], result) {
+                    (CloudId::Gcp, Err(e)) => {
+                        assert!(e.to_string().contains("catalog parser failed"), "{e}")
+                    }
+                    (CloudId::Gcp, Ok(_)) => panic!("gcp decoded on {cores} cores"),
+                    (cloud, result) => assert!(result.is_ok(), "{cloud:?} on {cores} cores"),
+                }
+            }
+            #[cfg(target_os = "linux")]
+            assert_eq!(my_cpus(), before, "{cores} cores");
         }
-        assert!(index.read("test/aws", "f1").is_none());
     }
 }

@@ -529,21 +529,32 @@ mod tests {
         CatalogIndex::open(&StateDir::open(tmp.path().join("state")).unwrap()).unwrap()
     }
 
+    /// Every catalog of `clouds` (at its place) parsed by a pool of
+    /// `cores` workers into a new index; the results in that order.
+    fn parse_all(
+        clouds: &[CloudId],
+        cores: usize,
+        decode: &Decode<'_>,
+    ) -> (tempfile::TempDir, CatalogIndex, Vec<(usize, VmsResult)>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let index = index_in(&tmp);
+        let misses = clouds
+            .iter()
+            .enumerate()
+            .map(|(at, &c)| miss(at, c))
+            .collect();
+        let mut results = parse_bundled(misses, &index, cores, decode);
+        results.sort_by_key(|(at, _)| *at);
+        (tmp, index, results)
+    }
+
     #[test]
     fn every_pool_size_stores_each_catalog_as_parsed_whole() {
         let clouds = bundled_clouds();
         assert!(clouds.len() >= 7, "{clouds:?}");
         let whole: Vec<Vec<u8>> = clouds.iter().map(|&c| image_parsed_whole(c)).collect();
         for cores in [1, 2, 3, 8] {
-            let tmp = tempfile::tempdir().unwrap();
-            let index = index_in(&tmp);
-            let misses = clouds
-                .iter()
-                .enumerate()
-                .map(|(at, &c)| miss(at, c))
-                .collect();
-            let mut results = parse_bundled(misses, &index, cores, &decode_all(&clouds));
-            results.sort_by_key(|(at, _)| *at);
+            let (_tmp, index, results) = parse_all(&clouds, cores, &decode_all(&clouds));
             assert_eq!(results.len(), clouds.len(), "{cores} cores");
             for ((at, result), cloud) in results.into_iter().zip(&clouds) {
                 let (catalog, _) =
@@ -715,14 +726,7 @@ mod tests {
             decode_all(&clouds)(at, parsed)
         };
         for cores in [1, 2, 4] {
-            let tmp = tempfile::tempdir().unwrap();
-            let index = index_in(&tmp);
-            let misses = clouds
-                .iter()
-                .enumerate()
-                .map(|(at, &c)| miss(at, c))
-                .collect();
-            let results = parse_bundled(misses, &index, cores, &decode);
+            let (_tmp, _index, results) = parse_all(&clouds, cores, &decode);
             assert_eq!(results.len(), clouds.len());
             for (at, result) in results {
                 match (clouds[at], result) {

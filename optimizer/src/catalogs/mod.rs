@@ -270,7 +270,8 @@ impl Decoded {
         runs: impl Fn(CloudId) -> F + Sync,
     ) -> Vec<VmsResult> {
         let Decoded { mut done, misses } = self;
-        // Each decoded on the thread that parsed it, as soon as it is.
+        // The pool decodes each image on the worker that finished it; a CSV
+        // outside the pool is decoded once its thread is joined.
         let decode = |i: usize, parsed: Parsed| {
             let (cloud, input) = &vms[i];
             parsed.decode(*cloud, input, &runs(*cloud))

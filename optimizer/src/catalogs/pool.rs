@@ -53,6 +53,17 @@ pub(super) struct Miss {
     pub(super) name: String,
 }
 
+impl Miss {
+    /// The error of a catalog whose parse did not end (a panic, or a job
+    /// left undone).
+    fn parser_failed(&self) -> ConfigError {
+        ConfigError::Catalog(CatalogError::Read {
+            source_name: self.name.clone(),
+            message: "catalog parser failed".into(),
+        })
+    }
+}
+
 /// One catalog of the pool: its pieces parsed so far, written in order.
 ///
 /// A worker that parses a piece hands it in ([`Slot::take`]) and, unless
@@ -188,16 +199,13 @@ impl<'a> Slot<'a> {
     /// go before the writer's flag is cleared, so that no worker writes
     /// into an image a panic left half-written.
     fn panicked(&self) {
-        self.failed.store(true, Ordering::Relaxed);
         {
             let mut state = lock(&self.state);
-            state.slices = None;
-            if !matches!(state.result, Some(Err(_))) {
-                state.result = Some(Err(ConfigError::Catalog(CatalogError::Read {
-                    source_name: self.miss.name.clone(),
-                    message: "catalog parser failed".into(),
-                })));
-            }
+            let error = match state.result.take() {
+                Some(Err(e)) => e,
+                _ => self.miss.parser_failed(),
+            };
+            self.fail(&mut state, error);
         }
         self.stop_writing();
     }
@@ -476,12 +484,7 @@ pub(super) fn parse_bundled(
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .result
-                .unwrap_or_else(|| {
-                    Err(ConfigError::Catalog(CatalogError::Read {
-                        source_name: slot.miss.name.clone(),
-                        message: "catalog parser failed".into(),
-                    }))
-                });
+                .unwrap_or_else(|| Err(slot.miss.parser_failed()));
             (slot.miss.at, result)
         })
         .collect()
